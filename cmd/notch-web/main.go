@@ -1,0 +1,28 @@
+// Command notch-web is the agents notch's web face: it owns the notch's
+// settings and serves them behind their locks, folds session events into the
+// schema-4 state.json the desktop window reads, and pushes the live board and
+// the Settings pane to any browser tab over SSE.
+//
+// Usage:
+//
+//	notch-web [flags]
+//
+// Run notch-web -h for the flags.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "notch-web:", err)
+		os.Exit(1)
+	}
+}

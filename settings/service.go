@@ -1,0 +1,170 @@
+package settings
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/notch-web/notch-web/internal/fsx"
+	"github.com/notch-web/notch-web/internal/notify"
+)
+
+// Options configures a Service. Every field is explicit; nothing is read from
+// the environment here.
+type Options struct {
+	// PatchPaths are the patch files in layer order (later beats earlier).
+	PatchPaths []string
+	// RowID is the row the config is read from (DefaultRowID when empty).
+	RowID string
+	// PanePath is the pane's override file.
+	PanePath string
+	// Log receives warnings as they appear; nil discards.
+	Log *slog.Logger
+}
+
+// View is everything the settings API shows: the effective settings and the
+// layers that made them.
+type View struct {
+	Settings Settings          `json:"settings"`
+	Row      Partial           `json:"row"`
+	Stored   Partial           `json:"stored"`
+	Defaults Settings          `json:"defaults"`
+	Source   map[string]string `json:"source"`
+	Warnings []Warning         `json:"warnings"`
+	Context  RowContext        `json:"context"`
+	Retire   string            `json:"retire"`
+}
+
+// Service owns the three layers. It re-reads the files when they change on
+// disk (Watch) or when the pane writes (Change), and tells subscribers.
+type Service struct {
+	opts  Options
+	store *Store
+
+	mu      sync.RWMutex
+	view    View
+	stamp   []byte              // the encoded view, to tell a real change
+	lastRow map[string]rowEntry // last good parse of each patch file
+	changes notify.Broadcast
+}
+
+// NewService reads every layer once and returns the service.
+func NewService(opts Options) *Service {
+	if opts.RowID == "" {
+		opts.RowID = DefaultRowID
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{opts: opts, store: NewStore(opts.PanePath), lastRow: map[string]rowEntry{}}
+	s.Reload()
+	return s
+}
+
+// View returns the current view. The maps are shared: do not modify them.
+func (s *Service) View() View {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.view
+}
+
+// Reload re-reads the row and the pane file, and notifies subscribers when
+// anything they would see changed. It reports whether it did.
+func (s *Service) Reload() bool {
+	pane, paneWarn := s.store.Load()
+	return s.rebuild(pane, paneWarn)
+}
+
+// Change writes c to the pane layer, then publishes the new view.
+func (s *Service) Change(c Change) (View, error) {
+	pane, err := s.store.Apply(c)
+	if err != nil {
+		return s.View(), fmt.Errorf("writing %s: %w", s.store.Path(), err)
+	}
+	s.rebuild(pane, nil)
+	return s.View(), nil
+}
+
+func (s *Service) rebuild(pane Partial, paneWarn []Warning) bool {
+	s.mu.Lock()
+	row, rowWarn := s.readRowLocked()
+	v := View{Row: row.Config, Stored: pane, Defaults: Defaults, Context: row.Context, Retire: row.Retire}
+	v.Settings, v.Source = Compose(row.Config, pane)
+	v.Warnings = append(append([]Warning{}, rowWarn...), paneWarn...)
+	stamp, _ := json.Marshal(v)
+	changed := string(stamp) != string(s.stamp)
+	var newWarn []Warning
+	if changed {
+		for _, w := range v.Warnings {
+			if !slices.Contains(s.view.Warnings, w) {
+				newWarn = append(newWarn, w)
+			}
+		}
+		s.view, s.stamp = v, stamp
+	}
+	s.mu.Unlock()
+	for _, w := range newWarn {
+		s.opts.Log.Warn("setting ignored", "log_type", "agents-notch.settings.v1",
+			slog.Group("data", "file", w.File, "key", w.Key, "reason", w.Message))
+	}
+	if changed {
+		s.changes.Notify()
+	}
+	return changed
+}
+
+// readRowLocked reads every patch file; a file that fails to parse keeps its
+// last good entry and is reported.
+func (s *Service) readRowLocked() (Row, []Warning) {
+	var warns []Warning
+	var win rowEntry
+	winFile := ""
+	for _, p := range s.opts.PatchPaths {
+		data, err := readBounded(p, MaxPatchBytes)
+		var e rowEntry
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			delete(s.lastRow, p)
+			continue
+		case err != nil:
+			warns = append(warns, Warning{File: p, Message: err.Error() + "; keeping its last good row"})
+			e = s.lastRow[p]
+		default:
+			e, err = parsePatch(data, s.opts.RowID)
+			if err != nil {
+				warns = append(warns, Warning{File: p, Message: err.Error() + "; keeping its last good row"})
+				e = s.lastRow[p]
+			} else {
+				s.lastRow[p] = e
+			}
+		}
+		if e.found {
+			win.found = true
+		}
+		if e.hasConfig {
+			win.hasConfig, win.config, winFile = true, e.config, p
+		}
+	}
+	r, w := buildRow(winFile, win)
+	return r, append(warns, w...)
+}
+
+// Subscribe returns a channel woken after every change of the view, and a
+// function to stop.
+func (s *Service) Subscribe() (<-chan struct{}, func()) { return s.changes.Subscribe() }
+
+// Watch re-reads the layers whenever one of their files changes on disk,
+// until ctx ends: edits to the YAML row or to settings.json by hand take
+// effect without a restart.
+func (s *Service) Watch(ctx context.Context) error {
+	files := append([]string{s.store.Path()}, s.opts.PatchPaths...)
+	return fsx.Watch(ctx, files, func() { s.Reload() }, func(err error) {
+		s.opts.Log.Warn("file watcher error", "log_type", "agents-notch.settings.v1",
+			slog.Group("error", "name", "WatchError", "message", err.Error()))
+	})
+}

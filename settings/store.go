@@ -1,0 +1,143 @@
+package settings
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/notch-web/notch-web/internal/fsx"
+)
+
+// MaxPaneBytes bounds the pane's file; a larger one is reported, not read.
+const MaxPaneBytes = 1 << 20
+
+// Store is the pane's override file, $DSH_HOME/state/agents-notch/settings.json.
+// It holds only the keys the pane has changed, stored clamped. Writes are
+// read-modify-write under a lock file, so two processes sharing a DSH_HOME
+// never lose each other's keys, and atomic, so a crash never leaves half a file.
+type Store struct {
+	path string
+	mu   sync.Mutex // orders this process's writers before the file lock
+}
+
+// NewStore returns the store kept at path.
+func NewStore(path string) *Store { return &Store{path: path} }
+
+// Path returns the file the store keeps.
+func (s *Store) Path() string { return s.path }
+
+// Load reads the pane layer. A missing file is an empty layer; a file a human
+// broke is reported in the warnings and read as far as it parses.
+func (s *Store) Load() (Partial, []Warning) {
+	p, w, _, _ := s.read()
+	return p, w
+}
+
+// read returns the layer, its warnings, the file's bytes, and whether the
+// file holds anything a rewrite would drop (so the bytes must be kept first).
+func (s *Store) read() (Partial, []Warning, []byte, bool) {
+	data, err := readBounded(s.path, MaxPaneBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Partial{}, nil, nil, false
+	}
+	if err != nil {
+		return Partial{}, []Warning{{File: s.path, Message: err.Error()}}, nil, false
+	}
+	p, warns := DecodePane(s.path, data)
+	return p, warns, data, len(warns) > 0
+}
+
+// DecodePane parses the bytes of a pane file: a JSON object of setting keys.
+// Whatever does not parse is reported against file and left out.
+func DecodePane(file string, data []byte) (Partial, []Warning) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return Partial{}, nil
+	}
+	var raw map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil || raw == nil {
+		msg := "not a JSON object"
+		if err != nil {
+			msg = "not valid JSON: " + err.Error()
+		}
+		return Partial{}, []Warning{{File: file, Message: msg + "; the pane layer is ignored until it is fixed or rewritten (the old bytes are kept beside it)"}}
+	}
+	if dec.More() {
+		return Partial{}, []Warning{{File: file, Message: "trailing data after the JSON object; the pane layer is ignored"}}
+	}
+	return Clamp(file, raw)
+}
+
+// Change is one write to the pane layer: Reset clears every key first, Clear
+// removes single overrides, Set stores values (already parsed and clamped).
+type Change struct {
+	Reset bool
+	Clear []string
+	Set   Partial
+}
+
+// Apply performs c on the file and returns the layer as written.
+func (s *Store) Apply(c Change) (Partial, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+		return nil, fmt.Errorf("creating the settings directory: %w", err)
+	}
+	unlock, err := fsx.Lock(s.path + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock() //nolint:errcheck // closing a lock file cannot lose data
+	cur, _, old, dirty := s.read()
+	if dirty && len(old) > 0 {
+		keep := s.path + ".bad-" + strconv.FormatInt(time.Now().UnixMilli(), 10)
+		if err := fsx.WriteFileAtomic(keep, old, 0o644); err != nil {
+			return nil, fmt.Errorf("keeping the unreadable %s before replacing it: %w", s.path, err)
+		}
+	}
+	next := Partial{}
+	if !c.Reset {
+		for k, v := range cur {
+			next[k] = v
+		}
+	}
+	for _, k := range c.Clear {
+		delete(next, k)
+	}
+	for k, v := range c.Set {
+		next[k] = v
+	}
+	data, err := json.MarshalIndent(next, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding settings: %w", err)
+	}
+	if err := fsx.WriteFileAtomic(s.path, append(data, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	return next, nil
+}
+
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is larger than the %d bytes allowed; ignored", path, limit)
+	}
+	return data, nil
+}

@@ -1,0 +1,18 @@
+//go:build !windows
+
+package state
+
+import "os"
+
+func replaceFile(from, to string) error { return os.Rename(from, to) }
+
+// syncDir makes a rename durable: on POSIX systems the directory entry is
+// only on disk once the directory itself is synced.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	d.Sync()
+	d.Close()
+}

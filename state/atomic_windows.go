@@ -1,0 +1,32 @@
+//go:build windows
+
+package state
+
+import (
+	"errors"
+	"os"
+	"time"
+
+	"golang.org/x/sys/windows"
+)
+
+// replaceFile renames over to. Go's os.Rename uses MoveFileEx with
+// MOVEFILE_REPLACE_EXISTING, which fails while another process holds the
+// destination open without FILE_SHARE_DELETE (the window reading
+// state.json, a virus scanner); such a reader lets go within milliseconds,
+// so the rename is retried for a short while.
+func replaceFile(from, to string) error {
+	var err error
+	for delay := time.Millisecond; ; delay *= 2 {
+		err = os.Rename(from, to)
+		if err == nil || delay > 256*time.Millisecond ||
+			!(errors.Is(err, windows.ERROR_ACCESS_DENIED) || errors.Is(err, windows.ERROR_SHARING_VIOLATION)) {
+			return err
+		}
+		time.Sleep(delay)
+	}
+}
+
+// syncDir does nothing: Windows has no directory fsync, and NTFS journals
+// the rename itself.
+func syncDir(string) {}

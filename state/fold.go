@@ -1,0 +1,272 @@
+package state
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MaxTracked bounds how many sessions the fold holds at once, so a harness
+// that opens sessions and never closes them out costs bounded memory. A
+// session.opened beyond it is refused with ErrTooManySessions (loudly,
+// rather than evicting a row the human has not closed out: rule 2).
+const MaxTracked = 1000
+
+// Fold is the session-event fold: it turns session events into rows. It is
+// deterministic and reads no clock and does no I/O, so tests drive it with
+// plain values and the same events always give the same rows. It is not
+// safe for concurrent use; the caller holds a lock around it.
+type Fold struct {
+	rows   map[string]*row
+	opened uint64 // sessions opened so far: each row's place in open order
+	next   int    // the next round-robin identity
+}
+
+// row is a session plus what the fold needs to keep it honest.
+type row struct {
+	s      Session
+	seq    uint64 // open order, for a stable output order
+	lastAt int64  // the last at applied, for the out-of-order clamp
+	// derived is set while Project is the cwd's last segment rather than a
+	// project the harness named, so that a new cwd may re-derive it.
+	derived bool
+}
+
+// NewFold returns an empty fold.
+func NewFold() *Fold { return &Fold{rows: map[string]*row{}} }
+
+// Len reports how many sessions the fold holds (before any snapshot
+// filtering).
+func (f *Fold) Len() int { return len(f.rows) }
+
+// Has reports whether the fold holds the session, e.g. to answer a close-out
+// for a session it never saw.
+func (f *Fold) Has(id string) bool { _, ok := f.rows[id]; return ok }
+
+// Session returns a copy of one row, as the fold holds it.
+func (f *Fold) Session(id string) (Session, bool) {
+	r, ok := f.rows[id]
+	if !ok {
+		return Session{}, false
+	}
+	return r.s.clone(), true
+}
+
+// Apply applies a batch of events all or nothing: events are checked and
+// applied in order against the batch's own view (so a session opened
+// earlier in the batch exists for the events after it), and if any one
+// fails, nothing at all is applied and the error names its 1-based index.
+//
+// Every event must carry At (see Stamp). An at earlier than the session's
+// last event is accepted but clamped to it, because arrival order is the
+// truth; each clamp is reported as a warning, not an error.
+func (f *Fold) Apply(evs ...Event) (warnings []string, err error) {
+	t := txn{f: f, touched: make(map[string]*row, min(len(evs), 64)), opened: f.opened, next: f.next, n: len(f.rows)}
+	for i, ev := range evs {
+		w, err := t.apply(ev)
+		if err != nil {
+			return nil, fmt.Errorf("event %d (%s, session %s): %w", i+1, short(ev.Type), short(ev.Session), err)
+		}
+		if w != "" {
+			warnings = append(warnings, fmt.Sprintf("event %d: %s", i+1, w))
+		}
+	}
+	for id, r := range t.touched {
+		if r == nil {
+			delete(f.rows, id)
+		} else {
+			f.rows[id] = r
+		}
+	}
+	f.opened, f.next = t.opened, t.next
+	return warnings, nil
+}
+
+// Retire removes rows by id: the close-out marks (manual.json, the board's
+// ✕) for sessions whose harness will not send session.finished. It reports
+// whether any row went.
+func (f *Fold) Retire(ids ...string) (changed bool) {
+	for _, id := range ids {
+		if _, ok := f.rows[id]; ok {
+			delete(f.rows, id)
+			changed = true
+		}
+	}
+	return changed
+}
+
+// txn is one batch in flight: rows it changed are copies in touched (nil
+// marks a removal), so that a failed batch leaves the fold untouched.
+type txn struct {
+	f       *Fold
+	touched map[string]*row
+	opened  uint64
+	next    int
+	n       int // rows held once the batch commits
+}
+
+// peek returns the batch's view of a row, read-only.
+func (t *txn) peek(id string) *row {
+	if r, ok := t.touched[id]; ok {
+		return r
+	}
+	return t.f.rows[id]
+}
+
+// get returns the batch's own copy of a row, to change.
+func (t *txn) get(id string) *row {
+	if r, ok := t.touched[id]; ok {
+		return r
+	}
+	r := t.f.rows[id]
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.s = r.s.clone()
+	t.touched[id] = &c
+	return &c
+}
+
+func (t *txn) apply(ev Event) (warning string, err error) {
+	if err := ev.Validate(); err != nil {
+		return "", err
+	}
+	if ev.At == 0 {
+		return "", fmt.Errorf("%w: at is missing; the receiver stamps events (Stamp) before Apply", ErrInvalidEvent)
+	}
+	r := t.get(ev.Session)
+	if r == nil {
+		if ev.Type != TypeSessionOpened {
+			return "", ErrUnknownSession
+		}
+		return "", t.open(ev)
+	}
+	at := ev.At
+	if at < r.lastAt {
+		warning = fmt.Sprintf("%s for session %s at %d is earlier than its last event (%d); clamped, arrival order is the truth",
+			ev.Type, short(ev.Session), at, r.lastAt)
+		at = r.lastAt
+	}
+	r.lastAt = at
+	s := &r.s
+	switch ev.Type {
+	case TypeSessionOpened:
+		// A re-open (a harness reconnecting, a resumed session) refreshes
+		// what it names and nothing else: status, identity and since are
+		// facts about the session's life so far.
+		r.describe(ev)
+	case TypeSessionTitled:
+		s.Title = ev.Title
+	case TypeTurnStarted:
+		r.enter(StatusWorking, at)
+		s.Activity = &Activity{Kind: ActivityThinking, Label: ""}
+		s.Steps = 0
+		s.ErrorStreak = 0
+		s.Approval = nil
+	case TypeToolStarted:
+		s.Activity = &Activity{Kind: ActivityTool, Label: ev.Tool}
+		s.Steps++
+	case TypeToolEnded:
+		s.Activity = &Activity{Kind: ActivityThinking, Label: ev.Tool}
+		if ev.Outcome == OutcomeError {
+			s.ErrorStreak++
+		} else {
+			s.ErrorStreak = 0
+		}
+	case TypeApprovalRequested:
+		r.enter(StatusAttention, at)
+		s.Approval = &Approval{ToolName: ev.Tool, Reason: ev.Reason}
+	case TypeApprovalResolved:
+		s.Approval = nil
+		// Only a session that was waiting goes back to work: a late
+		// resolution must not revive a turn that has already ended.
+		if s.Status == StatusAttention {
+			r.enter(StatusWorking, at)
+		}
+		if ev.Outcome == OutcomeAllowedOnce {
+			s.ApprovedAt = &at
+		}
+	case TypeContextTokens:
+		s.ContextTokens = *ev.Tokens
+	case TypeTurnEnded:
+		if ev.Outcome == OutcomeError {
+			r.enter(StatusError, at)
+		} else {
+			r.enter(StatusDone, at)
+		}
+		s.Approval = nil
+	case TypeSessionFinished:
+		t.touched[ev.Session] = nil
+		t.n--
+	}
+	return warning, nil
+}
+
+// open creates a row: working since at, no activity until its first turn.
+func (t *txn) open(ev Event) error {
+	if t.n >= MaxTracked {
+		return fmt.Errorf("%w: the fold already tracks %d (close some out)", ErrTooManySessions, MaxTracked)
+	}
+	r := &row{seq: t.opened, lastAt: ev.At}
+	t.opened++
+	r.s = Session{ID: ev.Session, Status: StatusWorking, Since: ev.At}
+	r.describe(ev)
+	// A subagent wears its parent's colour, so the pair reads as one on
+	// the board; everyone else takes the next colour in open order.
+	if p := t.peek(ev.Parent); ev.Parent != "" && p != nil {
+		r.s.Identity = p.s.Identity
+	} else {
+		r.s.Identity = identities[t.next%len(identities)]
+		t.next = (t.next + 1) % len(identities)
+	}
+	t.touched[ev.Session] = r
+	t.n++
+	return nil
+}
+
+// describe copies the descriptive fields an event gives ("" = not given).
+func (r *row) describe(ev Event) {
+	s := &r.s
+	if ev.Title != "" {
+		s.Title = ev.Title
+	}
+	if ev.Cwd != "" {
+		s.Cwd = ev.Cwd
+	}
+	switch {
+	case ev.Project != "":
+		s.Project, r.derived = ev.Project, false
+	case ev.Cwd != "" && (r.derived || s.Project == ""):
+		s.Project, r.derived = ProjectFromCwd(ev.Cwd), true
+	}
+	if ev.Origin != "" {
+		s.Origin = ev.Origin
+	}
+	if ev.Parent != "" {
+		s.ParentSession = ev.Parent
+	}
+}
+
+// enter moves the row to a status; since changes only when the status does,
+// because since is when the row ENTERED its status.
+func (r *row) enter(status string, at int64) {
+	if r.s.Status != status {
+		r.s.Status, r.s.Since = status, at
+	}
+}
+
+// ProjectFromCwd is the contract's fallback project name: the last segment
+// of cwd, for POSIX and Windows paths alike (trailing separators ignored).
+// A root ("/", `C:\`) has no segment and gives "": nothing is invented.
+func ProjectFromCwd(cwd string) string {
+	p := strings.TrimRight(cwd, `/\`)
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		p = p[i+1:]
+	}
+	if len(p) == 2 && p[1] == ':' && isLetter(p[0]) {
+		return "" // a bare drive ("C:") is a root, not a project
+	}
+	return p
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }

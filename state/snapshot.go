@@ -1,0 +1,192 @@
+package state
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/notch-web/notch-web/settings"
+)
+
+// SnapshotInput is everything a document holds that is not a row: the
+// clock reading and the host's facts and settings. Passing the clock in
+// keeps Snapshot pure.
+type SnapshotInput struct {
+	Now         time.Time // becomes wallMs
+	HostPid     int
+	Retire      string        // RetireRoute (also for "") or RetireTimer
+	FinishedURL *string       // nil: no port yet
+	OpenURL     *string       // nil: no port yet
+	Context     Context       // Budget nil = unknown; HotAt 0 = DefaultHotAt
+	Settings    settings.Settings
+	RetireAfter time.Duration // under RetireTimer; 0 = DefaultRetireAfter
+}
+
+// Snapshot builds the schema-4 document from the fold's rows. It is pure:
+// the same fold and the same input give the same document, and the
+// document shares no memory with the fold.
+//
+// Which rows it carries:
+//   - Under retire "timer", a done or error row whose since is more than
+//     RetireAfter before Now is left out. This is the only removal by time
+//     (rule 2); working and attention rows never age out, and under
+//     "route" nothing does.
+//   - settings.ShowDone false leaves done rows out (rule 6), and the
+//     summary is computed after, so it agrees with the rows.
+//   - At most MaxSessions rows. When there are more, the most relevant
+//     are kept: attention, then error, then working, then done; within a
+//     status the most recent since, then the most recently opened. Every
+//     row is ranked on its own: a subagent is not kept for its parent's
+//     sake nor dropped for its parent's absence (a kept subagent whose
+//     parent was dropped is placed as a top-level row).
+//
+// Order: open order, which is stable across snapshots, except that each
+// subagent follows its parent directly (after the parent's earlier
+// subagents) when the parent is carried.
+func (f *Fold) Snapshot(in SnapshotInput) Document {
+	now := in.Now.UnixMilli()
+	retire := RetireRoute
+	if in.Retire == RetireTimer {
+		retire = RetireTimer
+	}
+	after := in.RetireAfter
+	if after <= 0 {
+		after = DefaultRetireAfter
+	}
+
+	kept := make([]*row, 0, min(len(f.rows), 4*MaxSessions))
+	for _, r := range f.rows {
+		st := r.s.Status
+		settled := st == StatusDone || st == StatusError
+		if settled && retire == RetireTimer && now-r.s.Since > after.Milliseconds() {
+			continue
+		}
+		if st == StatusDone && !in.Settings.ShowDone {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	if len(kept) > MaxSessions {
+		slices.SortFunc(kept, func(a, b *row) int {
+			return cmp.Or(
+				cmp.Compare(relevance(a.s.Status), relevance(b.s.Status)),
+				cmp.Compare(b.s.Since, a.s.Since),
+				cmp.Compare(b.seq, a.seq),
+			)
+		})
+		kept = kept[:MaxSessions]
+	}
+
+	sessions := make([]Session, 0, len(kept))
+	var sum Summary
+	for _, r := range treeOrder(kept) {
+		sessions = append(sessions, r.s.clone())
+		switch r.s.Status {
+		case StatusWorking:
+			sum.Working++
+		case StatusAttention:
+			sum.Attention++
+		case StatusDone:
+			sum.Done++
+		case StatusError:
+			sum.Error++
+		}
+	}
+	sum.Total = len(sessions)
+	switch {
+	case sum.Attention > 0:
+		sum.Status = StatusAttention
+	case sum.Error > 0:
+		sum.Status = StatusError
+	case sum.Working > 0:
+		sum.Status = StatusWorking
+	case sum.Done > 0:
+		sum.Status = StatusDone
+	default:
+		sum.Status = StatusIdle
+	}
+
+	return Document{
+		Schema:      Schema,
+		Plugin:      Plugin,
+		WallMs:      now,
+		HostPid:     in.HostPid,
+		Retire:      retire,
+		FinishedURL: cloneString(in.FinishedURL),
+		OpenURL:     cloneString(in.OpenURL),
+		Context:     normalContext(in.Context),
+		Settings:    in.Settings,
+		Summary:     sum,
+		Sessions:    sessions,
+	}
+}
+
+// relevance ranks statuses for the MaxSessions cut: the human's attention
+// first, then failures, then live work, then the finished.
+func relevance(status string) int {
+	switch status {
+	case StatusAttention:
+		return 0
+	case StatusError:
+		return 1
+	case StatusWorking:
+		return 2
+	}
+	return 3
+}
+
+// normalContext publishes only a budget that can be a window's size (a
+// zero or negative one would be a guess, or a division by zero in the
+// window: rule 1), and the default hotAt for an unset or unencodable one.
+func normalContext(c Context) Context {
+	out := Context{HotAt: c.HotAt}
+	if c.Budget != nil && *c.Budget > 0 {
+		out.Budget = cloneInt64(c.Budget)
+	}
+	if !(out.HotAt > 0) || math.IsInf(out.HotAt, 0) {
+		out.HotAt = DefaultHotAt
+	}
+	return out
+}
+
+// treeOrder puts rows in open order with each subagent right after its
+// parent (depth first, so a subagent's own subagents follow it). Rows in a
+// parent cycle, which re-opens could in principle create, are emitted in
+// open order after the rest rather than lost.
+func treeOrder(rows []*row) []*row {
+	slices.SortFunc(rows, func(a, b *row) int { return cmp.Compare(a.seq, b.seq) })
+	byID := make(map[string]*row, len(rows))
+	for _, r := range rows {
+		byID[r.s.ID] = r
+	}
+	children := make(map[string][]*row)
+	var roots []*row
+	for _, r := range rows {
+		if p := r.s.ParentSession; p != "" && p != r.s.ID && byID[p] != nil {
+			children[p] = append(children[p], r)
+		} else {
+			roots = append(roots, r)
+		}
+	}
+	out := make([]*row, 0, len(rows))
+	seen := make(map[*row]bool, len(rows))
+	var walk func(r *row)
+	walk = func(r *row) {
+		if seen[r] {
+			return
+		}
+		seen[r] = true
+		out = append(out, r)
+		for _, c := range children[r.s.ID] {
+			walk(c)
+		}
+	}
+	for _, r := range roots {
+		walk(r)
+	}
+	for _, r := range rows {
+		walk(r) // only cycles are left unseen
+	}
+	return out
+}

@@ -1,0 +1,77 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Writer keeps state.json current: it writes at once when notified of a
+// change, and otherwise at least every Interval with a fresh wallMs, which
+// is the window's heartbeat (rule 3). Each write is atomic (see
+// WriteFileAtomic).
+type Writer struct {
+	Path     string
+	Interval time.Duration // 0 = Heartbeat
+	// Snapshot builds the document to write; it is called from Run's
+	// goroutine, so it takes whatever lock guards the fold.
+	Snapshot func(now time.Time) Document
+	// OnError hears a failed write; Run carries on, because the next beat
+	// may succeed and a missed beat is what the window's staleness rule is
+	// for. Nil drops the errors.
+	OnError func(error)
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Run writes until ctx ends, then returns nil. It writes once at start,
+// again on every receive from notify (a nil or closed notify just means
+// heartbeats only), and whenever Interval passes without a write. It first
+// removes temporary files a killed predecessor left behind.
+func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
+	if w.Path == "" || w.Snapshot == nil {
+		return errors.New("state: Writer needs a Path and a Snapshot func")
+	}
+	interval := w.Interval
+	if interval <= 0 {
+		interval = Heartbeat
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	removeStaleTemps(w.Path, time.Minute, w.now())
+	w.write()
+	beat := time.NewTimer(interval)
+	defer beat.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case _, ok := <-notify:
+			if !ok {
+				notify = nil // a closed channel would spin; keep beating
+				continue
+			}
+		case <-beat.C:
+		}
+		w.write()
+		beat.Reset(interval)
+	}
+}
+
+func (w *Writer) now() time.Time {
+	if w.Now != nil {
+		return w.Now()
+	}
+	return time.Now()
+}
+
+func (w *Writer) write() {
+	data, err := Encode(w.Snapshot(w.now()))
+	if err == nil {
+		err = WriteFileAtomic(w.Path, data)
+	}
+	if err != nil && w.OnError != nil {
+		w.OnError(err)
+	}
+}

@@ -1,0 +1,114 @@
+package web
+
+import (
+	"sync"
+	"time"
+
+	"github.com/notch-web/notch-web/internal/notify"
+	"github.com/notch-web/notch-web/settings"
+	"github.com/notch-web/notch-web/state"
+)
+
+// BoardConfig is the host's own facts for state.json.
+type BoardConfig struct {
+	HostPid     int
+	FinishedURL *string
+	OpenURL     *string
+	// RetireAfter is how long a settled row stays under retire "timer".
+	RetireAfter time.Duration
+	// Follow is true in follow mode: the document comes from another host's
+	// state.json and events are refused.
+	Follow bool
+}
+
+// Board is the live board: the session fold (host mode) or the followed
+// document (follow mode), composed with the effective settings into one
+// schema-4 snapshot. It is safe for concurrent use.
+type Board struct {
+	cfg      BoardConfig
+	settings *settings.Service
+	changes  notify.Broadcast
+
+	mu       sync.Mutex
+	fold     *state.Fold
+	followed *state.Document
+}
+
+// NewBoard returns an empty board.
+func NewBoard(cfg BoardConfig, s *settings.Service) *Board {
+	return &Board{cfg: cfg, settings: s, fold: state.NewFold()}
+}
+
+// Follow reports whether the board mirrors another host.
+func (b *Board) Follow() bool { return b.cfg.Follow }
+
+// Config returns the board's configuration.
+func (b *Board) Config() BoardConfig { return b.cfg }
+
+// Subscribe returns a channel woken after every change of the fold or of the
+// followed document (settings changes come from the settings service).
+func (b *Board) Subscribe() (<-chan struct{}, func()) { return b.changes.Subscribe() }
+
+// Ingest applies a batch of events all-or-nothing. Events without a time are
+// stamped with now: the fold itself never reads a clock.
+func (b *Board) Ingest(evs []state.Event, now time.Time) ([]string, error) {
+	ms := now.UnixMilli()
+	for i := range evs {
+		if evs[i].At == 0 {
+			evs[i].At = ms
+		}
+	}
+	b.mu.Lock()
+	warns, err := b.fold.Apply(evs...)
+	b.mu.Unlock()
+	if err == nil && len(evs) > 0 {
+		b.changes.Notify()
+	}
+	return warns, err
+}
+
+// Retire removes closed-out sessions (the ✕, or marks in manual.json).
+func (b *Board) Retire(ids ...string) {
+	b.mu.Lock()
+	changed := b.fold.Retire(ids...)
+	b.mu.Unlock()
+	if changed {
+		b.changes.Notify()
+	}
+}
+
+// SetFollowed replaces the mirrored document (follow mode).
+func (b *Board) SetFollowed(d state.Document) {
+	b.mu.Lock()
+	b.followed = &d
+	b.mu.Unlock()
+	b.changes.Notify()
+}
+
+// Snapshot is the schema-4 document as of now. In follow mode it is the
+// followed document as read (its own wallMs: staleness is the reader's call,
+// rule 3), or ok=false when nothing has been read yet.
+func (b *Board) Snapshot(now time.Time) (doc state.Document, ok bool) {
+	if b.cfg.Follow {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.followed == nil {
+			return state.Document{}, false
+		}
+		return *b.followed, true
+	}
+	v := b.settings.View()
+	in := state.SnapshotInput{
+		Now:         now,
+		HostPid:     b.cfg.HostPid,
+		Retire:      v.Retire,
+		FinishedURL: b.cfg.FinishedURL,
+		OpenURL:     b.cfg.OpenURL,
+		Context:     state.Context{Budget: v.Context.Budget, HotAt: v.Context.HotAt},
+		Settings:    v.Settings,
+		RetireAfter: b.cfg.RetireAfter,
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.fold.Snapshot(in), true
+}

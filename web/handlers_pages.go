@@ -1,0 +1,53 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/notch-web/notch-web/web/templates"
+)
+
+func (s *Server) boardPage(c echo.Context) error {
+	bv, _ := s.Hub.Models(s.Now())
+	return render(c, templates.BoardPage(bv))
+}
+
+func (s *Server) panePage(c echo.Context) error {
+	_, pv := s.Hub.Models(s.Now())
+	return render(c, templates.PanePage(pv))
+}
+
+// render renders a whole page into a buffer first, so a failed render never
+// sends half a page.
+func render(c echo.Context, comp templ.Component) error {
+	buf := templ.GetBuffer()
+	defer templ.ReleaseBuffer(buf)
+	if err := comp.Render(c.Request().Context(), buf); err != nil {
+		return fail(http.StatusInternalServerError, "could not render the page", err)
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return c.HTMLBlob(http.StatusOK, buf.Bytes())
+}
+
+// stream is GET /agents-notch/stream?page=board|pane: the page's live patches.
+func (s *Server) stream(c echo.Context) error {
+	page := c.QueryParam("page")
+	if page != pageBoard && page != pagePane {
+		return echo.NewHTTPError(http.StatusBadRequest, "page must be board or pane")
+	}
+	s.Hub.Serve(c.Response(), c.Request(), page)
+	return nil
+}
+
+// static serves web/static: long-lived caching is unsafe without hashed
+// names, so pages revalidate.
+func (s *Server) static() echo.HandlerFunc {
+	fsrv := http.StripPrefix("/agents-notch/static/", http.FileServerFS(s.Static))
+	return func(c echo.Context) error {
+		c.Response().Header().Set("Cache-Control", "no-cache")
+		fsrv.ServeHTTP(c.Response(), c.Request())
+		return nil
+	}
+}

@@ -1,0 +1,74 @@
+package web
+
+import (
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/notch-web/notch-web/settings"
+)
+
+// settingsReply is the answer of GET and POST /agents-notch/settings: the
+// contract's {ok, settings, row, stored, defaults} plus source, warnings,
+// context and retire.
+type settingsReply struct {
+	OK bool `json:"ok"`
+	settings.View
+}
+
+func (s *Server) getSettings(c echo.Context) error {
+	return c.JSON(http.StatusOK, settingsReply{OK: true, View: s.Settings.View()})
+}
+
+// postSettings stores any of the fourteen keys (clamped), clears single
+// overrides ({"key": null}) or the whole pane layer ({"reset": true}). A body
+// with an unknown key or a value that does not parse is refused whole and
+// nothing is written. A Datastar request gets 204: Datastar would merge a
+// JSON reply into the page's signals; the page learns of the change over its
+// stream like every other tab.
+func (s *Server) postSettings(c echo.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	change, err := settings.ParseRequest(body)
+	var re *settings.RequestError
+	if errors.As(err, &re) {
+		return c.JSON(http.StatusBadRequest, struct {
+			OK bool `json:"ok"`
+			*settings.RequestError
+		}{false, re})
+	}
+	if err != nil {
+		return err
+	}
+	view, err := s.Settings.Change(change)
+	if err != nil {
+		return fail(http.StatusInternalServerError, "could not save the settings", err)
+	}
+	if isDatastar(c) {
+		return c.NoContent(http.StatusNoContent)
+	}
+	return c.JSON(http.StatusOK, settingsReply{OK: true, View: view})
+}
+
+// readBody reads a bounded body (the Write lock set the bound) and refuses an
+// empty one: Echo's Bind would silently do nothing with it.
+func readBody(c echo.Context) ([]byte, error) {
+	body, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, echo.NewHTTPError(http.StatusRequestEntityTooLarge, "body too large")
+		}
+		return nil, fail(http.StatusBadRequest, "could not read the body", err)
+	}
+	if len(body) == 0 {
+		return nil, echo.NewHTTPError(http.StatusBadRequest, "empty body: send a JSON object")
+	}
+	return body, nil
+}
+
+func isDatastar(c echo.Context) bool { return c.Request().Header.Get("Datastar-Request") == "true" }

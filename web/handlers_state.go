@@ -1,0 +1,147 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/notch-web/notch-web/state"
+)
+
+func (s *Server) getState(c echo.Context) error {
+	doc, ok := s.Board.Snapshot(s.Now())
+	if !ok {
+		return echo.NewHTTPError(http.StatusServiceUnavailable, "no state read yet from the followed host")
+	}
+	data, err := state.Encode(doc)
+	if err != nil {
+		return fail(http.StatusInternalServerError, "could not encode the state", err)
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, data)
+}
+
+// postEvents takes one event (JSON) or many (NDJSON). The batch is decoded
+// and validated whole, then applied all-or-nothing; a refusal names the line.
+func (s *Server) postEvents(c echo.Context) error {
+	if s.Board.Follow() {
+		return echo.NewHTTPError(http.StatusConflict, "this notch-web follows another host's state.json; it takes no events")
+	}
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	evs, err := state.DecodeEvents(body)
+	if err != nil {
+		var le *state.LineError
+		line := 0
+		if errors.As(err, &le) {
+			line = le.Line
+		}
+		return c.JSON(http.StatusBadRequest, map[string]any{"ok": false, "error": err.Error(), "line": line})
+	}
+	warns, err := s.Board.Ingest(evs, s.Now())
+	if err != nil {
+		return c.JSON(http.StatusBadRequest, map[string]any{"ok": false, "error": err.Error()})
+	}
+	for _, w := range warns {
+		s.Log.Warn("event accepted with a correction", "log_type", "agents-notch.events.v1", slog.Group("data", "warning", w))
+	}
+	if isDatastar(c) {
+		return c.NoContent(http.StatusNoContent)
+	}
+	if warns == nil {
+		warns = []string{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"ok": true, "applied": len(evs), "warnings": warns})
+}
+
+// sessionRequest is the body of /finish and /open.
+type sessionRequest struct {
+	SessionID string `json:"sessionId"`
+}
+
+func readSessionRequest(c echo.Context) (string, error) {
+	body, err := readBody(c)
+	if err != nil {
+		return "", err
+	}
+	var req sessionRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return "", echo.NewHTTPError(http.StatusBadRequest, `want {"sessionId": "…"}: `+err.Error())
+	}
+	id := strings.TrimSpace(req.SessionID)
+	if id == "" || len(id) > 200 || !utf8.ValidString(id) {
+		return "", echo.NewHTTPError(http.StatusBadRequest, "sessionId must be 1 to 200 bytes of text")
+	}
+	return id, nil
+}
+
+// postFinish is the board's ✕: the close-out. With a finishedUrl the mark
+// goes to the harness's close-out route; without one it is merged into
+// manual.json, as the window does. Either way the row retires at once.
+func (s *Server) postFinish(c echo.Context) error {
+	id, err := readSessionRequest(c)
+	if err != nil {
+		return err
+	}
+	doc, _ := s.Board.Snapshot(s.Now())
+	if doc.FinishedURL != nil {
+		if err := s.forward(c, *doc.FinishedURL, map[string]string{"sessionId": id, "state": "finished"}); err != nil {
+			return err
+		}
+	} else if err := state.MergeMark(s.ManualPath, id, state.Mark{State: "finished", At: s.Now().UnixMilli()}); err != nil {
+		return fail(http.StatusInternalServerError, "could not record the close-out", err)
+	}
+	s.Board.Retire(id)
+	if isDatastar(c) {
+		return c.NoContent(http.StatusNoContent)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"ok": true})
+}
+
+// postOpen is the board's Open: forwarded to the harness's door.
+func (s *Server) postOpen(c echo.Context) error {
+	id, err := readSessionRequest(c)
+	if err != nil {
+		return err
+	}
+	if s.OpenDoor == "" {
+		return echo.NewHTTPError(http.StatusNotFound, "no open door is configured (--open-url)")
+	}
+	if err := s.forward(c, s.OpenDoor, map[string]string{"sessionId": id}); err != nil {
+		return err
+	}
+	if isDatastar(c) {
+		return c.NoContent(http.StatusNoContent)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"ok": true})
+}
+
+// forward POSTs body as JSON to the harness at url.
+func (s *Server) forward(c echo.Context, url string, body any) error {
+	data, _ := json.Marshal(body)
+	req, err := http.NewRequestWithContext(c.Request().Context(), http.MethodPost, url, bytes.NewReader(data))
+	if err != nil {
+		return fail(http.StatusBadGateway, "the harness could not be reached", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := s.Client.Do(req)
+	if err != nil {
+		return fail(http.StatusBadGateway, "the harness could not be reached", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return fail(http.StatusBadGateway, fmt.Sprintf("the harness answered %d", resp.StatusCode), fmt.Errorf("POST %s: %s", url, resp.Status))
+	}
+	return nil
+}

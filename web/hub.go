@@ -1,0 +1,304 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/starfederation/datastar-go/datastar"
+
+	"github.com/notch-web/notch-web/settings"
+	"github.com/notch-web/notch-web/state"
+	"github.com/notch-web/notch-web/web/templates"
+)
+
+// Pages a stream can serve.
+const (
+	pageBoard = "board"
+	pagePane  = "pane"
+)
+
+// Hub renders the live pages once per change and fans the same bytes out to
+// every open stream. Each stream has a queue of one where the newest frame
+// wins, so a slow tab never holds up the others or the publisher.
+type Hub struct {
+	board    *Board
+	settings *settings.Service
+	log      *slog.Logger
+
+	// HeartbeatEvery is how often an idle stream gets a heartbeat, so a page
+	// can tell a live host from a dead one.
+	HeartbeatEvery time.Duration
+	// WriteTimeout drops a stream whose reader stalls this long.
+	WriteTimeout time.Duration
+
+	mu      sync.Mutex
+	clients map[*client]struct{}
+	latest  map[string][]byte
+	stamp   []byte
+	done    chan struct{}
+	closed  bool
+	renders atomic.Int64
+	drops   atomic.Int64
+}
+
+type client struct {
+	page string
+	ch   chan []byte
+}
+
+// NewHub returns a hub for board and settings.
+func NewHub(b *Board, s *settings.Service, log *slog.Logger) *Hub {
+	return &Hub{
+		board: b, settings: s, log: log,
+		HeartbeatEvery: time.Second, WriteTimeout: 5 * time.Second,
+		clients: map[*client]struct{}{}, latest: map[string][]byte{}, done: make(chan struct{}),
+	}
+}
+
+// Renders counts the changes rendered so far (each renders every page once).
+func (h *Hub) Renders() int64 { return h.renders.Load() }
+
+// Clients counts the open streams.
+func (h *Hub) Clients() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.clients)
+}
+
+// Close ends every open stream (called on shutdown). Streams opened later
+// end at once.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.closed {
+		h.closed = true
+		close(h.done)
+	}
+}
+
+// Run re-renders when the board or the settings change, and on a short tick
+// for what time alone changes (a followed host going stale, a timer retire),
+// until ctx ends. A tick that finds nothing changed renders nothing.
+func (h *Hub) Run(ctx context.Context) {
+	bc, stopB := h.board.Subscribe()
+	defer stopB()
+	sc, stopS := h.settings.Subscribe()
+	defer stopS()
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	h.Refresh(time.Now())
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-bc:
+		case <-sc:
+		case <-tick.C:
+		}
+		h.Refresh(time.Now())
+	}
+}
+
+// Models returns the view models of both pages as of now.
+func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
+	doc, ok := h.board.Snapshot(now)
+	unknown := !ok || (h.board.Follow() && state.Stale(doc, now))
+	bv := templates.BoardView{Doc: doc, Unknown: unknown, Follow: h.board.Follow(), NowMs: now.UnixMilli()}
+	pv := templates.PaneView{View: h.settings.View(), Summary: doc.Summary, Unknown: unknown}
+	return bv, pv
+}
+
+// Refresh renders and publishes both pages if anything they draw changed.
+// A new wallMs alone is not a change.
+func (h *Hub) Refresh(now time.Time) {
+	bv, pv := h.Models(now)
+	key := bv.Doc
+	key.WallMs = 0
+	stamp, err := json.Marshal(struct {
+		Doc     state.Document
+		Unknown bool
+		View    settings.View
+	}{key, bv.Unknown, pv.View})
+	if err != nil {
+		h.log.Error("encoding the board", "error", map[string]string{"name": "EncodeError", "message": err.Error()})
+		return
+	}
+	h.mu.Lock()
+	same := bytes.Equal(stamp, h.stamp)
+	h.mu.Unlock()
+	if same {
+		return
+	}
+	board, err1 := patchFrame(templates.Board(bv))
+	pane, err2 := patchFrame(templates.Pane(pv))
+	if err1 != nil || err2 != nil {
+		h.log.Error("rendering the board", "error", map[string]string{"name": "RenderError", "message": errorsJoin(err1, err2)})
+		return
+	}
+	h.renders.Add(1)
+	h.mu.Lock()
+	h.stamp = stamp
+	h.latest[pageBoard], h.latest[pagePane] = board, pane
+	for c := range h.clients {
+		offer(c.ch, h.latest[c.page])
+	}
+	h.mu.Unlock()
+}
+
+// offer puts frame in a queue of one, replacing a frame not yet sent: the
+// newest board wins.
+func offer(ch chan []byte, frame []byte) {
+	select {
+	case ch <- frame:
+		return
+	default:
+	}
+	select {
+	case <-ch:
+	default:
+	}
+	select {
+	case ch <- frame:
+	default:
+	}
+}
+
+func (h *Hub) subscribe(page string) (*client, bool) {
+	c := &client{page: page, ch: make(chan []byte, 1)}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, false
+	}
+	if f := h.latest[page]; f != nil {
+		c.ch <- f
+	}
+	h.clients[c] = struct{}{}
+	return c, true
+}
+
+func (h *Hub) unsubscribe(c *client) {
+	h.mu.Lock()
+	delete(h.clients, c)
+	h.mu.Unlock()
+}
+
+// heartbeatFrame is the light event an idle stream carries. Every event the
+// client receives fires a datastar-fetch event, which the page's liveness
+// check watches.
+var heartbeatFrame = mustFrame(func(sse *datastar.ServerSentEventGenerator) error {
+	return sse.PatchSignals([]byte(`{"_hb":true}`))
+})
+
+// Serve streams page to w until the client leaves, the hub closes or a write
+// stalls past WriteTimeout.
+func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, page string) {
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Cache-Control", "no-cache")
+	hdr.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{}) // a server WriteTimeout must not cut the stream
+	c, ok := h.subscribe(page)
+	if !ok {
+		return
+	}
+	defer h.unsubscribe(c)
+	write := func(frame []byte) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(h.WriteTimeout))
+		if _, err := w.Write(frame); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	if !write(nil) { // commit headers at once so the client sees the stream open
+		return
+	}
+	hb := time.NewTicker(h.HeartbeatEvery)
+	defer hb.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-h.done:
+			return
+		case f := <-c.ch:
+			if !write(f) {
+				h.drops.Add(1)
+				h.log.Info("stream dropped: the reader stalled", "log_type", "agents-notch.stream.v1", slog.Group("data", "page", page))
+				return
+			}
+		case <-hb.C:
+			if !write(heartbeatFrame) {
+				h.drops.Add(1)
+				return
+			}
+		}
+	}
+}
+
+// patchFrame renders a component once into a complete SSE
+// datastar-patch-elements event, ready to be written to any number of
+// streams.
+func patchFrame(comp templ.Component) ([]byte, error) {
+	var html bytes.Buffer
+	if err := comp.Render(context.Background(), &html); err != nil {
+		return nil, err
+	}
+	return frame(func(sse *datastar.ServerSentEventGenerator) error {
+		return sse.PatchElements(html.String())
+	})
+}
+
+// frame captures what datastar-go writes for one event, so the encoding is
+// datastar-go's and is done once per change, not once per stream.
+func frame(send func(*datastar.ServerSentEventGenerator) error) ([]byte, error) {
+	rec := &recorder{header: http.Header{}}
+	req, _ := http.NewRequest(http.MethodGet, "/", nil)
+	sse := datastar.NewSSE(rec, req)
+	if err := send(sse); err != nil {
+		return nil, err
+	}
+	return rec.buf.Bytes(), nil
+}
+
+func mustFrame(send func(*datastar.ServerSentEventGenerator) error) []byte {
+	b, err := frame(send)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// recorder is the smallest http.ResponseWriter with a Flush, to capture a
+// frame.
+type recorder struct {
+	header http.Header
+	buf    bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header         { return r.header }
+func (r *recorder) Write(b []byte) (int, error) { return r.buf.Write(b) }
+func (r *recorder) WriteHeader(int)             {}
+func (r *recorder) Flush()                      {}
+
+func errorsJoin(errs ...error) string {
+	var b bytes.Buffer
+	for _, e := range errs {
+		if e != nil {
+			if b.Len() > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(e.Error())
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,117 @@
+// Package web is notch-web's HTTP face: the Echo server, its routes and
+// handlers behind the locks, and the hub that pushes the live board and the
+// Settings pane to every open tab over SSE.
+package web
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/notch-web/notch-web/security"
+	"github.com/notch-web/notch-web/settings"
+)
+
+// Deps is everything the server needs, passed explicitly.
+type Deps struct {
+	Settings *settings.Service
+	Board    *Board
+	Hub      *Hub
+	Locks    *security.Locks
+	Log      *slog.Logger
+	// Static holds the stylesheet, scripts and the Datastar client.
+	Static fs.FS
+	// ManualPath is $DSH_HOME/state/session-finished/manual.json, where the
+	// ✕ leaves its mark when no finishedUrl is known.
+	ManualPath string
+	// OpenDoor is the harness's "open this session" URL, or "".
+	OpenDoor string
+	// Client forwards close-outs and opens to the harness.
+	Client *http.Client
+	// Now is the clock (time.Now in production).
+	Now func() time.Time
+}
+
+// Server is the HTTP face. Create it with New.
+type Server struct {
+	Deps
+	echo *echo.Echo
+}
+
+// Body limits: a settings POST is a few keys; an events batch may be long.
+const (
+	settingsBodyLimit = 64 << 10
+	eventsBodyLimit   = 4 << 20
+	smallBodyLimit    = 16 << 10
+)
+
+// New wires the routes.
+func New(d Deps) *Server {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Client == nil {
+		d.Client = &http.Client{Timeout: 5 * time.Second}
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	s := &Server{Deps: d, echo: e}
+	e.HTTPErrorHandler = s.handleError
+	s.routes()
+	return s
+}
+
+// Handler returns the server's http.Handler.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// handleError is the one place an error becomes a response: a public message
+// for the client, the detail in the log. Internal errors never reach a browser.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status, msg := http.StatusInternalServerError, "internal error"
+	var he *echo.HTTPError
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		status, msg = http.StatusRequestEntityTooLarge, "body too large"
+	case errors.As(err, &he):
+		status = he.Code
+		if m, ok := he.Message.(string); ok {
+			msg = m
+		} else {
+			msg = http.StatusText(status)
+		}
+		if he.Internal != nil {
+			s.Log.Error(msg, "log_type", "agents-notch.http.v1",
+				"error", map[string]string{"name": "HTTPError", "message": he.Internal.Error()},
+				slog.Group("data", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status))
+		}
+	default:
+		s.Log.Error("request failed", "log_type", "agents-notch.http.v1",
+			"error", map[string]string{"name": "InternalError", "message": err.Error()},
+			slog.Group("data", "method", c.Request().Method, "path", c.Request().URL.Path))
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(status)
+		return
+	}
+	_ = c.JSON(status, map[string]any{"ok": false, "error": msg})
+}
+
+// fail is an error with a public message and a logged cause.
+func fail(status int, public string, cause error) error {
+	return echo.NewHTTPError(status, public).SetInternal(cause)
+}
+
+// Shutdown ends open streams and stops the server, waiting up to ctx.
+func (s *Server) Shutdown(ctx context.Context, srv *http.Server) error {
+	s.Hub.Close()
+	return srv.Shutdown(ctx)
+}
