@@ -324,6 +324,13 @@ func decodeEvent(b []byte) (Event, error) {
 	dec.DisallowUnknownFields()
 	var ev Event
 	if err := dec.Decode(&ev); err != nil {
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return Event{}, fmt.Errorf("%w: truncated JSON object", ErrInvalidEvent)
+		case errors.As(err, &typ):
+			return Event{}, fmt.Errorf("%w: %s is a JSON %s, want %s", ErrInvalidEvent, typ.Field, typ.Value, typ.Type)
+		}
 		return Event{}, fmt.Errorf("%w: %s", ErrInvalidEvent, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if _, err := dec.Token(); err != io.EOF {

@@ -15,10 +15,10 @@ import (
 type SnapshotInput struct {
 	Now         time.Time // becomes wallMs
 	HostPid     int
-	Retire      string        // RetireRoute (also for "") or RetireTimer
-	FinishedURL *string       // nil: no port yet
-	OpenURL     *string       // nil: no port yet
-	Context     Context       // Budget nil = unknown; HotAt 0 = DefaultHotAt
+	Retire      string  // RetireRoute (also for "") or RetireTimer
+	FinishedURL *string // nil: no port yet
+	OpenURL     *string // nil: no port yet
+	Context     Context // Budget nil = unknown; HotAt 0 = DefaultHotAt
 	Settings    settings.Settings
 	RetireAfter time.Duration // under RetireTimer; 0 = DefaultRetireAfter
 }

@@ -31,3 +31,305 @@ type PaneView struct {
 	Summary state.Summary
 	Unknown bool
 }
+
+// The rest of this file turns the view models into the small facts the
+// components draw. It is plain Go so the golden tests can pin it down, and it
+// never reads a clock: everything that depends on "now" (relative times, the
+// pleased face) is computed on the client from data attributes, so the same
+// view always renders to the same bytes.
+
+// rowCtx is what every row needs from the board around it.
+type rowCtx struct {
+	Budget      *int64 // nil: no real budget (rule 1), so a bare token count
+	HotAt       float64
+	ShowProject bool
+	CanOpen     bool // the document carries an openUrl
+	Depth       int  // how far under its parent the row sits (0 = top level)
+}
+
+// maxDepth caps the indentation: a subagent's subagent's subagent still reads
+// as "under", without walking off the board.
+const maxDepth = 3
+
+// rowCtxs returns the context of each row of v, in the document's order.
+func (v BoardView) rowCtxs() []rowCtx {
+	base := rowCtx{
+		Budget:      v.Doc.Context.Budget,
+		HotAt:       v.Doc.Context.HotAt,
+		ShowProject: v.Doc.Settings.ShowProject,
+		CanOpen:     v.Doc.OpenURL != nil,
+	}
+	if base.HotAt <= 0 || base.HotAt > 1 {
+		base.HotAt = state.DefaultHotAt
+	}
+	if base.Budget != nil && *base.Budget <= 0 {
+		base.Budget = nil
+	}
+	depth := depths(v.Doc.Sessions)
+	out := make([]rowCtx, len(v.Doc.Sessions))
+	for i, s := range v.Doc.Sessions {
+		out[i] = base
+		out[i].Depth = depth[s.ID]
+	}
+	return out
+}
+
+// depths walks each session's parent chain within the document. A parent
+// that is not on the board leaves its subagent at the top level (the
+// snapshot places it there too); a cycle stops the walk.
+func depths(ss []state.Session) map[string]int {
+	parent := make(map[string]string, len(ss))
+	for _, s := range ss {
+		parent[s.ID] = s.ParentSession
+	}
+	out := make(map[string]int, len(ss))
+	for _, s := range ss {
+		d, id := 0, s.ID
+		for d < len(ss) {
+			p, ok := parent[id]
+			if !ok || p == "" || p == s.ID {
+				break
+			}
+			if _, onBoard := parent[p]; !onBoard {
+				break
+			}
+			d, id = d+1, p
+		}
+		out[s.ID] = min(d, maxDepth)
+	}
+	return out
+}
+
+// Moods of the bot's face. The face wears them; it never spells them out
+// (the words are only its accessible label).
+const (
+	moodIdle     = "idle"     // opened, no turn yet
+	moodThinking = "thinking" // a model turn
+	moodBusy     = "busy"     // a tool call is out
+	moodAsking   = "asking"   // an approval waits on the human
+	moodConfused = "confused" // errorStreak 1
+	moodDizzy    = "dizzy"    // errorStreak 2+
+	moodDone     = "done"
+	moodError    = "error"
+	moodPleased  = "pleased" // 3 s after an allowed approval: set by notch.js
+)
+
+// mood is the face a session wears, as the server can know it. "pleased"
+// depends on the clock, so notch.js lays it over moods that allow it.
+func mood(s state.Session) string {
+	switch s.Status {
+	case state.StatusAttention:
+		return moodAsking
+	case state.StatusError:
+		return moodError
+	case state.StatusDone:
+		return moodDone
+	}
+	switch {
+	case s.ErrorStreak >= 2:
+		return moodDizzy
+	case s.ErrorStreak == 1:
+		return moodConfused
+	case s.Activity == nil:
+		return moodIdle
+	case s.Activity.Kind == state.ActivityTool:
+		return moodBusy
+	}
+	return moodThinking
+}
+
+// moodLabel is the face's accessible name.
+func moodLabel(m string) string {
+	switch m {
+	case moodIdle:
+		return "bot waiting for its first turn"
+	case moodThinking:
+		return "bot thinking"
+	case moodBusy:
+		return "bot running a tool"
+	case moodAsking:
+		return "bot asking you"
+	case moodConfused:
+		return "bot confused by an error"
+	case moodDizzy:
+		return "bot dizzy from errors in a row"
+	case moodDone:
+		return "bot done"
+	case moodError:
+		return "bot failed"
+	}
+	return "bot"
+}
+
+// mayPlease reports whether the pleased face may replace m for 3 s after an
+// allowed approval: not over a question, a failure or an error streak.
+func mayPlease(m string) bool {
+	return m == moodThinking || m == moodBusy || m == moodIdle || m == moodDone
+}
+
+// statusWord is the status chip's text: the legend for the tab's colours.
+func statusWord(status string) string {
+	switch status {
+	case state.StatusWorking:
+		return "working"
+	case state.StatusAttention:
+		return "needs you"
+	case state.StatusDone:
+		return "done"
+	case state.StatusError:
+		return "failed"
+	}
+	return status
+}
+
+// fmtTokens is a bare token count the way the window draws it: 850, 412k,
+// 1.2M. Rounded, never padded.
+func fmtTokens(n int64) string {
+	if n < 1000 {
+		return strconv.FormatInt(n, 10)
+	}
+	if k := (n + 500) / 1000; k < 1000 {
+		return strconv.FormatInt(k, 10) + "k"
+	}
+	m := strconv.FormatFloat(math.Round(float64(n)/1e5)/10, 'f', -1, 64)
+	return m + "M"
+}
+
+// ctxFill is the bar's fill in [0, 1] and the whole percentage it stands for
+// (which may pass 100: a session can run over its window).
+func ctxFill(tokens, budget int64) (fill string, pct int64) {
+	f := float64(tokens) / float64(budget)
+	pct = int64(math.Floor(f * 100))
+	return strconv.FormatFloat(math.Min(f, 1), 'f', 3, 64), pct
+}
+
+// ctxHot reports whether the bar turns amber.
+func ctxHot(tokens, budget int64, hotAt float64) bool {
+	return float64(tokens) >= hotAt*float64(budget)
+}
+
+// isoMs renders a host timestamp for a <time datetime>.
+func isoMs(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// msAttr is a timestamp for a data attribute.
+func msAttr(ms int64) string { return strconv.FormatInt(ms, 10) }
+
+// rowID is a stable element id for a session. Session ids are arbitrary
+// text; the encoding keeps the id valid and unique whatever they hold.
+func rowID(sessionID string) string {
+	return "row-" + base64.RawURLEncoding.EncodeToString([]byte(sessionID))
+}
+
+// rowName names a session in the labels of its buttons: its title, else its
+// project, else its id.
+func rowName(s state.Session) string {
+	switch {
+	case s.Title != "":
+		return s.Title
+	case s.Project != "":
+		return s.Project
+	}
+	return s.ID
+}
+
+// settled reports whether a session may be closed out with the ✕.
+func settled(s state.Session) bool {
+	return s.Status == state.StatusDone || s.Status == state.StatusError
+}
+
+// relevance orders sessions for the big bot: the human's attention first.
+func relevance(status string) int {
+	switch status {
+	case state.StatusAttention:
+		return 0
+	case state.StatusError:
+		return 1
+	case state.StatusWorking:
+		return 2
+	case state.StatusDone:
+		return 3
+	}
+	return 4
+}
+
+// urgent is the session the big bot stands for: the question waiting
+// longest, else the newest failure, else the working session in the most
+// trouble (then the newest), else the newest finished one.
+func urgent(ss []state.Session) (state.Session, bool) {
+	best := -1
+	better := func(a, b state.Session) bool {
+		if ra, rb := relevance(a.Status), relevance(b.Status); ra != rb {
+			return ra < rb
+		}
+		switch a.Status {
+		case state.StatusAttention:
+			return a.Since < b.Since
+		case state.StatusWorking:
+			if a.ErrorStreak != b.ErrorStreak {
+				return a.ErrorStreak > b.ErrorStreak
+			}
+		}
+		return a.Since > b.Since
+	}
+	for i, s := range ss {
+		if best < 0 || better(s, ss[best]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return state.Session{}, false
+	}
+	return ss[best], true
+}
+
+// island is the tab's alert island per the alerts setting: the session it
+// points at and its kind, or ok false when nothing is to be shown.
+func island(v BoardView) (s state.Session, ok bool) {
+	if v.Unknown || v.Doc.Settings.Alerts == "off" {
+		return state.Session{}, false
+	}
+	var pick []state.Session
+	for _, s := range v.Doc.Sessions {
+		switch s.Status {
+		case state.StatusAttention, state.StatusError:
+			pick = append(pick, s)
+		case state.StatusDone:
+			if v.Doc.Settings.Alerts == "all" {
+				pick = append(pick, s)
+			}
+		}
+	}
+	return urgent(pick)
+}
+
+// Phrase is the terse line the polite live region announces when it
+// changes, e.g. "notch-web: 1 needs you, 2 working".
+func (v BoardView) Phrase() string { return summaryPhrase(v.Doc.Summary, v.Unknown) }
+
+func summaryPhrase(sum state.Summary, unknown bool) string {
+	if unknown {
+		return "notch-web: status unknown"
+	}
+	var parts []string
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, strconv.Itoa(n)+" "+what)
+		}
+	}
+	add(sum.Attention, "needs you")
+	add(sum.Error, "failed")
+	add(sum.Working, "working")
+	add(sum.Done, "done")
+	if len(parts) == 0 {
+		return "notch-web: no sessions"
+	}
+	return "notch-web: " + strings.Join(parts, ", ")
+}
+
+// boardStyle carries the settings that apply to the whole page as CSS
+// custom properties.
+func boardStyle(s settings.Settings) string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+	return "--scale:" + f(s.Scale) + ";--opacity:" + f(s.Opacity) +
+		";--ghost-opacity:" + f(s.GhostOpacity) + ";--max-rows:" + strconv.Itoa(s.MaxRows)
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notch-web/notch-web/state"
+)
+
+// startRun starts the whole program on a free port and returns its base URL
+// and a function that stops it and returns run's error.
+func startRun(t *testing.T, args ...string) (string, func() error) {
+	t.Helper()
+	home := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	getenv := func(k string) string {
+		if k == "DSH_HOME" {
+			return home
+		}
+		return ""
+	}
+	go func() {
+		done <- run(ctx, append([]string{"--addr", "127.0.0.1:0", "--log-level", "error"}, args...), getenv, pw, io.Discard)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		cancel()
+		t.Fatalf("no URL printed: %v (run: %v)", err, <-done)
+	}
+	go io.Copy(io.Discard, pr)
+	base := strings.TrimSuffix(strings.TrimSpace(line), "/agents-notch/")
+	stopped := false
+	stop := func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second):
+			t.Fatal("run did not return after its context ended")
+			return nil
+		}
+	}
+	t.Cleanup(func() { _ = stop() })
+	return base, stop
+}
+
+func TestRunServesAndShutsDown(t *testing.T) {
+	base, stop := startRun(t)
+	if !strings.HasPrefix(base, "http://127.0.0.1:") {
+		t.Fatalf("first line of stdout should be the URL, got %q", base)
+	}
+	res, err := http.Get(base + "/healthz")
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("healthz: %v %v", res, err)
+	}
+	res.Body.Close()
+	// An open stream must not hold the shutdown up.
+	req, _ := http.NewRequest("GET", base+"/agents-notch/stream?page=board", nil)
+	sres, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sres.Body.Close()
+	if err := stop(); err != nil {
+		t.Fatalf("run returned %v after a clean shutdown", err)
+	}
+	if _, err := io.ReadAll(sres.Body); err != nil && !strings.Contains(err.Error(), "EOF") {
+		t.Logf("stream ended with %v", err)
+	}
+}
+
+func TestRunWritesStateJSONHeartbeat(t *testing.T) {
+	home := t.TempDir()
+	base, _ := startRun(t, "--dsh-home", home)
+	path := filepath.Join(home, "state", "agents-notch", "state.json")
+	first := waitDoc(t, path, func(state.Document) bool { return true })
+	// The heartbeat: wallMs moves on without any change.
+	waitDoc(t, path, func(d state.Document) bool { return d.WallMs > first.WallMs })
+	// An event is in state.json at once.
+	res, err := http.Post(base+"/agents-notch/events", "application/json",
+		strings.NewReader(`{"type":"session.opened","session":"s1","cwd":"/home/me/argon"}`))
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("POST events: %v %v", res.Status, err)
+	}
+	res.Body.Close()
+	d := waitDoc(t, path, func(d state.Document) bool { return len(d.Sessions) == 1 })
+	if d.Sessions[0].Project != "argon" || d.Summary.Total != 1 {
+		t.Fatalf("state.json row = %+v, summary %+v", d.Sessions[0], d.Summary)
+	}
+	// A settings change is in state.json at once too.
+	res, err = http.Post(base+"/agents-notch/settings", "application/json", strings.NewReader(`{"scale": 1.5}`))
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("POST settings: %v %v", res.Status, err)
+	}
+	res.Body.Close()
+	waitDoc(t, path, func(d state.Document) bool { return d.Settings.Scale == 1.5 })
+}
+
+func TestRunFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--finished-url", "not a url"},
+		{"--open-url", "ftp://x/y"},
+		{"--harness-origin", "http://127.0.0.1:3000/path"},
+		{"--follow", "x.json", "--demo"},
+		{"--log-level", "loud"},
+		{"stray"},
+	} {
+		err := run(context.Background(), args, func(string) string { return t.TempDir() }, io.Discard, io.Discard)
+		if err == nil {
+			t.Errorf("run %v: want an error", args)
+		}
+	}
+}
+
+func waitDoc(t *testing.T, path string, ok func(state.Document) bool) state.Document {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if data, err := os.ReadFile(path); err == nil {
+			var d state.Document
+			if json.Unmarshal(data, &d) == nil && ok(d) {
+				return d
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("state.json at %s never reached the expected state", path)
+	return state.Document{}
+}

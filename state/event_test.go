@@ -1,0 +1,174 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDecodeEventsAccepts(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want []Event
+	}{
+		{"one object", `{"type":"turn.started","session":"a","at":5}`,
+			[]Event{{Type: TypeTurnStarted, Session: "a", At: 5}}},
+		{"one pretty-printed object", "\n{\n  \"v\": 1,\n  \"type\": \"tool.started\",\n  \"session\": \"a\",\n  \"tool\": \"bash\"\n}\n",
+			[]Event{{V: 1, Type: TypeToolStarted, Session: "a", Tool: "bash"}}},
+		{"NDJSON with blank lines, CRLF and a BOM",
+			"\xef\xbb\xbf{\"type\":\"session.opened\",\"session\":\"a\",\"cwd\":\"C:\\\\src\\\\x\",\"origin\":\"subagent\",\"parent\":\"p\"}\r\n\r\n   \n" +
+				`{"type":"context.tokens","session":"a","tokens":0}` + "\n" +
+				`{"type":"approval.resolved","session":"a","outcome":"allowed-once"}`,
+			[]Event{{Type: TypeSessionOpened, Session: "a", Cwd: `C:\src\x`, Origin: OriginSubagent, Parent: "p"},
+				{Type: TypeContextTokens, Session: "a", Tokens: ptr[int64](0)},
+				{Type: TypeApprovalResolved, Session: "a", Outcome: OutcomeAllowedOnce}}},
+		{"null is not given", `{"type":"turn.started","session":"a","at":null,"tool":null}`,
+			[]Event{{Type: TypeTurnStarted, Session: "a"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := DecodeEvents([]byte(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got  %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDecodeEventsRefuses: every refusal, with the line it names and the
+// sentinel behind it.
+func TestDecodeEventsRefuses(t *testing.T) {
+	ok := `{"type":"turn.started","session":"a"}`
+	tests := []struct {
+		name     string
+		body     string
+		line     int
+		is       error
+		contains string
+	}{
+		{"unknown field (a typo)", ok + "\n" + `{"type":"turn.started","sesion":"a"}`, 2, ErrInvalidEvent, `unknown field "sesion"`},
+		{"unknown type", ok + "\n\n" + `{"type":"turn.paused","session":"a"}`, 3, ErrUnknownType, `"turn.paused"`},
+		{"missing type", `{"session":"a"}`, 1, ErrInvalidEvent, "type is required"},
+		{"missing session", `{"type":"turn.started"}`, 1, ErrInvalidEvent, "session is required"},
+		{"version 2", `{"v":2,"type":"turn.started","session":"a"}`, 1, ErrVersion, "v 2"},
+		{"version -1", `{"v":-1,"type":"turn.started","session":"a"}`, 1, ErrVersion, "v -1"},
+		{"not JSON", ok + "\nhello", 2, ErrInvalidEvent, "want a JSON object"},
+		{"broken JSON", ok + "\n" + `{"type":"turn.started",`, 2, ErrInvalidEvent, "truncated JSON object"},
+		{"an array", `[` + ok + `]`, 1, ErrInvalidEvent, "an array"},
+		{"two objects on a line", ok + ok + "\n" + ok, 1, ErrInvalidEvent, "more than one JSON value"},
+		{"a string field given a number", `{"type":"turn.started","session":7}`, 1, ErrInvalidEvent, "session is a JSON number, want string"},
+		{"at given a string", `{"type":"turn.started","session":"a","at":"now"}`, 1, ErrInvalidEvent, "at is a JSON string, want int64"},
+		{"negative at", `{"type":"turn.started","session":"a","at":-1}`, 1, ErrInvalidEvent, "at must be ≥ 0"},
+		{"at beyond 2^53", `{"type":"turn.started","session":"a","at":9007199254740992}`, 1, ErrInvalidEvent, "at must be ≤"},
+		{"session id too long", `{"type":"turn.started","session":"` + strings.Repeat("é", 101) + `"}`, 1, ErrInvalidEvent, "202 bytes (max 200)"},
+		{"control character in session", `{"type":"turn.started","session":"a\u0007b"}`, 1, ErrInvalidEvent, "control characters"},
+		{"control character in title", `{"type":"session.titled","session":"a","title":"x\ny"}`, 1, ErrInvalidEvent, "title must not contain control"},
+		{"tool.started without tool", `{"type":"tool.started","session":"a"}`, 1, ErrInvalidEvent, "tool.started needs tool"},
+		{"tool.ended without outcome", `{"type":"tool.ended","session":"a","tool":"bash"}`, 1, ErrInvalidEvent, "needs outcome"},
+		{"tool.ended bad outcome", `{"type":"tool.ended","session":"a","tool":"bash","outcome":"completed"}`, 1, ErrInvalidEvent, "not one of ok|error"},
+		{"approval.resolved bad outcome", `{"type":"approval.resolved","session":"a","outcome":"allowed"}`, 1, ErrInvalidEvent, "allowed-once|rejected|cancelled"},
+		{"turn.ended bad outcome", `{"type":"turn.ended","session":"a","outcome":"ok"}`, 1, ErrInvalidEvent, "completed|error"},
+		{"context.tokens without tokens", `{"type":"context.tokens","session":"a"}`, 1, ErrInvalidEvent, "needs tokens"},
+		{"negative tokens", `{"type":"context.tokens","session":"a","tokens":-3}`, 1, ErrInvalidEvent, "tokens must be ≥ 0"},
+		{"fractional tokens", `{"type":"context.tokens","session":"a","tokens":1.5}`, 1, ErrInvalidEvent, "tokens is a JSON number 1.5, want int64"},
+		{"session.titled without title", `{"type":"session.titled","session":"a"}`, 1, ErrInvalidEvent, "needs title"},
+		{"a field the type does not take", `{"type":"turn.started","session":"a","tool":"bash"}`, 1, ErrInvalidEvent, "turn.started does not take tool"},
+		{"origin other than subagent", `{"type":"session.opened","session":"a","origin":"human"}`, 1, ErrInvalidEvent, "origin must be one of subagent"},
+		{"its own parent", `{"type":"session.opened","session":"a","parent":"a"}`, 1, ErrInvalidEvent, "its parent"},
+		{"line too long", ok + "\n" + `{"type":"session.titled","session":"a","title":"` + strings.Repeat("x", MaxEventLine) + `"}`, 2, ErrTooLarge, "max 65536"},
+		{"single object too long", `{"type":"session.titled","session":"a","title":"` + strings.Repeat("x", MaxEventLine) + `"}`, 1, ErrTooLarge, "max 65536"},
+		{"too many events", strings.Repeat(ok+"\n", MaxEvents+1), MaxEvents + 1, ErrTooLarge, "more than 10000 events"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			evs, err := DecodeEvents([]byte(tc.body))
+			if evs != nil {
+				t.Errorf("refusal returned %d events; want none", len(evs))
+			}
+			var le *LineError
+			if !errors.As(err, &le) {
+				t.Fatalf("err = %v (%T), want *LineError", err, err)
+			}
+			if le.Line != tc.line {
+				t.Errorf("line = %d, want %d (%v)", le.Line, tc.line, err)
+			}
+			if !errors.Is(err, tc.is) {
+				t.Errorf("err = %v, want errors.Is %v", err, tc.is)
+			}
+			if msg := err.Error(); !strings.HasPrefix(msg, fmt.Sprintf("line %d: ", tc.line)) || !strings.Contains(msg, tc.contains) {
+				t.Errorf("err = %q, want \"line %d: …%s…\"", msg, tc.line, tc.contains)
+			}
+			if len(err.Error()) > 400 {
+				t.Errorf("error message is %d bytes; outside input must not blow up the log", len(err.Error()))
+			}
+		})
+	}
+}
+
+func TestDecodeEventsEmpty(t *testing.T) {
+	for _, body := range []string{"", "  \n\r\n\t", "\xef\xbb\xbf"} {
+		if _, err := DecodeEvents([]byte(body)); !errors.Is(err, ErrNoEvents) {
+			t.Errorf("DecodeEvents(%q) = %v, want ErrNoEvents", body, err)
+		}
+	}
+}
+
+// TestVocabularyComplete: every type accepts a minimal valid event, and
+// only the fields its row in the table names.
+func TestVocabularyComplete(t *testing.T) {
+	full := Event{Title: "t", Project: "p", Cwd: "/c", Origin: OriginSubagent, Parent: "q", Tool: "bash",
+		Reason: "r", Outcome: "x", Tokens: ptr[int64](1)}
+	if len(vocabulary) != 10 {
+		t.Fatalf("vocabulary has %d types, the README documents 10", len(vocabulary))
+	}
+	for typ, rule := range vocabulary {
+		ev := Event{Type: typ, Session: "a"}
+		if rule.needs&fTitle != 0 {
+			ev.Title = "t"
+		}
+		if rule.needs&fTool != 0 {
+			ev.Tool = "bash"
+		}
+		if rule.needs&fTokens != 0 {
+			ev.Tokens = ptr[int64](1)
+		}
+		if rule.needs&fOutcome != 0 {
+			ev.Outcome = rule.outcomes[0]
+		}
+		if err := ev.Validate(); err != nil {
+			t.Errorf("minimal %s: %v", typ, err)
+		}
+		// Add each field the type does not take: refused by name.
+		for i, name := range fieldNames {
+			bit := field(1 << i)
+			if rule.takes&bit != 0 {
+				continue
+			}
+			bad := ev
+			v, b := reflect.ValueOf(&bad).Elem(), reflect.ValueOf(full)
+			for j := range v.NumField() {
+				if tag, _, _ := strings.Cut(v.Type().Field(j).Tag.Get("json"), ","); tag == name {
+					v.Field(j).Set(b.Field(j))
+				}
+			}
+			if err := bad.Validate(); !errors.Is(err, ErrInvalidEvent) || !strings.Contains(err.Error(), "does not take "+name) {
+				t.Errorf("%s with %s: %v", typ, name, err)
+			}
+		}
+	}
+}
+
+func TestStamp(t *testing.T) {
+	evs := []Event{{Type: TypeTurnStarted, Session: "a"}, {Type: TypeTurnStarted, Session: "a", At: 7}}
+	Stamp(evs, time.UnixMilli(t0))
+	if evs[0].At != t0 || evs[1].At != 7 {
+		t.Errorf("Stamp: %d %d", evs[0].At, evs[1].At)
+	}
+}

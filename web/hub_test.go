@@ -1,0 +1,201 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notch-web/notch-web/state"
+)
+
+// openStream opens a board stream and returns a channel of the data lines
+// of each patch-elements event it receives.
+func openStream(t *testing.T, base string) (<-chan string, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/agents-notch/stream?page=board", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("stream Content-Type %q", ct)
+	}
+	out := make(chan string, 1024)
+	go func() {
+		defer res.Body.Close()
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		var ev, data strings.Builder
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				ev.WriteString(strings.TrimPrefix(line, "event: "))
+			case strings.HasPrefix(line, "data: "):
+				data.WriteString(strings.TrimPrefix(line, "data: "))
+			case line == "":
+				if ev.String() == "datastar-patch-elements" {
+					out <- data.String()
+				}
+				ev.Reset()
+				data.Reset()
+			}
+		}
+		close(out)
+	}()
+	return out, cancel
+}
+
+func waitFor(t *testing.T, ch <-chan string, want string) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case s, ok := <-ch:
+			if !ok {
+				t.Fatalf("stream closed before %q arrived", want)
+			}
+			if strings.Contains(s, want) {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("%q never arrived", want)
+		}
+	}
+}
+
+func TestHubRendersOncePerChangeWhateverTheTabs(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go e.hub.Run(ctx)
+	const tabs = 25
+	streams := make([]<-chan string, tabs)
+	for i := range streams {
+		var stop func()
+		streams[i], stop = openStream(t, e.base)
+		defer stop()
+	}
+	for e.hub.Clients() < tabs {
+		time.Sleep(5 * time.Millisecond)
+	}
+	before := e.hub.Renders()
+	const changes = 5
+	for i := 0; i < changes; i++ {
+		id := fmt.Sprintf("sess-%d", i)
+		if _, err := e.board.Ingest([]state.Event{{Type: "session.opened", Session: id}}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range streams {
+			waitFor(t, s, id)
+		}
+	}
+	// Wait for the tick that would render a "change" made only of a new clock.
+	time.Sleep(600 * time.Millisecond)
+	if got := e.hub.Renders() - before; got != changes {
+		t.Errorf("%d changes seen by %d tabs took %d renders, want %d", changes, tabs, got, changes)
+	}
+}
+
+func TestHubDropsAStalledTabWithoutDelayingOthers(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.hub.WriteTimeout = 300 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go e.hub.Run(ctx)
+
+	// A tab that opens the stream and never reads, with a tiny receive buffer.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(e.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.(*net.TCPConn).SetReadBuffer(4096)
+	fmt.Fprintf(conn, "GET /agents-notch/stream?page=board HTTP/1.1\r\nHost: %s\r\n\r\n", strings.TrimPrefix(e.base, "http://"))
+
+	healthy, stop := openStream(t, e.base)
+	defer stop()
+	for e.hub.Clients() < 2 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	// Big boards, many changes: the stalled tab's buffers fill up.
+	title := strings.Repeat("a long title that fills the socket buffers ", 20)
+	for i := 0; e.hub.drops.Load() == 0; i++ {
+		if i > 20000 {
+			t.Fatal("the stalled tab was never dropped")
+		}
+		id := fmt.Sprintf("s%d", i)
+		evs := []state.Event{{Type: "session.opened", Session: id}, {Type: "session.titled", Session: id, Title: fmt.Sprintf("%s %d", title, i)}}
+		if _, err := e.board.Ingest(evs, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if i%40 == 39 {
+			e.board.Retire(fmt.Sprintf("s%d", i-39))
+		}
+		// The healthy tab keeps up with every change meanwhile.
+		waitFor(t, healthy, fmt.Sprintf("%s %d", title, i))
+	}
+	if n := e.hub.Clients(); n != 1 {
+		t.Errorf("%d clients after the drop, want the healthy one only", n)
+	}
+}
+
+func TestHubShutdownEndsOpenStreams(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	var streams []<-chan string
+	for i := 0; i < 3; i++ {
+		s, stop := openStream(t, e.base)
+		defer stop()
+		streams = append(streams, s)
+	}
+	for e.hub.Clients() < 3 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	e.hub.Close()
+	for _, s := range streams {
+		select {
+		case <-drain(s):
+		case <-time.After(5 * time.Second):
+			t.Fatal("a stream stayed open after the hub closed")
+		}
+	}
+	// A stream opened after shutdown ends at once.
+	s, stop := openStream(t, e.base)
+	defer stop()
+	select {
+	case <-drain(s):
+	case <-time.After(5 * time.Second):
+		t.Fatal("a stream opened after close stayed open")
+	}
+}
+
+func drain(s <-chan string) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		for range s {
+		}
+		close(done)
+	}()
+	return done
+}
+
+func TestHubSkipsAChangeOfClockAlone(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.hub.Refresh(time.Now())
+	n := e.hub.Renders()
+	e.hub.Refresh(time.Now().Add(time.Minute))
+	if e.hub.Renders() != n {
+		t.Error("a new wallMs alone re-rendered the board")
+	}
+	e.board.Ingest([]state.Event{{Type: "session.opened", Session: "x"}}, time.Now())
+	e.hub.Refresh(time.Now())
+	if e.hub.Renders() != n+1 {
+		t.Error("a new session did not re-render the board")
+	}
+}
