@@ -12,6 +12,8 @@ export type Host = {
   url: string; // http://127.0.0.1:PORT
   home: string;
   proc: ChildProcess;
+  /** log holds the host's JSON Lines log records, as parsed objects. */
+  log: Array<Record<string, any>>;
   stop: () => Promise<void>;
 };
 
@@ -19,7 +21,22 @@ export type Host = {
 export async function startHost(args: string[] = [], home?: string): Promise<Host> {
   home ??= fs.mkdtempSync(path.join(os.tmpdir(), 'notch-web-pw-'));
   const proc = spawn(BIN, ['--addr', '127.0.0.1:0', '--dsh-home', home, '--log-level', 'warning', ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const log: Array<Record<string, any>> = [];
+  let partial = '';
+  proc.stderr!.on('data', (d: Buffer) => {
+    partial += d.toString();
+    let nl: number;
+    while ((nl = partial.indexOf('\n')) >= 0) {
+      const line = partial.slice(0, nl);
+      partial = partial.slice(nl + 1);
+      try {
+        log.push(JSON.parse(line));
+      } catch {
+        process.stderr.write(line + '\n');
+      }
+    }
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -36,7 +53,7 @@ export async function startHost(args: string[] = [], home?: string): Promise<Hos
     proc.kill('SIGTERM');
     await new Promise((r) => proc.once('exit', r));
   };
-  return { url, home, proc, stop };
+  return { url, home, proc, log, stop };
 }
 
 /** settingsFile is the pane's override file under a DSH home. */
