@@ -50,6 +50,8 @@ type Service struct {
 	view    View
 	stamp   []byte              // the encoded view, to tell a real change
 	lastRow map[string]rowEntry // last good parse of each patch file
+	row     Row                 // the row as last read: a pane write does not re-read the YAML
+	rowWarn []Warning
 	changes notify.Broadcast
 }
 
@@ -76,6 +78,9 @@ func (s *Service) View() View {
 // Reload re-reads the row and the pane file, and notifies subscribers when
 // anything they would see changed. It reports whether it did.
 func (s *Service) Reload() bool {
+	s.mu.Lock()
+	s.row, s.rowWarn = s.readRowLocked()
+	s.mu.Unlock()
 	pane, paneWarn := s.store.Load()
 	return s.rebuild(pane, paneWarn)
 }
@@ -92,7 +97,7 @@ func (s *Service) Change(c Change) (View, error) {
 
 func (s *Service) rebuild(pane Partial, paneWarn []Warning) bool {
 	s.mu.Lock()
-	row, rowWarn := s.readRowLocked()
+	row, rowWarn := s.row, s.rowWarn
 	v := View{Row: row.Config, Stored: pane, Defaults: Defaults, Context: row.Context, Retire: row.Retire}
 	v.Settings, v.Source = Compose(row.Config, pane)
 	v.Warnings = append(append([]Warning{}, rowWarn...), paneWarn...)

@@ -25,7 +25,20 @@ const MaxPaneBytes = 1 << 20
 // never lose each other's keys, and atomic, so a crash never leaves half a file.
 type Store struct {
 	path string
-	mu   sync.Mutex // orders this process's writers before the file lock
+	mu   sync.Mutex // held by the one goroutine writing for this process
+
+	qmu   sync.Mutex
+	queue []*pendingChange
+}
+
+type pendingChange struct {
+	c    Change
+	done chan applied
+}
+
+type applied struct {
+	p   Partial
+	err error
 }
 
 // NewStore returns the store kept at path.
@@ -85,10 +98,38 @@ type Change struct {
 	Set   Partial
 }
 
-// Apply performs c on the file and returns the layer as written.
+// Apply performs c on the file and returns the layer as written. Concurrent
+// callers are committed together (group commit): whoever takes the write
+// applies every change queued so far, in arrival order, with one durable
+// write, so many clients cost one fsync rather than one each.
 func (s *Store) Apply(c Change) (Partial, error) {
+	me := &pendingChange{c: c, done: make(chan applied, 1)}
+	s.qmu.Lock()
+	s.queue = append(s.queue, me)
+	s.qmu.Unlock()
+
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	select {
+	case r := <-me.done: // an earlier writer committed this change with its batch
+		s.mu.Unlock()
+		return r.p, r.err
+	default:
+	}
+	s.qmu.Lock()
+	batch := s.queue
+	s.queue = nil
+	s.qmu.Unlock()
+	p, err := s.commit(batch)
+	for _, pc := range batch {
+		pc.done <- applied{p, err}
+	}
+	s.mu.Unlock()
+	r := <-me.done
+	return r.p, r.err
+}
+
+// commit applies a batch of changes under the file lock with one write.
+func (s *Store) commit(batch []*pendingChange) (Partial, error) {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
 		return nil, fmt.Errorf("creating the settings directory: %w", err)
 	}
@@ -105,16 +146,19 @@ func (s *Store) Apply(c Change) (Partial, error) {
 		}
 	}
 	next := Partial{}
-	if !c.Reset {
-		for k, v := range cur {
+	for k, v := range cur {
+		next[k] = v
+	}
+	for _, pc := range batch {
+		if pc.c.Reset {
+			clear(next)
+		}
+		for _, k := range pc.c.Clear {
+			delete(next, k)
+		}
+		for k, v := range pc.c.Set {
 			next[k] = v
 		}
-	}
-	for _, k := range c.Clear {
-		delete(next, k)
-	}
-	for k, v := range c.Set {
-		next[k] = v
 	}
 	data, err := json.MarshalIndent(next, "", "  ")
 	if err != nil {

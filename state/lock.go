@@ -13,6 +13,9 @@ import (
 // means a wedged holder, and a request should fail rather than hang.
 const LockTimeout = 10 * time.Second
 
+// lockTimeout is LockTimeout, shortened by the test of the timeout.
+var lockTimeout = LockTimeout
+
 // LockFile takes an exclusive lock on path (creating it, and its
 // directory, if missing) and returns the function that releases it. The
 // lock is advisory and between processes as well as goroutines: flock on
@@ -29,7 +32,7 @@ func LockFile(path string) (unlock func() error, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("locking %s: %w", path, err)
 	}
-	deadline := time.Now().Add(LockTimeout)
+	deadline := time.Now().Add(lockTimeout)
 	for delay := 100 * time.Microsecond; ; delay = min(2*delay, 20*time.Millisecond) {
 		busy, err := tryLock(f)
 		if err != nil {
@@ -41,7 +44,7 @@ func LockFile(path string) (unlock func() error, err error) {
 		}
 		if time.Now().After(deadline) {
 			f.Close()
-			return nil, fmt.Errorf("locking %s: %w after %v", path, ErrLockTimeout, LockTimeout)
+			return nil, fmt.Errorf("locking %s: %w after %v", path, ErrLockTimeout, lockTimeout)
 		}
 		time.Sleep(delay)
 	}

@@ -183,6 +183,14 @@ func mergeMark(data []byte, id string, m Mark) ([]byte, error) {
 	if entry == nil {
 		entry = map[string]json.RawMessage{}
 	}
+	// Go's decoder matches keys case-insensitively, so a stray "State" (or
+	// "ſtate") would compete with the value written here; it is the same
+	// field to any reader, not an unknown one to keep.
+	for k := range entry {
+		if strings.EqualFold(k, "state") || strings.EqualFold(k, "at") {
+			delete(entry, k)
+		}
+	}
 	entry["state"], _ = json.Marshal(m.State)
 	entry["at"] = strconv.AppendInt(nil, m.At, 10)
 	var err error

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -48,6 +50,17 @@ type Hub struct {
 	drops   atomic.Int64
 }
 
+// streamSendBuffer is the kernel send buffer of a stream's connection.
+const streamSendBuffer = 32 << 10
+
+type connKey struct{}
+
+// ConnContext is the http.Server's ConnContext hook: it lets a stream reach
+// its TCP connection to size the send buffer.
+func ConnContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, c)
+}
+
 type client struct {
 	page string
 	ch   chan []byte
@@ -64,6 +77,9 @@ func NewHub(b *Board, s *settings.Service, log *slog.Logger) *Hub {
 
 // Renders counts the changes rendered so far (each renders every page once).
 func (h *Hub) Renders() int64 { return h.renders.Load() }
+
+// Drops counts the streams dropped because their reader stalled.
+func (h *Hub) Drops() int64 { return h.drops.Load() }
 
 // Clients counts the open streams.
 func (h *Hub) Clients() int {
@@ -139,7 +155,7 @@ func (h *Hub) Refresh(now time.Time) {
 	board, err1 := patchFrame(templates.Board(bv))
 	pane, err2 := patchFrame(templates.Pane(pv))
 	if err1 != nil || err2 != nil {
-		h.log.Error("rendering the board", "error", map[string]string{"name": "RenderError", "message": errorsJoin(err1, err2)})
+		h.log.Error("rendering the board", "error", map[string]string{"name": "RenderError", "message": errors.Join(err1, err2).Error()})
 		return
 	}
 	h.renders.Add(1)
@@ -207,6 +223,12 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, page string) {
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(time.Time{}) // a server WriteTimeout must not cut the stream
+	if tc, ok := r.Context().Value(connKey{}).(*net.TCPConn); ok {
+		// A small kernel send buffer: a reader that stops reading fills it
+		// within a few frames, its write then stalls past WriteTimeout and
+		// the stream is dropped, instead of megabytes queueing for it.
+		_ = tc.SetWriteBuffer(streamSendBuffer)
+	}
 	c, ok := h.subscribe(page)
 	if !ok {
 		return
@@ -289,16 +311,3 @@ func (r *recorder) Header() http.Header         { return r.header }
 func (r *recorder) Write(b []byte) (int, error) { return r.buf.Write(b) }
 func (r *recorder) WriteHeader(int)             {}
 func (r *recorder) Flush()                      {}
-
-func errorsJoin(errs ...error) string {
-	var b bytes.Buffer
-	for _, e := range errs {
-		if e != nil {
-			if b.Len() > 0 {
-				b.WriteString("; ")
-			}
-			b.WriteString(e.Error())
-		}
-	}
-	return b.String()
-}

@@ -35,6 +35,11 @@ func redirect(to string) echo.HandlerFunc {
 	return func(c echo.Context) error { return c.Redirect(http.StatusFound, to) }
 }
 
+// healthz answers 200 while serving, with the hub's counters: how many
+// streams are open, how many changes were rendered, how many stalled
+// streams were dropped. The load tool reads them.
 func (s *Server) healthz(c echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]any{"ok": true})
+	return c.JSON(http.StatusOK, map[string]any{
+		"ok": true, "streams": s.Hub.Clients(), "renders": s.Hub.Renders(), "drops": s.Hub.Drops(),
+	})
 }

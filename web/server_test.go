@@ -40,7 +40,7 @@ type envOpts struct {
 	harness     []string
 }
 
-func newEnv(t *testing.T, o envOpts) *testEnv {
+func newEnv(t testing.TB, o envOpts) *testEnv {
 	t.Helper()
 	home := t.TempDir()
 	patch := filepath.Join(home, "cordis.patch.yml")
@@ -63,7 +63,9 @@ func newEnv(t *testing.T, o envOpts) *testEnv {
 	hub := NewHub(board, svc, log)
 	manual := filepath.Join(home, "state", "session-finished", "manual.json")
 	srv := New(Deps{Settings: svc, Board: board, Hub: hub, Locks: locks, Log: log, Static: static.FS, ManualPath: manual, OpenDoor: o.openURL})
-	ts := httptest.NewServer(srv.Handler())
+	ts := httptest.NewUnstartedServer(srv.Handler())
+	ts.Config.ConnContext = ConnContext
+	ts.Start()
 	t.Cleanup(func() { hub.Close(); ts.Close() })
 	u, _ := url.Parse(ts.URL)
 	_, port, _ := net.SplitHostPort(u.Host)
@@ -72,7 +74,7 @@ func newEnv(t *testing.T, o envOpts) *testEnv {
 	return &testEnv{srv: srv, ts: ts, home: home, base: ts.URL, board: board, hub: hub, svc: svc, manual: manual}
 }
 
-func (e *testEnv) do(t *testing.T, method, path, body string, hdr map[string]string) (int, map[string]any) {
+func (e *testEnv) do(t testing.TB, method, path, body string, hdr map[string]string) (int, map[string]any) {
 	t.Helper()
 	req, _ := http.NewRequest(method, e.base+path, strings.NewReader(body))
 	if method == http.MethodPost {
@@ -100,7 +102,7 @@ func (e *testEnv) do(t *testing.T, method, path, body string, hdr map[string]str
 	return res.StatusCode, m
 }
 
-func (e *testEnv) paneFile(t *testing.T) string {
+func (e *testEnv) paneFile(t testing.TB) string {
 	data, err := os.ReadFile(filepath.Join(e.home, "state", "agents-notch", "settings.json"))
 	if os.IsNotExist(err) {
 		return ""

@@ -38,10 +38,10 @@ func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 type config struct {
-	addr, dshHome, rowID, statePath, follow, finishedURL, openURL, logLevel string
-	patches, allowHosts, harnessOrigins                                    listFlag
-	demo                                                                   bool
-	retireAfter                                                            time.Duration
+	addr, dshHome, rowID, statePath, follow, finishedURL, openURL, logLevel, pprof string
+	patches, allowHosts, harnessOrigins                                            listFlag
+	demo                                                                           bool
+	retireAfter                                                                    time.Duration
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*config, error) {
@@ -61,6 +61,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	fs.BoolVar(&c.demo, "demo", false, "play a built-in scenario through the events path, in a loop")
 	fs.DurationVar(&c.retireAfter, "retire-after", state.DefaultRetireAfter, "how long a settled row stays when the row says retire: timer")
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warning or error")
+	fs.StringVar(&c.pprof, "pprof", "", "serve Go's pprof profiles on this loopback `HOST:PORT` (off by default)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -99,6 +100,12 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 		p, err := url.Parse(o)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || (p.Path != "" && p.Path != "/") {
 			return nil, fmt.Errorf("--harness-origin %q is not an origin (scheme://host[:port])", o)
+		}
+	}
+	if c.pprof != "" {
+		host, _, err := net.SplitHostPort(c.pprof)
+		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+			return nil, fmt.Errorf("--pprof %q: profiles are served on a loopback address only", c.pprof)
 		}
 	}
 	if c.follow != "" && c.demo {
@@ -167,6 +174,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	})
 	httpSrv := &http.Server{
 		Handler:           srv.Handler(),
+		ConnContext:       web.ConnContext,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
@@ -196,6 +204,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		defer cancel()
 		return srv.Shutdown(sctx, httpSrv)
 	})
+	if cfg.pprof != "" {
+		g.Go(func() error { return servePprof(gctx, cfg.pprof) })
+	}
 	g.Go(func() error { return svc.Watch(gctx) })
 	g.Go(func() error { hub.Run(gctx); return nil })
 

@@ -1,0 +1,130 @@
+package state
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// waitFor polls cond until it holds or the deadline passes: a condition,
+// never a fixed sleep.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func startWriter(t *testing.T, w *Writer, notify <-chan struct{}) (stop func() error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx, notify) }()
+	return func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second):
+			t.Fatal("Run did not return after its context ended")
+			return nil
+		}
+	}
+}
+
+func TestWriterHeartbeat(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agents-notch", "state.json")
+	var calls atomic.Int64
+	w := &Writer{Path: path, Interval: 5 * time.Millisecond, Snapshot: func(now time.Time) Document {
+		calls.Add(1)
+		return NewFold().Snapshot(SnapshotInput{Now: now})
+	}}
+	stop := startWriter(t, w, nil)
+	// With no notification at all, wallMs keeps moving: the heartbeat.
+	first := time.Now().UnixMilli()
+	waitFor(t, "a heartbeat with a fresh wallMs", func() bool {
+		d, err := ReadFile(path)
+		return err == nil && d.WallMs > first && calls.Load() >= 3
+	})
+	if err := stop(); err != nil {
+		t.Fatalf("Run returned %v when its context ended; want nil", err)
+	}
+	after := calls.Load()
+	time.Sleep(30 * time.Millisecond)
+	if calls.Load() != after {
+		t.Error("the writer kept writing after Run returned")
+	}
+}
+
+func TestWriterNotify(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	var mu sync.Mutex
+	f := NewFold()
+	w := &Writer{Path: path, Interval: time.Hour, Snapshot: func(now time.Time) Document {
+		mu.Lock()
+		defer mu.Unlock()
+		return f.Snapshot(SnapshotInput{Now: now})
+	}}
+	notify := make(chan struct{}, 1)
+	stop := startWriter(t, w, notify)
+	defer stop()
+	waitFor(t, "the first write at start", func() bool { _, err := ReadFile(path); return err == nil })
+	mu.Lock()
+	mustApply(t, f, opened(0, "a"))
+	mu.Unlock()
+	notify <- struct{}{}
+	// The heartbeat is an hour away: only the notification can write this.
+	waitFor(t, "the notified change", func() bool {
+		d, err := ReadFile(path)
+		return err == nil && len(d.Sessions) == 1
+	})
+}
+
+func TestWriterClosedNotifyKeepsBeating(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	var calls atomic.Int64
+	w := &Writer{Path: path, Interval: 5 * time.Millisecond, Snapshot: func(now time.Time) Document {
+		calls.Add(1)
+		return Document{Schema: Schema, WallMs: now.UnixMilli()}
+	}}
+	notify := make(chan struct{})
+	close(notify)
+	stop := startWriter(t, w, notify)
+	waitFor(t, "heartbeats after notify closed", func() bool { return calls.Load() >= 3 })
+	stop()
+	if n := calls.Load(); n > 1000 {
+		t.Errorf("%d writes: a closed notify channel must not spin the writer", n)
+	}
+}
+
+func TestWriterReportsErrorsAndCarriesOn(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	if err := os.Mkdir(path, 0o755); err != nil { // unwritable: a directory is in the way
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(path, "x"), nil, 0o644)
+	var errs atomic.Int64
+	w := &Writer{Path: path, Interval: 5 * time.Millisecond,
+		Snapshot: func(now time.Time) Document { return Document{Schema: Schema, WallMs: now.UnixMilli()} },
+		OnError:  func(error) { errs.Add(1) }}
+	stop := startWriter(t, w, nil)
+	waitFor(t, "errors from repeated failed writes", func() bool { return errs.Load() >= 2 })
+	// Once the obstacle goes, the next beat writes.
+	os.RemoveAll(path)
+	waitFor(t, "recovery", func() bool { _, err := ReadFile(path); return err == nil })
+	stop()
+}
+
+func TestWriterNeedsPathAndSnapshot(t *testing.T) {
+	if err := (&Writer{}).Run(context.Background(), nil); err == nil {
+		t.Error("a Writer without Path and Snapshot ran")
+	}
+}
