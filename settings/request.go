@@ -42,7 +42,9 @@ func ParseRequest(body []byte) (Change, error) {
 	if raw == nil {
 		return Change{}, &RequestError{Message: "body is not a JSON object: got null"}
 	}
-	if _, err := dec.Token(); err == nil {
+	// Anything but the end of input after the object is refused, including
+	// what is not a valid token ("}", "x"): Token returns an error for those.
+	if _, err := dec.Token(); err != io.EOF {
 		return Change{}, &RequestError{Message: "body has data after the JSON object"}
 	}
 	var c Change

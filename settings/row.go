@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 
@@ -54,7 +55,8 @@ type rowEntry struct {
 func parsePatch(data []byte, rowID string) (rowEntry, error) {
 	var doc any
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
+	// An empty or comment-only file decodes as io.EOF: report it as empty.
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return rowEntry{}, fmt.Errorf("parsing YAML: %w", err)
 	}
 	list, ok := doc.([]any)

@@ -46,6 +46,11 @@ type Service struct {
 	opts  Options
 	store *Store
 
+	// load orders each read of the pane file with the rebuild that
+	// publishes it, so a Reload that read the file before a Change wrote it
+	// can never publish after that Change and leave the view stale.
+	load sync.Mutex
+
 	mu      sync.RWMutex
 	view    View
 	stamp   []byte              // the encoded view, to tell a real change
@@ -81,17 +86,26 @@ func (s *Service) Reload() bool {
 	s.mu.Lock()
 	s.row, s.rowWarn = s.readRowLocked()
 	s.mu.Unlock()
+	return s.reloadPane()
+}
+
+// reloadPane reads the pane file and publishes it with the cached row.
+func (s *Service) reloadPane() bool {
+	s.load.Lock()
+	defer s.load.Unlock()
 	pane, paneWarn := s.store.Load()
 	return s.rebuild(pane, paneWarn)
 }
 
 // Change writes c to the pane layer, then publishes the new view.
 func (s *Service) Change(c Change) (View, error) {
-	pane, err := s.store.Apply(c)
-	if err != nil {
+	if _, err := s.store.Apply(c); err != nil {
 		return s.View(), fmt.Errorf("writing %s: %w", s.store.Path(), err)
 	}
-	s.rebuild(pane, nil)
+	// Publish the file as it is now, not the layer Apply returned: another
+	// Change or Reload may publish between Apply and here, and the last
+	// publication must be of the newest file.
+	s.reloadPane()
 	return s.View(), nil
 }
 

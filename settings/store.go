@@ -62,7 +62,8 @@ func (s *Store) read() (Partial, []Warning, []byte, bool) {
 		return Partial{}, nil, nil, false
 	}
 	if err != nil {
-		return Partial{}, []Warning{{File: s.path, Message: err.Error()}}, nil, false
+		// Too large (or unreadable) to parse: a rewrite would drop it all.
+		return Partial{}, []Warning{{File: s.path, Message: err.Error()}}, nil, true
 	}
 	p, warns := DecodePane(s.path, data)
 	return p, warns, data, len(warns) > 0
@@ -84,7 +85,8 @@ func DecodePane(file string, data []byte) (Partial, []Warning) {
 		}
 		return Partial{}, []Warning{{File: file, Message: msg + "; the pane layer is ignored until it is fixed or rewritten (the old bytes are kept beside it)"}}
 	}
-	if dec.More() {
+	// More is false before a stray "}" or "]": ask for the end of input.
+	if _, err := dec.Token(); err != io.EOF {
 		return Partial{}, []Warning{{File: file, Message: "trailing data after the JSON object; the pane layer is ignored"}}
 	}
 	return Clamp(file, raw)
@@ -139,9 +141,9 @@ func (s *Store) commit(batch []*pendingChange) (Partial, error) {
 	}
 	defer unlock() //nolint:errcheck // closing a lock file cannot lose data
 	cur, _, old, dirty := s.read()
-	if dirty && len(old) > 0 {
+	if dirty {
 		keep := s.path + ".bad-" + strconv.FormatInt(time.Now().UnixMilli(), 10)
-		if err := fsx.WriteFileAtomic(keep, old, 0o644); err != nil {
+		if err := keepCopy(s.path, keep, old); err != nil {
 			return nil, fmt.Errorf("keeping the unreadable %s before replacing it: %w", s.path, err)
 		}
 	}
@@ -168,6 +170,32 @@ func (s *Store) commit(batch []*pendingChange) (Partial, error) {
 		return nil, err
 	}
 	return next, nil
+}
+
+// keepCopy keeps the bytes of path at keep. data is the file as read; nil
+// when it could not be read whole, and is then copied as it is on disk.
+func keepCopy(path, keep string, data []byte) error {
+	if data != nil {
+		return fsx.WriteFileAtomic(keep, data, 0o644)
+	}
+	src, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(keep, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		_ = dst.Close()
+		return err
+	}
+	if err := dst.Sync(); err != nil {
+		_ = dst.Close()
+		return err
+	}
+	return dst.Close()
 }
 
 func readBounded(path string, limit int64) ([]byte, error) {

@@ -30,3 +30,21 @@ func replaceFile(from, to string) error {
 // syncDir does nothing: Windows has no directory fsync, and NTFS journals
 // the rename itself.
 func syncDir(string) {}
+
+// openShared opens a file for reading with FILE_SHARE_DELETE, which os.Open
+// does not ask for: while a reader (the Follower, every beat) holds the
+// file, another process's rename over it — the other host's atomic write,
+// which may not retry as replaceFile does — still succeeds.
+func openShared(path string) (*os.File, error) {
+	p, err := windows.UTF16PtrFromString(path)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	h, err := windows.CreateFile(p, windows.GENERIC_READ,
+		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE,
+		nil, windows.OPEN_EXISTING, windows.FILE_ATTRIBUTE_NORMAL, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(h), path), nil
+}

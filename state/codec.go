@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 )
 
 // MaxStateFile bounds what ReadFile reads. A real document of 40 rows is a
@@ -96,9 +95,10 @@ func ReadFile(path string) (Document, error) {
 }
 
 // readLimited reads a whole file, refusing one larger than limit rather
-// than reading it into memory.
+// than reading it into memory. It opens the file so as never to stand in
+// the way of a writer's rename (see openShared).
 func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openShared(path)
 	if err != nil {
 		return nil, err
 	}

@@ -51,15 +51,16 @@ const (
 // memory one request can cost, and keep numbers inside what a JavaScript
 // reader of state.json represents exactly.
 const (
-	MaxSessionID = 200      // bytes of a session (or parent) id
-	MaxEventLine = 64 << 10 // bytes of one NDJSON line (or of a single-object body)
-	MaxEvents    = 10_000   // events in one body
-	MaxInteger   = 1<<53 - 1
+	MaxSessionID = 200       // bytes of a session (or parent) id
+	MaxEventLine = 64 << 10  // bytes of one NDJSON line (or of a single-object body)
+	MaxEvents    = 10_000    // events in one body
+	MaxInteger   = 1<<53 - 1 // the largest integer a JSON reader in JavaScript holds exactly
 )
 
 // Event is one session event of vocabulary v1. Fields a type does not take
 // must be left out (Validate refuses them, so a misplaced field is named
-// rather than silently ignored); "" and nil mean "not given".
+// rather than silently ignored); "" and nil mean "not given". At and Tokens
+// are at most MaxInteger.
 type Event struct {
 	V       int    `json:"v,omitempty"`
 	Type    string `json:"type" validate:"required"`
@@ -256,6 +257,7 @@ type LineError struct {
 	Err  error
 }
 
+// Error says "line N: why".
 func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
 
 // Unwrap lets errors.Is see the sentinel behind the line.

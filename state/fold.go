@@ -15,6 +15,13 @@ const MaxTracked = 1000
 // deterministic and reads no clock and does no I/O, so tests drive it with
 // plain values and the same events always give the same rows. It is not
 // safe for concurrent use; the caller holds a lock around it.
+//
+// Two facts about a row are the fold's own rather than an event's: since is
+// the at at which the row entered its current status (an event that leaves
+// the status as it was leaves since alone), and identity is fixed when the
+// session opens — its parent's when it names a parent the fold holds (such a
+// subagent does not use up a colour), otherwise the next of teal, violet,
+// coral, pink, lime in open order.
 type Fold struct {
 	rows   map[string]*row
 	opened uint64 // sessions opened so far: each row's place in open order

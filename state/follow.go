@@ -17,8 +17,9 @@ import (
 // a new file into place replaces the inode, and a watch on the old one
 // would go silent. It re-reads on create, write and rename of the file,
 // and also polls every Interval, because file events are lost on some
-// file systems (network shares, some containers) and a watch cannot be
-// placed on a directory that does not exist yet.
+// file systems (network shares, some containers), kqueue (macOS, BSD) may
+// not report a rename over a name the directory already held, and a watch
+// cannot be placed on a directory that does not exist yet.
 //
 // It keeps the last good document: a file that is half-written, truncated,
 // of another schema or not JSON is reported to OnError and the last good

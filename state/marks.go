@@ -48,6 +48,7 @@ type CorruptMarksError struct {
 	Err    error // wraps ErrMarksCorrupt
 }
 
+// Error names the file, why it is corrupt and where its bytes went.
 func (e *CorruptMarksError) Error() string {
 	return fmt.Sprintf("%s: %v (its bytes were kept as %s and the file was replaced)", e.Path, e.Err, e.KeptAs)
 }

@@ -52,12 +52,7 @@ func (b *Board) Subscribe() (<-chan struct{}, func()) { return b.changes.Subscri
 // Ingest applies a batch of events all-or-nothing. Events without a time are
 // stamped with now: the fold itself never reads a clock.
 func (b *Board) Ingest(evs []state.Event, now time.Time) ([]string, error) {
-	ms := now.UnixMilli()
-	for i := range evs {
-		if evs[i].At == 0 {
-			evs[i].At = ms
-		}
-	}
+	state.Stamp(evs, now)
 	b.mu.Lock()
 	warns, err := b.fold.Apply(evs...)
 	b.mu.Unlock()

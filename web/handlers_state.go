@@ -99,8 +99,13 @@ func (s *Server) postFinish(c echo.Context) error {
 		if err := s.forward(c, *doc.FinishedURL, map[string]string{"sessionId": id, "state": "finished"}); err != nil {
 			return err
 		}
-	} else if err := state.MergeMark(s.ManualPath, id, state.Mark{State: "finished", At: s.Now().UnixMilli()}); err != nil {
-		return fail(http.StatusInternalServerError, "could not record the close-out", err)
+	} else if err := state.MergeMark(s.ManualPath, id, state.Mark{State: state.MarkFinished, At: s.Now().UnixMilli()}); err != nil {
+		// A corrupt manual.json was kept beside and replaced: the mark is in.
+		if !errors.Is(err, state.ErrMarksCorrupt) {
+			return fail(http.StatusInternalServerError, "could not record the close-out", err)
+		}
+		s.Log.Warn("manual.json was unreadable; kept its bytes beside it and wrote the mark", "log_type", "agents-notch.state.v1",
+			"error", map[string]string{"name": "MarksCorrupt", "message": err.Error()})
 	}
 	s.Board.Retire(id)
 	if isDatastar(c) {

@@ -42,7 +42,8 @@ type Hub struct {
 
 	mu      sync.Mutex
 	clients map[*client]struct{}
-	latest  map[string][]byte
+	latest  map[string][]byte // the whole fragment, as a frame, per page
+	html    map[string][]byte // the last render, per page
 	stamp   []byte
 	done    chan struct{}
 	closed  bool
@@ -71,7 +72,7 @@ func NewHub(b *Board, s *settings.Service, log *slog.Logger) *Hub {
 	return &Hub{
 		board: b, settings: s, log: log,
 		HeartbeatEvery: time.Second, WriteTimeout: 5 * time.Second,
-		clients: map[*client]struct{}{}, latest: map[string][]byte{}, done: make(chan struct{}),
+		clients: map[*client]struct{}{}, latest: map[string][]byte{}, html: map[string][]byte{}, done: make(chan struct{}),
 	}
 }
 
@@ -152,27 +153,49 @@ func (h *Hub) Refresh(now time.Time) {
 	if same {
 		return
 	}
-	board, err1 := patchFrame(templates.Board(bv))
-	pane, err2 := patchFrame(templates.Pane(pv))
+	board, err1 := renderHTML(templates.Board(bv))
+	pane, err2 := renderHTML(templates.Pane(pv))
 	if err1 != nil || err2 != nil {
 		h.log.Error("rendering the board", "error", map[string]string{"name": "RenderError", "message": errors.Join(err1, err2).Error()})
 		return
 	}
 	h.renders.Add(1)
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.stamp = stamp
-	h.latest[pageBoard], h.latest[pagePane] = board, pane
-	for c := range h.clients {
-		offer(c.ch, h.latest[c.page])
-	}
-	h.mu.Unlock()
+	h.publish(pageBoard, board)
+	h.publish(pagePane, pane)
 }
 
-// offer puts frame in a queue of one, replacing a frame not yet sent: the
-// newest board wins.
-func offer(ch chan []byte, frame []byte) {
+// publish sends a page's new render to its streams: the elements that
+// changed when a stream is up to date, the whole fragment when it is behind
+// (its queued frame is replaced, so it must not miss a piece) or new.
+// Called with h.mu held.
+func (h *Hub) publish(page string, html []byte) {
+	prev := h.html[page]
+	if bytes.Equal(prev, html) {
+		return // the change did not touch this page
+	}
+	full := mustFrame(func(sse *datastar.ServerSentEventGenerator) error { return sse.PatchElements(string(html)) })
+	small := full
+	if parts := delta(prev, html); parts != nil {
+		small = mustFrame(func(sse *datastar.ServerSentEventGenerator) error { return sse.PatchElements(joinParts(parts)) })
+	}
+	h.html[page], h.latest[page] = html, full
+	for c := range h.clients {
+		if c.page == page {
+			offer(c.ch, small, full)
+		}
+	}
+}
+
+// offer queues next for a stream whose queue holds at most one frame. If a
+// frame is still waiting, the stream is behind: the waiting frame is dropped
+// and the whole page (full) takes its place, so the newest board wins and no
+// partial patch is ever skipped.
+func offer(ch chan []byte, next, full []byte) {
 	select {
-	case ch <- frame:
+	case ch <- next:
 		return
 	default:
 	}
@@ -181,7 +204,7 @@ func offer(ch chan []byte, frame []byte) {
 	default:
 	}
 	select {
-	case ch <- frame:
+	case ch <- full:
 	default:
 	}
 }
@@ -267,17 +290,13 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, page string) {
 	}
 }
 
-// patchFrame renders a component once into a complete SSE
-// datastar-patch-elements event, ready to be written to any number of
-// streams.
-func patchFrame(comp templ.Component) ([]byte, error) {
-	var html bytes.Buffer
-	if err := comp.Render(context.Background(), &html); err != nil {
+// renderHTML renders a component once.
+func renderHTML(comp templ.Component) ([]byte, error) {
+	var b bytes.Buffer
+	if err := comp.Render(context.Background(), &b); err != nil {
 		return nil, err
 	}
-	return frame(func(sse *datastar.ServerSentEventGenerator) error {
-		return sse.PatchElements(html.String())
-	})
+	return b.Bytes(), nil
 }
 
 // frame captures what datastar-go writes for one event, so the encoding is

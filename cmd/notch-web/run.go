@@ -261,14 +261,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 func watchMarks(ctx context.Context, path string, b *web.Board, log *slog.Logger) error {
 	seen := map[string]int64{}
 	read := func() {
+		// A partly unreadable file still yields the marks it holds.
 		marks, err := state.ReadMarks(path)
 		if err != nil {
-			log.Warn("manual.json not read", "log_type", "agents-notch.state.v1", logx.Err("MarksError", err))
-			return
+			log.Warn("manual.json not fully read", "log_type", "agents-notch.state.v1", logx.Err("MarksError", err))
 		}
 		var ids []string
 		for id, m := range marks {
-			if m.State == "finished" && seen[id] != m.At {
+			if m.State == state.MarkFinished && seen[id] != m.At {
 				ids = append(ids, id)
 			}
 			seen[id] = m.At

@@ -142,3 +142,25 @@ func waitDoc(t *testing.T, path string, ok func(state.Document) bool) state.Docu
 	t.Fatalf("state.json at %s never reached the expected state", path)
 	return state.Document{}
 }
+
+func TestRunRetiresRowsMarkedInManualJSON(t *testing.T) {
+	home := t.TempDir()
+	base, _ := startRun(t, "--dsh-home", home)
+	res, err := http.Post(base+"/agents-notch/events", "application/json", strings.NewReader(
+		`{"type":"session.opened","session":"keep"}`+"\n"+`{"type":"session.opened","session":"gone"}`))
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("POST events: %v %v", res, err)
+	}
+	res.Body.Close()
+	path := filepath.Join(home, "state", "agents-notch", "state.json")
+	waitDoc(t, path, func(d state.Document) bool { return len(d.Sessions) == 2 })
+	// The window closes a row out by writing manual.json; one odd entry
+	// must not hide the good mark.
+	manual := filepath.Join(home, "state", "session-finished", "manual.json")
+	os.MkdirAll(filepath.Dir(manual), 0o755)
+	os.WriteFile(manual, []byte(`{"gone":{"state":"finished","at":5},"odd":7}`), 0o644)
+	d := waitDoc(t, path, func(d state.Document) bool { return len(d.Sessions) == 1 })
+	if d.Sessions[0].ID != "keep" {
+		t.Fatalf("the wrong row retired: %+v", d.Sessions)
+	}
+}

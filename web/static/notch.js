@@ -13,7 +13,11 @@
 
 const root = document.documentElement;
 const page = root.dataset.page;
-const STALE_MS = 4000;
+// The stream carries a heartbeat every second. Silence for 3.5 s (three
+// missed heartbeats) marks the page unknown, so the unknown state shows
+// within 5 s of the host's last word even when that word came a second
+// before it stopped (rule 3's 4 s, judged here on what arrived).
+const STALE_MS = 3500;
 const PLEASED_MS = 3000;
 
 // The host's clock stamps since and approvedAt. When this machine's clock
@@ -141,8 +145,8 @@ function boardSettings() {
   };
 }
 
-const UNKNOWN_LABEL = 'notch-web: status unknown. Show the sessions';
-let tabLabel = '';
+const UNKNOWN_NAME = 'notch-web: status unknown';
+let tabName = '';
 
 function applyUI() {
   const flag = (name, on) => (on ? root.setAttribute(name, '') : root.removeAttribute(name));
@@ -154,14 +158,16 @@ function applyUI() {
     tab.setAttribute('aria-expanded', String(ui.open || ui.pinned));
     // The tab's name is the server's summary; while the stream is silent
     // that summary is not current, so the name says unknown instead.
-    const label = tab.getAttribute('aria-label');
-    if (root.dataset.live === 'unknown') {
-      if (label !== UNKNOWN_LABEL) {
-        tabLabel = label;
-        tab.setAttribute('aria-label', UNKNOWN_LABEL);
+    const name = tab.querySelector('.tab-name');
+    if (name) {
+      if (root.dataset.live === 'unknown') {
+        if (name.textContent !== UNKNOWN_NAME) {
+          tabName = name.textContent;
+          name.textContent = UNKNOWN_NAME;
+        }
+      } else if (name.textContent === UNKNOWN_NAME && tabName) {
+        name.textContent = tabName;
       }
-    } else if (label === UNKNOWN_LABEL && tabLabel) {
-      tab.setAttribute('aria-label', tabLabel);
     }
   }
   $('pin')?.setAttribute('aria-pressed', String(ui.pinned));

@@ -1,0 +1,471 @@
+// The board page, driven through the real binary: events posted by the test
+// become rows and change them live; the tab folds, ghosts, unfolds and pins;
+// the unknown state shows within 5 s of the host going silent.
+import { test, expect } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import { BASE, DSH_HOME, sendEvents, type Host } from './host';
+import {
+  BUDGET_PATCH,
+  ev,
+  finish,
+  openBoard,
+  resetSettings,
+  row,
+  screenshotTo,
+  setSettings,
+  startHostWithPatch,
+  uid,
+} from './ui';
+import { startHost } from './host';
+
+test.describe('board on the shared host', () => {
+  test.beforeEach(async () => {
+    await resetSettings(BASE);
+  });
+
+  test('a session goes working → attention → working → done live, and the ✕ closes it out', async ({ page }) => {
+    await openBoard(page);
+    const id = uid('life');
+    await sendEvents(BASE, [
+      ev('session.opened', id, { cwd: '/home/dev/src/lifecycle', title: 'Lifecycle under test' }),
+      ev('turn.started', id),
+      ev('tool.started', id, { tool: 'bash' }),
+    ]);
+    const r = row(page, id);
+    await expect(r).toHaveAttribute('data-status', 'working');
+    await expect(r.locator('.title')).toHaveText('Lifecycle under test');
+    await expect(r.locator('.project')).toHaveText('lifecycle');
+    await expect(r.locator('.activity[data-kind="tool"]')).toContainText('bash');
+    await expect(r.locator('.bot')).toHaveAttribute('data-mood', 'busy');
+    await expect(r.locator('.steps')).toHaveText('1 step');
+    // since is ticked on the client
+    await expect(r.locator('time.since')).toHaveText(/^(now|\d+s)$/);
+    await expect(r.locator('.act.close')).toHaveCount(0);
+
+    await sendEvents(BASE, [ev('approval.requested', id, { tool: 'pwsh', reason: 'Remove-Item build -Recurse' })]);
+    await expect(r).toHaveAttribute('data-status', 'attention');
+    await expect(r.locator('.approval .tool')).toHaveText('pwsh');
+    await expect(r.locator('.approval .reason')).toHaveText('Remove-Item build -Recurse');
+    await expect(r.locator('.bot')).toHaveAttribute('data-mood', 'asking');
+    await expect(r.locator('.bot')).toHaveAttribute('aria-label', 'bot asking you');
+    await expect(page.locator('#tab .dot')).toHaveAttribute('data-status', 'attention');
+    await expect(page.locator('#tab')).toHaveAccessibleName(/needs you/);
+    await expect(page.locator('#announce')).toContainText('needs you');
+
+    await sendEvents(BASE, [ev('approval.resolved', id, { outcome: 'allowed-once' })]);
+    await expect(r).toHaveAttribute('data-status', 'working');
+    await expect(r.locator('.approval')).toHaveCount(0);
+    // pleased for 3 s after the allowed approval, computed on the client
+    await expect(r.locator('.bot')).toHaveAttribute('data-pleased', '');
+    await expect(r.locator('.bot')).toHaveAttribute('aria-label', /pleased/);
+    await expect(r.locator('.bot')).not.toHaveAttribute('data-pleased', '', { timeout: 5_000 });
+    await expect(r.locator('.bot')).toHaveAttribute('data-mood', 'busy');
+
+    await sendEvents(BASE, [
+      ev('tool.ended', id, { tool: 'bash', outcome: 'ok' }),
+      ev('context.tokens', id, { tokens: 412034 }),
+      ev('turn.ended', id, { outcome: 'completed' }),
+    ]);
+    await expect(r).toHaveAttribute('data-status', 'done');
+    await expect(r.locator('.bot')).toHaveAttribute('data-mood', 'done');
+    await expect(r.locator('.chip')).toHaveText('done');
+
+    await r.getByRole('button', { name: 'Close out Lifecycle under test' }).click();
+    await expect(r).toHaveCount(0);
+    const manual = path.join(DSH_HOME, 'state', 'session-finished', 'manual.json');
+    await expect.poll(() => (fs.existsSync(manual) ? fs.readFileSync(manual, 'utf8') : '')).toContain(id);
+  });
+
+  test('the face wears the error streak: confused at 1, dizzy at 2, back after a clean result', async ({ page }) => {
+    await openBoard(page);
+    const id = uid('streak');
+    await sendEvents(BASE, [
+      ev('session.opened', id, { cwd: '/srv/streak', title: 'Streak' }),
+      ev('turn.started', id),
+      ev('tool.started', id, { tool: 'bash' }),
+      ev('tool.ended', id, { tool: 'bash', outcome: 'error' }),
+    ]);
+    const bot = row(page, id).locator('.bot');
+    await expect(bot).toHaveAttribute('data-mood', 'confused');
+    await expect(bot).toHaveAttribute('aria-label', 'bot confused by an error');
+    await sendEvents(BASE, [ev('tool.started', id, { tool: 'bash' }), ev('tool.ended', id, { tool: 'bash', outcome: 'error' })]);
+    await expect(bot).toHaveAttribute('data-mood', 'dizzy');
+    // never words or numbers on the face
+    await expect(bot).toHaveText('');
+    await sendEvents(BASE, [ev('tool.started', id, { tool: 'edit' }), ev('tool.ended', id, { tool: 'edit', outcome: 'ok' })]);
+    await expect(bot).toHaveAttribute('data-mood', 'thinking');
+    await expect(row(page, id).locator('.activity')).toContainText('thinking after edit');
+    await sendEvents(BASE, [ev('turn.ended', id, { outcome: 'error' })]);
+    await expect(bot).toHaveAttribute('data-mood', 'error');
+    await expect(row(page, id).locator('.act.close')).toBeVisible();
+    await finish(BASE, id);
+    await expect(row(page, id)).toHaveCount(0);
+  });
+
+  test('without a budget a row shows the bare token count: no bar, no percentage; nothing at 0', async ({ page }) => {
+    await openBoard(page);
+    const id = uid('tokens');
+    const fresh = uid('fresh');
+    await sendEvents(BASE, [
+      ev('session.opened', id, { cwd: '/srv/tokens', title: 'Tokens' }),
+      ev('turn.started', id),
+      ev('context.tokens', id, { tokens: 412034 }),
+      ev('session.opened', fresh, { cwd: '/srv/fresh' }),
+    ]);
+    const r = row(page, id);
+    await expect(r.locator('.ctx-tokens')).toHaveText('context 412k tokens');
+    // what is drawn is the bare count; the words are for screen readers only
+    const drawn = await r
+      .locator('.ctx-tokens')
+      .evaluate((e) => [...e.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join(''));
+    expect(drawn).toBe('412k');
+    await expect(r.locator('.ctx-bar')).toHaveCount(0);
+    await expect(r).not.toContainText('%');
+    // rule 5: 0 tokens and "" title draw nothing, not a placeholder
+    const f = row(page, fresh);
+    await expect(f).toBeAttached();
+    await expect(f.locator('.ctx, .ctx-tokens')).toHaveCount(0);
+    await expect(f.locator('.title')).toHaveCount(0);
+    await expect(f.locator('.bot')).toHaveAttribute('data-mood', 'idle');
+    await finish(BASE, id, fresh);
+  });
+
+  test('subagents sit under their parent', async ({ page }) => {
+    await openBoard(page);
+    const parent = uid('parent');
+    const child = uid('child');
+    await sendEvents(BASE, [
+      ev('session.opened', parent, { cwd: '/srv/p', title: 'Parent' }),
+      ev('session.opened', child, { cwd: '/srv/p', title: 'Child', origin: 'subagent', parent }),
+    ]);
+    await expect(row(page, child)).toHaveAttribute('data-depth', '1');
+    const ids = await page.locator('#board .row').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.sessionId));
+    expect(ids.indexOf(child)).toBe(ids.indexOf(parent) + 1);
+    const [p, c] = await Promise.all([row(page, parent).boundingBox(), row(page, child).locator('.bot').boundingBox()]);
+    const pb = await row(page, parent).locator('.bot').boundingBox();
+    expect(c!.x).toBeGreaterThan(pb!.x + 8); // indented
+    expect(p).not.toBeNull();
+    await expect(row(page, child)).toHaveAttribute('data-identity', (await row(page, parent).getAttribute('data-identity'))!);
+    await finish(BASE, child, parent);
+  });
+
+  test('showDone off removes done rows, and the ✓ count agrees with the rows', async ({ page }) => {
+    await openBoard(page);
+    const done = uid('done');
+    const busy = uid('busy');
+    await sendEvents(BASE, [
+      ev('session.opened', done, { cwd: '/srv/d', title: 'Finished one' }),
+      ev('turn.started', done),
+      ev('turn.ended', done, { outcome: 'completed' }),
+      ev('session.opened', busy, { cwd: '/srv/b', title: 'Busy one' }),
+      ev('turn.started', busy),
+    ]);
+    await expect(row(page, done)).toHaveAttribute('data-status', 'done');
+    const doneRows = await page.locator('#board .row[data-status="done"]').count();
+    await expect(page.locator('#tab .count[data-status="done"]')).toHaveText(`✓${doneRows}`);
+
+    await setSettings(BASE, { showDone: false });
+    await expect(row(page, done)).toHaveCount(0);
+    await expect(page.locator('#board .row[data-status="done"]')).toHaveCount(0);
+    await expect(page.locator('#tab .count[data-status="done"]')).toHaveCount(0);
+    await expect(row(page, busy)).toBeVisible();
+
+    await setSettings(BASE, { showDone: null });
+    await expect(row(page, done)).toBeAttached();
+    await expect(page.locator('#tab .count[data-status="done"]')).toHaveText(/^✓\d+$/);
+    await finish(BASE, done, busy);
+  });
+
+  test('the alert island follows alerts: all, needs-you, off', async ({ page }) => {
+    await page.goto('/agents-notch/');
+    const done = uid('island');
+    await sendEvents(BASE, [
+      ev('session.opened', done, { cwd: '/srv/i', title: 'Island' }),
+      ev('turn.started', done),
+      ev('turn.ended', done, { outcome: 'completed' }),
+    ]);
+    const island = page.locator('#tab .island');
+    await expect(island).toBeVisible();
+    // Only the done session might be alerting on a tidy board; either way
+    // "off" hides the island whatever the rows are.
+    await setSettings(BASE, { alerts: 'off' });
+    await expect(island).toHaveCount(0);
+    await setSettings(BASE, { alerts: 'needs-you' });
+    await expect(page.locator('#tab .island[data-status="done"]')).toHaveCount(0);
+    await setSettings(BASE, { alerts: null });
+    await expect(island).toBeVisible();
+    await finish(BASE, done);
+  });
+
+  test('the tab: ghost fades and lets clicks through until the pointer rests, then unfolds', async ({ page }) => {
+    await setSettings(BASE, { hoverMode: 'ghost', holdMs: 500, ghostOpacity: 0.2 });
+    await page.goto('/agents-notch/');
+    await expect(page.locator('#board')).toHaveAttribute('data-hold-ms', '500');
+    const html = page.locator('html');
+    const box = (await page.locator('#tab').boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2 + 2);
+    await expect(html).toHaveAttribute('data-ghost', '');
+    await expect(page.locator('#notch')).toHaveCSS('opacity', '0.2');
+    await expect(page.locator('#notch')).toHaveCSS('pointer-events', 'none');
+    await expect(html).toHaveAttribute('data-open', '');
+    await expect(html).not.toHaveAttribute('data-ghost', '');
+    await expect(page.locator('#sheet')).toBeVisible();
+    await expect(page.locator('#tab')).toHaveAttribute('aria-expanded', 'true');
+    // leaving folds it again
+    await page.mouse.move(5, 600);
+    await expect(html).not.toHaveAttribute('data-open', '');
+    await expect(page.locator('#sheet')).toBeHidden();
+  });
+
+  test('the tab: hoverMode open unfolds at once; the top edge opens at once', async ({ page }) => {
+    await setSettings(BASE, { hoverMode: 'open' });
+    await page.goto('/agents-notch/');
+    await expect(page.locator('#board')).toHaveAttribute('data-hover-mode', 'open');
+    const html = page.locator('html');
+    const box = (await page.locator('#tab').boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await expect(html).toHaveAttribute('data-open', '');
+    await page.mouse.move(5, 600);
+    await expect(html).not.toHaveAttribute('data-open', '');
+
+    await setSettings(BASE, { hoverMode: 'ghost', holdMs: 4000, topEdgeOpens: true });
+    await expect(page.locator('#board')).toHaveAttribute('data-hover-mode', 'ghost');
+    await page.mouse.move(box.x + box.width / 2, 0);
+    await expect(html).toHaveAttribute('data-open', '', { timeout: 1_000 });
+  });
+
+  test('keyboard: the tab unfolds with Enter, Escape folds, the pin keeps it open for this page only', async ({ page }) => {
+    await page.goto('/agents-notch/');
+    const tab = page.locator('#tab');
+    await page.keyboard.press('Tab');
+    await expect(tab).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(tab).toHaveAttribute('aria-expanded', 'true');
+    await expect(page.locator('#sheet')).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(tab).toHaveAttribute('aria-expanded', 'false');
+    await expect(page.locator('#sheet')).toBeHidden();
+    await expect(tab).toBeFocused();
+
+    await page.keyboard.press('Tab');
+    await expect(page.locator('#pin')).toBeFocused();
+    await page.keyboard.press('Space');
+    await expect(page.locator('#pin')).toHaveAttribute('aria-pressed', 'true');
+    await expect(page.locator('#sheet')).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(page.locator('#sheet')).toBeVisible(); // pinned stays
+    // a patch does not undo the pin
+    const id = uid('pinned');
+    await sendEvents(BASE, [ev('session.opened', id, { cwd: '/srv/pin' })]);
+    await expect(row(page, id)).toBeAttached();
+    await expect(page.locator('#pin')).toHaveAttribute('aria-pressed', 'true');
+    await expect(page.locator('#sheet')).toBeVisible();
+    // the pin is remembered nowhere
+    await page.reload();
+    await expect(page.locator('#pin')).toHaveAttribute('aria-pressed', 'false');
+    await expect(page.locator('#sheet')).toBeHidden();
+    await finish(BASE, id);
+  });
+
+  test('scale, opacity and anchor apply to the page', async ({ page }) => {
+    await page.goto('/agents-notch/');
+    await setSettings(BASE, { scale: 1.5, opacity: 0.6, anchor: 'top-right' });
+    const notch = page.locator('#notch');
+    await expect(notch).toHaveCSS('opacity', '0.6');
+    await expect(page.locator('#board')).toHaveCSS('font-size', '19.5px');
+    const box = (await notch.boundingBox())!;
+    const width = page.viewportSize()!.width;
+    expect(width - (box.x + box.width)).toBeLessThan(40);
+  });
+
+  test('motion: auto follows reduced motion; on and off override it', async ({ page }) => {
+    const id = uid('motion');
+    await sendEvents(BASE, [ev('session.opened', id, { cwd: '/srv/m' }), ev('turn.started', id)]);
+    await openBoard(page);
+    const dot = row(page, id).locator('.bot .d1');
+    const anim = () => dot.evaluate((e) => getComputedStyle(e).animationName);
+
+    await page.emulateMedia({ reducedMotion: 'no-preference' });
+    await expect.poll(anim).toBe('think');
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    await expect.poll(anim).toBe('none');
+    await setSettings(BASE, { motion: 'on' });
+    await expect(page.locator('#board')).toHaveAttribute('data-motion', 'on');
+    await expect.poll(anim).toBe('think');
+    await page.emulateMedia({ reducedMotion: 'no-preference' });
+    await setSettings(BASE, { motion: 'off' });
+    await expect(page.locator('#board')).toHaveAttribute('data-motion', 'off');
+    await expect.poll(anim).toBe('none');
+    await finish(BASE, id);
+  });
+
+  test('no serious or critical axe violations, folded and unfolded', async ({ page }) => {
+    const id = uid('axe');
+    await sendEvents(BASE, [
+      ev('session.opened', id, { cwd: '/srv/axe', title: 'Accessible' }),
+      ev('turn.started', id),
+      ev('approval.requested', id, { tool: 'bash', reason: 'make test' }),
+      ev('context.tokens', id, { tokens: 52000 }),
+    ]);
+    await page.goto('/agents-notch/');
+    await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
+    const folded = await new AxeBuilder({ page }).analyze();
+    expect(folded.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    await openBoard(page);
+    await expect(row(page, id)).toBeVisible();
+    const open = await new AxeBuilder({ page }).analyze();
+    expect(open.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    await finish(BASE, id);
+  });
+});
+
+test.describe('board on a private host', () => {
+  let host: Host | undefined;
+  test.afterEach(async () => {
+    await host?.stop();
+    host = undefined;
+  });
+
+  test('the context bar runs against the row budget and turns amber at hotAt', async ({ page }) => {
+    host = await startHostWithPatch(BUDGET_PATCH);
+    await openBoard(page, host.url);
+    const id = uid('ctx');
+    await sendEvents(host.url, [
+      ev('session.opened', id, { cwd: '/srv/ctx', title: 'Budgeted' }),
+      ev('context.tokens', id, { tokens: 200000 }),
+    ]);
+    const ctx = row(page, id).locator('.ctx');
+    await expect(ctx).toHaveAttribute('aria-valuenow', '20');
+    await expect(ctx.locator('.ctx-pct')).toHaveText('20%');
+    await expect(ctx).not.toHaveAttribute('data-hot', '');
+    const cool = await ctx.locator('.ctx-fill').evaluate((e) => getComputedStyle(e).backgroundColor);
+    await sendEvents(host.url, [ev('context.tokens', id, { tokens: 612034 })]);
+    await expect(ctx).toHaveAttribute('data-hot', '');
+    await expect(ctx.locator('.ctx-pct')).toHaveText('61%');
+    const hot = await ctx.locator('.ctx-fill').evaluate((e) => getComputedStyle(e).backgroundColor);
+    expect(hot).not.toBe(cool);
+    expect(hot).toBe('rgb(251, 191, 36)'); // amber
+    await expect(row(page, id).locator('.ctx-tokens')).toHaveCount(0);
+  });
+
+  test('the host stopped shows the unknown state within 5 s, and live again after it resumes', async ({ page }) => {
+    host = await startHost();
+    const id = uid('stop');
+    await sendEvents(host.url, [ev('session.opened', id, { cwd: '/srv/stop', title: 'Stopped host' }), ev('turn.started', id)]);
+    await openBoard(page, host.url);
+    const html = page.locator('html');
+    await expect(page.locator('#tab .count[data-status="working"]')).toBeVisible();
+
+    host.proc.kill('SIGSTOP');
+    const stoppedAt = Date.now();
+    await expect(html).toHaveAttribute('data-live', 'unknown', { timeout: 5_000 });
+    expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+    await expect(page.locator('#tab .counts')).toBeHidden();
+    await expect(page.locator('#sheet .stale-note')).toBeVisible();
+    await expect(page.locator('#tab')).toHaveAccessibleName('notch-web: status unknown');
+    await expect(page.locator('#announce')).toHaveText('notch-web: status unknown');
+    const dot = await page.locator('#tab .dot').evaluate((e) => getComputedStyle(e, '::after').content);
+    expect(dot).toBe('"?"');
+
+    host.proc.kill('SIGCONT');
+    await expect(html).toHaveAttribute('data-live', 'live', { timeout: 10_000 });
+    await expect(page.locator('#tab .count[data-status="working"]')).toBeVisible();
+    await expect(page.locator('#sheet .stale-note')).toBeHidden();
+    await expect(page.locator('#tab')).toHaveAccessibleName(/^notch-web: 1 working/);
+    // and it is live for real: a new event still arrives
+    await sendEvents(host.url, [ev('tool.started', id, { tool: 'grep' })]);
+    await expect(row(page, id).locator('.activity')).toContainText('grep');
+  });
+
+  test('Open posts {sessionId} to the harness door; no Open without one', async ({ page }) => {
+    const got: string[] = [];
+    const door = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        got.push(body);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      });
+    });
+    await new Promise<void>((r) => door.listen(0, '127.0.0.1', () => r()));
+    try {
+      const port = (door.address() as { port: number }).port;
+      host = await startHost(['--open-url', `http://127.0.0.1:${port}/open`]);
+      await openBoard(page, host.url);
+      const id = uid('open');
+      await sendEvents(host.url, [ev('session.opened', id, { cwd: '/srv/open', title: 'Open me' })]);
+      await row(page, id).getByRole('button', { name: 'Open Open me' }).click();
+      await expect.poll(() => got.map((b) => JSON.parse(b).sessionId)).toContain(id);
+    } finally {
+      door.close();
+    }
+    // the shared host has no open door: no Open button
+    await openBoard(page);
+    await expect(page.locator('#board .act.open')).toHaveCount(0);
+  });
+
+  test('screenshot: the board unfolded with a realistic set of sessions', async ({ page }) => {
+    host = await startHostWithPatch(`- id: agents-notch
+  config:
+    maxRows: 8
+    context: { budget: 1000000, hotAt: 0.5 }
+`);
+    await page.setViewportSize({ width: 960, height: 600 });
+    const S = (name: string) => `shot-${name}`;
+    await sendEvents(host.url, [
+      ev('session.opened', S('hub'), { cwd: '/home/dev/src/notch-web', title: 'Wire the SSE hub to the board' }),
+      ev('turn.started', S('hub')),
+      ev('tool.started', S('hub'), { tool: 'grep' }),
+      ev('tool.ended', S('hub'), { tool: 'grep', outcome: 'ok' }),
+      ev('tool.started', S('hub'), { tool: 'edit' }),
+      ev('tool.ended', S('hub'), { tool: 'edit', outcome: 'ok' }),
+      ev('tool.started', S('hub'), { tool: 'go test ./web/...' }),
+      ev('context.tokens', S('hub'), { tokens: 612034 }),
+      ev('session.opened', S('survey'), {
+        cwd: '/home/dev/src/notch-web',
+        title: 'Survey Datastar patch semantics',
+        origin: 'subagent',
+        parent: S('hub'),
+      }),
+      ev('turn.started', S('survey')),
+      ev('tool.started', S('survey'), { tool: 'web_fetch' }),
+      ev('tool.ended', S('survey'), { tool: 'web_fetch', outcome: 'ok' }),
+      ev('context.tokens', S('survey'), { tokens: 48200 }),
+      ev('session.opened', S('docs'), { cwd: '/home/dev/notes', project: 'dsh-docs', title: 'Refresh the protocol page' }),
+      ev('turn.started', S('docs')),
+      ev('tool.started', S('docs'), { tool: 'read_file' }),
+      ev('tool.ended', S('docs'), { tool: 'read_file', outcome: 'ok' }),
+      ev('approval.requested', S('docs'), { tool: 'web_fetch', reason: 'GET https://example.com/protocol/v2' }),
+      ev('context.tokens', S('docs'), { tokens: 64000 }),
+      ev('session.opened', S('argon'), { cwd: 'C:\\Users\\me\\Projects\\blindKnifeArgon', title: 'Argon 0/4 on laptop — fix' }),
+      ev('turn.started', S('argon')),
+      ev('tool.started', S('argon'), { tool: 'bash' }),
+      ev('tool.ended', S('argon'), { tool: 'bash', outcome: 'error' }),
+      ev('tool.started', S('argon'), { tool: 'bash' }),
+      ev('tool.ended', S('argon'), { tool: 'bash', outcome: 'error' }),
+      ev('context.tokens', S('argon'), { tokens: 210000 }),
+      ev('session.opened', S('bill'), { cwd: '/srv/billing-api/', title: 'Migrate the invoices table' }),
+      ev('turn.started', S('bill')),
+      ev('tool.started', S('bill'), { tool: 'psql' }),
+      ev('tool.ended', S('bill'), { tool: 'psql', outcome: 'error' }),
+      ev('turn.ended', S('bill'), { outcome: 'error' }),
+      ev('context.tokens', S('bill'), { tokens: 90000 }),
+      ev('session.opened', S('release'), { cwd: '/home/dev/src/notch-web', title: 'Tag v0.4 and write the notes' }),
+      ev('turn.started', S('release')),
+      ev('tool.started', S('release'), { tool: 'git' }),
+      ev('tool.ended', S('release'), { tool: 'git', outcome: 'ok' }),
+      ev('turn.ended', S('release'), { outcome: 'completed' }),
+      ev('context.tokens', S('release'), { tokens: 96000 }),
+      ev('session.opened', S('scratch'), { cwd: '/home/dev/src/scratch' }),
+      ev('turn.started', S('scratch')),
+    ]);
+    await openBoard(page, host.url);
+    await expect(page.locator('#board .row')).toHaveCount(7);
+    await page.locator('#pin').blur();
+    await page.mouse.move(900, 560);
+    await screenshotTo(page, 'board.png');
+  });
+});
