@@ -24,6 +24,7 @@ generate:
 
 build: datastar generate
 	$(GO) build -trimpath -o $(BIN) ./cmd/notch-web
+	$(GO) build -trimpath -o $(LOAD) ./cmd/notch-load
 
 run: build
 	mkdir -p .run/dsh

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build unix
 
 // Command notch-load measures notch-web under load, on loopback only, in
 // bounded count and time. For each number of open streams it starts a fresh

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# make bench: Go benchmarks (6 runs each, summarised by benchstat as medians)
+# and the load tool's sweep. Raw output goes to $BENCH_OUT (default
+# bench/out, git-ignored); copy a run worth keeping to docs/bench/.
+set -euo pipefail
+out=${BENCH_OUT:-bench/out}
+mkdir -p "$out"
+
+echo "== go test -bench (count 6)"
+go test -run '^$' -bench . -benchmem -count 6 ./state/ ./settings/ ./web/ | tee "$out/go-bench.txt"
+echo
+echo "== benchstat (medians, ± 95% confidence)"
+go tool benchstat "$out/go-bench.txt" | tee "$out/benchstat.txt"
+echo
+echo "== notch-load"
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+./bin/notch-load -out "$out/load.jsonl" ${LOAD_ARGS:-} | tee "$out/load.md"
