@@ -22,11 +22,19 @@ func New(w io.Writer, level slog.Level) *slog.Logger {
 			if len(groups) > 0 {
 				return a
 			}
+			// Callers' attributes by these names were renamed by typeDefault;
+			// the kind checks only keep a stray one from panicking.
 			switch a.Key {
 			case slog.TimeKey:
+				if a.Value.Kind() != slog.KindTime {
+					return a
+				}
 				return slog.String("timestamp", a.Value.Time().UTC().Format(time.RFC3339Nano))
 			case slog.LevelKey:
-				lv := a.Value.Any().(slog.Level)
+				lv, ok := a.Value.Any().(slog.Level)
+				if !ok {
+					return a
+				}
 				name := "DEBUG"
 				switch {
 				case lv >= slog.LevelError:
@@ -47,36 +55,72 @@ func New(w io.Writer, level slog.Level) *slog.Logger {
 }
 
 // typeDefault adds log_type to records that lack one, so every line is valid
-// against the standard record.
+// against the standard record, and renames a caller's top-level attribute
+// that would collide with the record's own keys (or be taken for slog's).
 type typeDefault struct {
 	slog.Handler
-	typed bool // a With("log_type", …) already names it
+	typed   bool // a top-level log_type is already there (With, or added before a group)
+	grouped bool // attributes now land inside a group, where no key collides
+}
+
+// reserved are the record's own top-level keys: slog's and the standard's.
+var reserved = map[string]bool{
+	slog.TimeKey: true, slog.LevelKey: true, slog.MessageKey: true, slog.SourceKey: true,
+	"timestamp": true, "message": true,
+}
+
+func safeKey(a slog.Attr) slog.Attr {
+	if reserved[a.Key] {
+		a.Key = "attr_" + a.Key
+	}
+	return a
 }
 
 func (t typeDefault) Handle(ctx context.Context, r slog.Record) error {
-	if !t.typed {
-		has := false
+	if t.grouped {
+		return t.Handler.Handle(ctx, r)
+	}
+	has, clash := t.typed, false
+	r.Attrs(func(a slog.Attr) bool {
+		has = has || a.Key == "log_type"
+		clash = clash || reserved[a.Key]
+		return true
+	})
+	if clash {
+		nr := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
 		r.Attrs(func(a slog.Attr) bool {
-			has = a.Key == "log_type"
-			return !has
+			nr.AddAttrs(safeKey(a))
+			return true
 		})
-		if !has {
-			r.AddAttrs(slog.String("log_type", DefaultType))
-		}
+		r = nr
+	}
+	if !has {
+		r.AddAttrs(slog.String("log_type", DefaultType))
 	}
 	return t.Handler.Handle(ctx, r)
 }
 
 func (t typeDefault) WithAttrs(as []slog.Attr) slog.Handler {
-	typed := t.typed
-	for _, a := range as {
-		typed = typed || a.Key == "log_type"
+	if t.grouped {
+		return typeDefault{t.Handler.WithAttrs(as), t.typed, true}
 	}
-	return typeDefault{t.Handler.WithAttrs(as), typed}
+	typed := t.typed
+	safe := make([]slog.Attr, len(as))
+	for i, a := range as {
+		typed = typed || a.Key == "log_type"
+		safe[i] = safeKey(a)
+	}
+	return typeDefault{t.Handler.WithAttrs(safe), typed, false}
 }
 
+// WithGroup fixes log_type first: every attribute after a group lands in it,
+// and the standard wants log_type at the top.
 func (t typeDefault) WithGroup(name string) slog.Handler {
-	return typeDefault{t.Handler.WithGroup(name), t.typed}
+	h := t.Handler
+	if !t.typed && !t.grouped {
+		h = h.WithAttrs([]slog.Attr{slog.String("log_type", DefaultType)})
+	}
+	return typeDefault{h.WithGroup(name), true, true}
 }
 
 // Err formats an error as the standard record's error object.
