@@ -25,6 +25,10 @@ test.describe('board on the shared host', () => {
   test.beforeEach(async () => {
     await resetSettings(BASE);
   });
+  // leave the shared host's settings as other spec files expect to find them
+  test.afterEach(async () => {
+    await resetSettings(BASE);
+  });
 
   test('a session goes working → attention → working → done live, and the ✕ closes it out', async ({ page }) => {
     await openBoard(page);
@@ -281,6 +285,24 @@ test.describe('board on the shared host', () => {
     expect(width - (box.x + box.width)).toBeLessThan(40);
   });
 
+  test('maxRows rows show, the big bot counting as one, then the list scrolls', async ({ page }) => {
+    const ids = [uid('rows'), uid('rows'), uid('rows'), uid('rows')];
+    await sendEvents(BASE, ids.map((id, i) => ev('session.opened', id, { cwd: `/srv/rows${i}`, title: `Row ${i}` })));
+    await setSettings(BASE, { maxRows: 3 });
+    await openBoard(page);
+    await expect(page.locator('#board')).toHaveAttribute('style', /--max-rows:3/);
+    await expect(row(page, ids[3])).toBeAttached();
+    const m = await page.locator('#sheet .rows-scroll').evaluate((e) => ({
+      client: e.clientHeight,
+      scroll: e.scrollHeight,
+      row: (e.querySelector('.row') as HTMLElement).offsetHeight,
+    }));
+    expect(Math.abs(m.client - 2 * m.row)).toBeLessThanOrEqual(2);
+    expect(m.scroll).toBeGreaterThan(m.client);
+    await expect(page.locator('#bigbot')).toBeVisible();
+    await finish(BASE, ...ids);
+  });
+
   test('motion: auto follows reduced motion; on and off override it', async ({ page }) => {
     const id = uid('motion');
     await sendEvents(BASE, [ev('session.opened', id, { cwd: '/srv/m' }), ev('turn.started', id)]);
@@ -303,6 +325,7 @@ test.describe('board on the shared host', () => {
   });
 
   test('no serious or critical axe violations, folded and unfolded', async ({ page }) => {
+    test.slow(); // two full axe scans
     const id = uid('axe');
     await sendEvents(BASE, [
       ev('session.opened', id, { cwd: '/srv/axe', title: 'Accessible' }),
@@ -415,7 +438,19 @@ test.describe('board on a private host', () => {
 `);
     await page.setViewportSize({ width: 960, height: 600 });
     const S = (name: string) => `shot-${name}`;
-    await sendEvents(host.url, [
+    // A realistic timeline: each session's events happened minutes ago, in
+    // order, so the rows' relative times differ as they would on a desk.
+    const start: Record<string, number> = {
+      hub: 14 * 60, survey: 9 * 60, docs: 6 * 60, argon: 22 * 60, bill: 31 * 60, release: 48 * 60, scratch: 40,
+    };
+    const step: Record<string, number> = {};
+    const timed = (e: object) => {
+      const name = (e as { session: string }).session.slice('shot-'.length);
+      step[name] = (step[name] ?? 0) + 1;
+      const ago = Math.max(1, start[name] - step[name] * (start[name] > 600 ? 97 : 23));
+      return { ...e, at: Date.now() - ago * 1000 };
+    };
+    const events = [
       ev('session.opened', S('hub'), { cwd: '/home/dev/src/notch-web', title: 'Wire the SSE hub to the board' }),
       ev('turn.started', S('hub')),
       ev('tool.started', S('hub'), { tool: 'grep' }),
@@ -461,7 +496,8 @@ test.describe('board on a private host', () => {
       ev('context.tokens', S('release'), { tokens: 96000 }),
       ev('session.opened', S('scratch'), { cwd: '/home/dev/src/scratch' }),
       ev('turn.started', S('scratch')),
-    ]);
+    ];
+    await sendEvents(host.url, events.map(timed));
     await openBoard(page, host.url);
     await expect(page.locator('#board .row')).toHaveCount(7);
     await page.locator('#pin').blur();

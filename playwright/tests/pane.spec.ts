@@ -69,6 +69,10 @@ test.describe('pane on the shared host', () => {
   test.beforeEach(async () => {
     await resetSettings(BASE);
   });
+  // leave the shared host's settings as other spec files expect to find them
+  test.afterEach(async () => {
+    await resetSettings(BASE);
+  });
 
   test('per-key reset and reset-all', async ({ page }) => {
     await openPane(page);
@@ -99,6 +103,7 @@ test.describe('pane on the shared host', () => {
   });
 
   test('changes made elsewhere appear in an open pane and board without reload', async ({ page, context }) => {
+    test.slow(); // three live pages
     await openPane(page);
     const board = await context.newPage();
     await board.goto('/agents-notch/');
@@ -160,6 +165,17 @@ test.describe('pane on the shared host', () => {
     await expect(setting(page, 'screen').locator('.value')).toHaveText('2');
     await expect(setting(page, 'screen').locator('.source')).toHaveText('pane');
 
+    // Should the host refuse what the pane sends anyway (a 400 carries no
+    // reason Datastar can read), the pane says so next to the control.
+    const ghost = page.getByLabel('Ghost opacity', { exact: true });
+    await ghost.evaluate((el) =>
+      el.setAttribute('data-on:change', "@post('/agents-notch/settings', {payload: {ghostOpacity: 'faint'}})"),
+    );
+    await ghost.focus();
+    await page.keyboard.press('ArrowRight');
+    await expect(setting(page, 'ghostOpacity').locator('.refusal')).toHaveText('The host refused this value (HTTP 400).');
+    expect(parseSettings(readSettingsFile())).toEqual({ screen: '2' });
+
     // the window-only bool is saved like any other key
     await page.getByLabel('Hide over full-screen apps', { exact: true }).click();
     await expect.poll(() => parseSettings(readSettingsFile())).toEqual({ screen: '2', hideFullscreen: false });
@@ -192,6 +208,7 @@ test.describe('pane on the shared host', () => {
   });
 
   test('no serious or critical axe violations, and a screenshot', async ({ page }) => {
+    test.slow(); // a full axe scan and a full-page screenshot
     const id = uid('pane-shot');
     await sendEvents(BASE, [ev('session.opened', id, { cwd: '/srv/pane' }), ev('turn.started', id)]);
     await setSettings(BASE, { scale: 1.25 });

@@ -22,11 +22,15 @@ const PLEASED_MS = 3000;
 
 // The host's clock stamps since and approvedAt. When this machine's clock
 // disagrees with it by more than a moment, correct by the difference seen
-// when the page was served.
+// when the page was served: the host's clock at render against this
+// machine's clock when the response began to arrive (so a slow page load
+// is not mistaken for a wrong clock).
 let skew = 0;
 {
   const served = Number(root.dataset.serverNow);
-  if (served > 0 && Math.abs(served - Date.now()) > 1500) skew = served - Date.now();
+  const nav = performance.getEntriesByType('navigation')[0];
+  const arrived = performance.timeOrigin + (nav ? nav.responseStart : 0);
+  if (served > 0 && Math.abs(served - arrived) > 2000) skew = served - arrived;
 }
 const now = () => Date.now() + skew;
 
@@ -313,7 +317,7 @@ function refused(el, status) {
   const code = status ? ` (HTTP ${status})` : '';
   const setting = el.closest('.setting');
   if (setting) {
-    const r = setting.querySelector('.reason');
+    const r = setting.querySelector('.refusal');
     const msg = `The host refused this value${code}.`;
     if (r) r.textContent = msg;
     announce(msg);

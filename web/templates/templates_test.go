@@ -336,6 +336,11 @@ func TestBoardGolden(t *testing.T) {
 		if !bytes.Contains(got, []byte("Nothing read from the host yet.")) || bytes.Contains(got, []byte("No sessions")) {
 			t.Error("a follower that has read nothing must not claim there are no sessions")
 		}
+		// a zero document's settings are not a notch at scale 0
+		if !bytes.Contains(got, []byte(`style="--scale:1;--opacity:1;--ghost-opacity:0.18;--max-rows:6;"`)) ||
+			!bytes.Contains(got, []byte(`data-anchor="top-center"`)) {
+			t.Error("a zero document's settings were not clamped to the defaults")
+		}
 		golden(t, "board_unknown_nothing_read", got)
 	})
 	t.Run("empty", func(t *testing.T) {
@@ -349,6 +354,17 @@ func TestBoardGolden(t *testing.T) {
 			t.Error("empty board draws counts or a big bot")
 		}
 		golden(t, "board_empty", got)
+	})
+	t.Run("clamped", func(t *testing.T) {
+		v := board()
+		v.Doc.Settings.Scale, v.Doc.Settings.Opacity, v.Doc.Settings.MaxRows = 9, 0.1, 40
+		v.Doc.Settings.HoverMode = "sideways"
+		got := render(t, Board(v))
+		for _, want := range []string{`--scale:2;--opacity:0.35;`, `--max-rows:10;`, `data-hover-mode="ghost"`} {
+			if !bytes.Contains(got, []byte(want)) {
+				t.Errorf("out-of-range settings: board lacks %q", want)
+			}
+		}
 	})
 	t.Run("alerts", func(t *testing.T) {
 		v := board()

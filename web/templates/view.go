@@ -7,6 +7,7 @@ package templates
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
@@ -62,7 +63,7 @@ func (v BoardView) rowCtxs() []rowCtx {
 	base := rowCtx{
 		Budget:      v.Doc.Context.Budget,
 		HotAt:       v.Doc.Context.HotAt,
-		ShowProject: v.Doc.Settings.ShowProject,
+		ShowProject: v.settings().ShowProject,
 		CanOpen:     v.Doc.OpenURL != nil,
 	}
 	if base.HotAt <= 0 || base.HotAt > 1 {
@@ -291,7 +292,8 @@ func urgent(ss []state.Session) (state.Session, bool) {
 // island is the tab's alert island per the alerts setting: the session it
 // points at and its kind, or ok false when nothing is to be shown.
 func island(v BoardView) (s state.Session, ok bool) {
-	if v.Unknown || v.Doc.Settings.Alerts == "off" {
+	alerts := v.settings().Alerts
+	if v.Unknown || alerts == "off" {
 		return state.Session{}, false
 	}
 	var pick []state.Session
@@ -300,7 +302,7 @@ func island(v BoardView) (s state.Session, ok bool) {
 		case state.StatusAttention, state.StatusError:
 			pick = append(pick, s)
 		case state.StatusDone:
-			if v.Doc.Settings.Alerts == "all" {
+			if alerts == "all" {
 				pick = append(pick, s)
 			}
 		}
@@ -330,6 +332,40 @@ func summaryPhrase(sum state.Summary, unknown bool) string {
 		return "notch-web: no sessions"
 	}
 	return "notch-web: " + strings.Join(parts, ", ")
+}
+
+// settings are the settings the board applies: the document's, clamped,
+// or the defaults when no document has been read (a zero document carries
+// no settings at all, not settings of zero).
+func (v BoardView) settings() settings.Settings {
+	if v.Doc.Schema == 0 {
+		return settings.Defaults
+	}
+	return clampSettings(v.Doc.Settings)
+}
+
+// clampSettings is rule 4 on this side: the page applies the settings it is
+// given, clamped to their ranges. A followed host's document may carry
+// anything: a number out of range is clamped, a value that does not parse
+// falls back to its default.
+func clampSettings(s settings.Settings) settings.Settings {
+	var raw map[string]any
+	if b, err := json.Marshal(s); err != nil || json.Unmarshal(b, &raw) != nil {
+		return settings.Defaults
+	}
+	out := make(map[string]any, len(settings.Keys))
+	for _, k := range settings.Keys {
+		v, err := settings.ParseValue(k, raw[k])
+		if err != nil {
+			v = settings.Defaults.Get(k)
+		}
+		out[k] = v
+	}
+	var r settings.Settings
+	if b, err := json.Marshal(out); err != nil || json.Unmarshal(b, &r) != nil {
+		return settings.Defaults
+	}
+	return r
 }
 
 // boardStyle carries the settings that apply to the whole page as CSS
