@@ -144,7 +144,7 @@ func (s *Service) readRowLocked() (Row, []Warning) {
 	var win rowEntry
 	winFile := ""
 	for _, p := range s.opts.PatchPaths {
-		data, err := readBounded(p, MaxPatchBytes)
+		data, err := fsx.ReadFileLimit(p, MaxPatchBytes)
 		var e rowEntry
 		switch {
 		case errors.Is(err, fs.ErrNotExist):

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -57,7 +56,7 @@ func (s *Store) Load() (Partial, []Warning) {
 // read returns the layer, its warnings, the file's bytes, and whether the
 // file holds anything a rewrite would drop (so the bytes must be kept first).
 func (s *Store) read() (Partial, []Warning, []byte, bool) {
-	data, err := readBounded(s.path, MaxPaneBytes)
+	data, err := fsx.ReadFileLimit(s.path, MaxPaneBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Partial{}, nil, nil, false
 	}
@@ -132,10 +131,7 @@ func (s *Store) Apply(c Change) (Partial, error) {
 
 // commit applies a batch of changes under the file lock with one write.
 func (s *Store) commit(batch []*pendingChange) (Partial, error) {
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
-		return nil, fmt.Errorf("creating the settings directory: %w", err)
-	}
-	unlock, err := fsx.Lock(s.path + ".lock")
+	unlock, err := fsx.Lock(s.path + ".lock") // creates the directory too
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +162,7 @@ func (s *Store) commit(batch []*pendingChange) (Partial, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding settings: %w", err)
 	}
-	if err := fsx.WriteFileAtomic(s.path, append(data, '\n'), 0o644); err != nil {
+	if err := fsx.WriteFileAtomic(s.path, append(data, '\n')); err != nil {
 		return nil, err
 	}
 	return next, nil
@@ -176,7 +172,7 @@ func (s *Store) commit(batch []*pendingChange) (Partial, error) {
 // when it could not be read whole, and is then copied as it is on disk.
 func keepCopy(path, keep string, data []byte) error {
 	if data != nil {
-		return fsx.WriteFileAtomic(keep, data, 0o644)
+		return fsx.WriteFileAtomic(keep, data)
 	}
 	src, err := os.Open(path)
 	if err != nil {
@@ -196,20 +192,4 @@ func keepCopy(path, keep string, data []byte) error {
 		return err
 	}
 	return dst.Close()
-}
-
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is larger than the %d bytes allowed; ignored", path, limit)
-	}
-	return data, nil
 }

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+
+	"github.com/notch-web/notch-web/internal/fsx"
 )
 
 // MaxStateFile bounds what ReadFile reads. A real document of 40 rows is a
@@ -81,9 +82,9 @@ func malformed(err error) error {
 }
 
 // ReadFile reads and decodes a state.json (see Decode), refusing a file
-// larger than MaxStateFile.
+// larger than MaxStateFile (ErrTooLarge).
 func ReadFile(path string) (Document, error) {
-	data, err := readLimited(path, MaxStateFile)
+	data, err := fsx.ReadFileLimit(path, MaxStateFile)
 	if err != nil {
 		return Document{}, err
 	}
@@ -92,23 +93,4 @@ func ReadFile(path string) (Document, error) {
 		return Document{}, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return d, nil
-}
-
-// readLimited reads a whole file, refusing one larger than limit rather
-// than reading it into memory. It opens the file so as never to stand in
-// the way of a writer's rename (see openShared).
-func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := openShared(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("reading %s: %w: more than %d bytes", path, ErrTooLarge, limit)
-	}
-	return data, nil
 }

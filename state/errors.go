@@ -1,6 +1,10 @@
 package state
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/notch-web/notch-web/internal/fsx"
+)
 
 // Sentinel errors. Every error this package returns wraps one of them with
 // context, so callers branch with errors.Is and log the full message.
@@ -18,8 +22,9 @@ var (
 	// ErrTooManySessions: the fold already tracks MaxTracked sessions.
 	ErrTooManySessions = errors.New("too many open sessions")
 	// ErrTooLarge: an input breaks a size limit (an events body's line
-	// length or event count, a file's size).
-	ErrTooLarge = errors.New("too large")
+	// length or event count, a file's size). It is fsx.ErrTooLarge, which
+	// the file reads wrap.
+	ErrTooLarge = fsx.ErrTooLarge
 	// ErrNoEvents: an events body holds no event at all.
 	ErrNoEvents = errors.New("no events")
 
@@ -37,9 +42,4 @@ var (
 	// a warning: the bad bytes were kept beside the file and the new mark
 	// WAS written (see *CorruptMarksError).
 	ErrMarksCorrupt = errors.New("close-out marks file is corrupt")
-
-	// ErrLockTimeout: LockFile could not take the lock in time.
-	ErrLockTimeout = errors.New("lock file: timed out")
-	// ErrLockUnsupported: this platform has no file lock LockFile can use.
-	ErrLockUnsupported = errors.New("lock file: unsupported on this platform")
 )

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/notch-web/notch-web/internal/fsx"
 )
 
 // Follower mirrors a state.json that another host writes (follow mode). It
@@ -74,7 +76,7 @@ func (f *Follower) Run(ctx context.Context) error {
 		}
 	}
 	read := func() {
-		data, err := readLimited(f.Path, MaxStateFile)
+		data, err := fsx.ReadFileLimit(f.Path, MaxStateFile)
 		var doc Document
 		if err == nil {
 			doc, err = Decode(data)

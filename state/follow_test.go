@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/notch-web/notch-web/internal/fsx"
 )
 
 // recorder collects what a Follower reports, from Run's goroutine.
@@ -48,7 +50,7 @@ func writeDoc(t *testing.T, path string, wall int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFileAtomic(path, data); err != nil {
+	if err := fsx.WriteFileAtomic(path, data); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -97,7 +99,7 @@ func TestFollowerFollowsRenames(t *testing.T) {
 		{`{"schema":5,"wallMs":1}`, ErrSchema},       // another schema
 		{"not json at all", ErrMalformed},
 	} {
-		if err := WriteFileAtomic(path, []byte(bad.data)); err != nil {
+		if err := fsx.WriteFileAtomic(path, []byte(bad.data)); err != nil {
 			t.Fatal(err)
 		}
 		waitFor(t, "OnError for "+bad.data, func() bool { _, errs := rec.snapshot(); return len(errs) == i+1 })

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/notch-web/notch-web/internal/fsx"
 )
 
 // The close-out marks file, $DSH_HOME/state/session-finished/manual.json,
@@ -63,7 +65,7 @@ func (e *CorruptMarksError) Unwrap() error { return e.Err }
 // with every mark that could be read, so one odd entry does not hide the
 // others' close-outs.
 func ReadMarks(path string) (map[string]Mark, error) {
-	data, err := readLimited(path, MaxMarksFile)
+	data, err := fsx.ReadFileLimit(path, MaxMarksFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]Mark{}, nil
 	}
@@ -119,11 +121,12 @@ func parseMarks(data []byte) (map[string]Mark, error) {
 }
 
 // MergeMark sets one session's mark in manual.json without clobbering
-// anything else: under an exclusive lock on path+".lock" (LockFile) it
+// anything else: under an exclusive lock on path+".lock" (fsx.Lock) it
 // reads the file, replaces the session's state and at (keeping that
 // entry's other fields and every other entry byte for byte in value) and
-// writes the result atomically (WriteFileAtomic), so concurrent mergers in
-// any number of processes never lose a mark.
+// writes the result atomically and durably (fsx.WriteFileAtomic), so
+// concurrent mergers in any number of processes never lose a mark. A lock
+// held too long by another merger fails it with fsx.ErrLockTimeout.
 //
 // If the existing file cannot be parsed at all, its bytes are first kept
 // beside it as manual.json.corrupt-<ms>, the new file holds only this mark,
@@ -136,13 +139,13 @@ func MergeMark(path, sessionID string, m Mark) error {
 	if m.State == "" {
 		return fmt.Errorf("%w: state is required", ErrInvalidMark)
 	}
-	unlock, err := LockFile(path + ".lock")
+	unlock, err := fsx.Lock(path + ".lock")
 	if err != nil {
 		return err
 	}
 	defer unlock()
 
-	data, err := readLimited(path, MaxMarksFile)
+	data, err := fsx.ReadFileLimit(path, MaxMarksFile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -158,7 +161,7 @@ func MergeMark(path, sessionID string, m Mark) error {
 			return perr // cannot happen: nil is an empty file
 		}
 	}
-	if err := WriteFileAtomic(path, out); err != nil {
+	if err := fsx.WriteFileAtomic(path, out); err != nil {
 		return err
 	}
 	return warning

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 func marksPath(t *testing.T) string {
@@ -174,49 +173,5 @@ func TestMergeMarkRefusesInvalid(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Error("a refused mark wrote the file")
-	}
-}
-
-func TestLockFileExcludes(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x", "settings.json.lock")
-	unlock, err := LockFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan time.Time, 1)
-	go func() {
-		u, err := LockFile(path)
-		if err != nil {
-			t.Error(err)
-			got <- time.Time{}
-			return
-		}
-		got <- time.Now()
-		u()
-	}()
-	time.Sleep(50 * time.Millisecond)
-	released := time.Now()
-	if err := unlock(); err != nil {
-		t.Fatal(err)
-	}
-	if at := <-got; at.Before(released) {
-		t.Error("a second locker got the lock while it was held")
-	}
-	if err := unlock(); err == nil {
-		t.Error("unlocking twice did not complain")
-	}
-}
-
-func TestLockFileTimesOut(t *testing.T) {
-	defer func(d time.Duration) { lockTimeout = d }(lockTimeout)
-	lockTimeout = 30 * time.Millisecond
-	path := filepath.Join(t.TempDir(), "x.lock")
-	unlock, err := LockFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
-	if _, err := LockFile(path); !errors.Is(err, ErrLockTimeout) {
-		t.Errorf("second LockFile = %v, want ErrLockTimeout", err)
 	}
 }

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/notch-web/notch-web/internal/fsx"
 )
 
 // Writer keeps state.json current: it writes at once when notified of a
 // change, and otherwise at least every Interval with a fresh wallMs, which
-// is the window's heartbeat (rule 3). Each write is atomic (see
-// WriteFileAtomic).
+// is the window's heartbeat (rule 3). Each write is atomic, so a reader
+// never sees half a file, but not fsynced (fsx.WriteFileAtomicNoSync): after
+// a power cut the next beat rewrites the file anyway.
 type Writer struct {
 	Path     string
 	Interval time.Duration // 0 = Heartbeat
@@ -39,7 +42,7 @@ func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
 	if ctx.Err() != nil {
 		return nil
 	}
-	removeStaleTemps(w.Path, time.Minute, w.now())
+	fsx.RemoveStaleTemps(w.Path, time.Minute, w.now())
 	w.write()
 	beat := time.NewTimer(interval)
 	defer beat.Stop()
@@ -69,7 +72,7 @@ func (w *Writer) now() time.Time {
 func (w *Writer) write() {
 	data, err := Encode(w.Snapshot(w.now()))
 	if err == nil {
-		err = WriteFileAtomic(w.Path, data)
+		err = fsx.WriteFileAtomicNoSync(w.Path, data)
 	}
 	if err != nil && w.OnError != nil {
 		w.OnError(err)

@@ -123,6 +123,32 @@ func TestWriterReportsErrorsAndCarriesOn(t *testing.T) {
 	stop()
 }
 
+// Run first clears the old temporary files a killed predecessor left
+// beside state.json, and only the old ones.
+func TestWriterRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	old, young := filepath.Join(dir, ".state.json.tmp-111"), filepath.Join(dir, ".state.json.tmp-222")
+	for _, p := range []string{old, young} {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hourAgo := time.Now().Add(-time.Hour)
+	os.Chtimes(old, hourAgo, hourAgo)
+	w := &Writer{Path: path, Interval: time.Hour,
+		Snapshot: func(now time.Time) Document { return Document{Schema: Schema, WallMs: now.UnixMilli()} }}
+	stop := startWriter(t, w, nil)
+	waitFor(t, "the first write", func() bool { _, err := ReadFile(path); return err == nil })
+	stop()
+	if _, err := os.Stat(old); err == nil {
+		t.Error("the old temp file is still there")
+	}
+	if _, err := os.Stat(young); err != nil {
+		t.Errorf("the young temp file (maybe a live writer's) was removed: %v", err)
+	}
+}
+
 func TestWriterNeedsPathAndSnapshot(t *testing.T) {
 	if err := (&Writer{}).Run(context.Background(), nil); err == nil {
 		t.Error("a Writer without Path and Snapshot ran")

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/notch-web/notch-web/internal/fsx"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -299,15 +300,7 @@ func boardEvents(rows int) string {
 // writeFollowed renames a schema-4 document into place the way another host
 // writes its state.json, with change seq's marker as a title.
 func writeFollowed(path string, seq, rows int) error {
-	doc := followedDoc(seq, rows)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, doc, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return fsx.WriteFileAtomicNoSync(path, followedDoc(seq, rows))
 }
 
 // ---- the server under test ----

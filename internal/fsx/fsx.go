@@ -1,49 +1,124 @@
-// Package fsx holds the two file primitives every store in notch-web shares:
-// an atomic replace (a reader never sees half a file) and an exclusive
-// advisory lock that also excludes other processes.
+// Package fsx holds the file primitives every store in notch-web shares: an
+// atomic replace (a reader never sees half a file), a bounded read that never
+// stands in the way of such a replace, an exclusive advisory lock that also
+// excludes other processes, and a watch that survives rename-into-place.
 package fsx
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
-// WriteFileAtomic replaces path with data: it writes a temporary file in the
-// same directory, syncs it, and renames it over path, so a reader sees either
-// the old bytes or the new ones and a crash never leaves half a file. The
-// directory is created when missing.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+// ErrTooLarge: ReadFileLimit refused a file larger than its limit.
+var ErrTooLarge = errors.New("too large")
+
+// WriteFileAtomic replaces path with data so that a reader sees the old
+// file or the new one, never half of either: it writes a temporary file in
+// the same directory (a rename is only atomic within one file system),
+// fsyncs it, renames it over path and fsyncs the directory where the
+// platform supports it, so the rename itself survives a power cut. The file
+// is mode 0644; a missing directory is created (0755). os.Rename replaces
+// an existing file on Windows too; there a rename that collides with a
+// reader holding the file open is retried briefly.
+func WriteFileAtomic(path string, data []byte) error {
+	return writeFileAtomic(path, data, true)
+}
+
+// WriteFileAtomicNoSync is WriteFileAtomic without the two fsyncs: the
+// replace is just as atomic (a reader never sees half a file), but after a
+// power cut the file may hold the old bytes, or none. It is for a file
+// rewritten so often that the next write repairs that anyway, such as
+// state.json's heartbeat, where an fsync every beat would only wear the disk.
+func WriteFileAtomicNoSync(path string, data []byte) error {
+	return writeFileAtomic(path, data, false)
+}
+
+func writeFileAtomic(path string, data []byte, durable bool) (err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, tempPrefix(path)+"*")
 	if err != nil {
-		return fmt.Errorf("creating temp file for %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	tmp := f.Name()
 	defer func() {
 		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
+			tmp.Close()
+			os.Remove(tmp.Name())
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", tmp, err)
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err = f.Chmod(perm); err != nil && !isChmodUnsupported(err) {
-		return fmt.Errorf("chmod %s: %w", tmp, err)
+	// CreateTemp makes the file 0600; the window (maybe another user's
+	// process) must be able to read it.
+	if err := tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", tmp, err)
+	if durable {
+		if err := tmp.Sync(); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
 	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("closing %s: %w", tmp, err)
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("renaming into %s: %w", path, err)
+	if err := replaceFile(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	syncDir(dir)
+	if durable {
+		// Best effort: some file systems refuse to fsync a directory, and
+		// the file is already in place.
+		syncDir(dir)
+	}
 	return nil
+}
+
+// tempPrefix names WriteFileAtomic's temporary files: hidden, and
+// recognisably path's, so a leftover from a killed writer can be found.
+func tempPrefix(path string) string { return "." + filepath.Base(path) + ".tmp-" }
+
+// RemoveStaleTemps deletes temporary files a killed writer of path left
+// behind. Only those older than olderThan at now: a young one may be another
+// writer's in flight.
+func RemoveStaleTemps(path string, olderThan time.Duration, now time.Time) {
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		return
+	}
+	prefix := tempPrefix(path)
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > olderThan {
+			os.Remove(filepath.Join(filepath.Dir(path), e.Name()))
+		}
+	}
+}
+
+// ReadFileLimit reads a whole file, refusing one larger than limit (with an
+// error wrapping ErrTooLarge) rather than reading it into memory. It opens
+// the file so as never to stand in the way of a writer's rename (see
+// openShared). A missing file is an error wrapping fs.ErrNotExist.
+func ReadFileLimit(path string, limit int64) ([]byte, error) {
+	f, err := openShared(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("reading %s: %w: more than %d bytes", path, ErrTooLarge, limit)
+	}
+	return data, nil
 }

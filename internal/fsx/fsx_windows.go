@@ -3,34 +3,48 @@
 package fsx
 
 import (
-	"fmt"
+	"errors"
 	"os"
+	"time"
 
 	"golang.org/x/sys/windows"
 )
 
-func isChmodUnsupported(error) bool { return true }
+// replaceFile renames over to. Go's os.Rename uses MoveFileEx with
+// MOVEFILE_REPLACE_EXISTING, which fails while another process holds the
+// destination open without FILE_SHARE_DELETE (the window reading
+// state.json, a virus scanner); such a reader lets go within milliseconds,
+// so the rename is retried for a short while.
+func replaceFile(from, to string) error {
+	var err error
+	for delay := time.Millisecond; ; delay *= 2 {
+		err = os.Rename(from, to)
+		if err == nil || delay > 256*time.Millisecond ||
+			!(errors.Is(err, windows.ERROR_ACCESS_DENIED) || errors.Is(err, windows.ERROR_SHARING_VIOLATION)) {
+			return err
+		}
+		time.Sleep(delay)
+	}
+}
 
-// syncDir is a no-op: Windows cannot open a directory for FlushFileBuffers
-// through os.Open, and MoveFileEx with MOVEFILE_REPLACE_EXISTING (what
-// os.Rename uses) is already the atomic replace.
+// syncDir does nothing: Windows has no directory fsync, and NTFS journals
+// the rename itself.
 func syncDir(string) {}
 
-// Lock takes an exclusive lock on path (created if missing), blocking until
-// it is free.
-func Lock(path string) (unlock func() error, err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+// openShared opens a file for reading with FILE_SHARE_DELETE, which os.Open
+// does not ask for: while a reader (the Follower, every beat) holds the
+// file, another process's rename over it — the other host's atomic write,
+// which may not retry as replaceFile does — still succeeds.
+func openShared(path string) (*os.File, error) {
+	p, err := windows.UTF16PtrFromString(path)
 	if err != nil {
-		return nil, fmt.Errorf("opening lock %s: %w", path, err)
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	ol := new(windows.Overlapped)
-	h := windows.Handle(f.Fd())
-	if err := windows.LockFileEx(h, windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, ol); err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("locking %s: %w", path, err)
+	h, err := windows.CreateFile(p, windows.GENERIC_READ,
+		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE,
+		nil, windows.OPEN_EXISTING, windows.FILE_ATTRIBUTE_NORMAL, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	return func() error {
-		_ = windows.UnlockFileEx(h, 0, 1, 0, ol)
-		return f.Close()
-	}, nil
+	return os.NewFile(uintptr(h), path), nil
 }

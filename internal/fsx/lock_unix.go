@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package state
+package fsx
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// tryLock takes flock(LOCK_EX) without blocking, so LockFile can give up
+// tryLock takes flock(LOCK_EX) without blocking, so Lock can give up
 // after LockTimeout. flock locks belong to the open file, so two
 // goroutines of one process exclude each other too.
 func tryLock(f *os.File) (busy bool, err error) {

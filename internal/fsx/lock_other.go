@@ -1,10 +1,10 @@
 //go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly || windows)
 
-package state
+package fsx
 
 import "os"
 
-// tryLock has no file lock to use on this platform; LockFile says so
+// tryLock has no file lock to use on this platform; Lock says so
 // rather than pretending to exclude anyone.
 func tryLock(*os.File) (bool, error) { return false, ErrLockUnsupported }
 

@@ -1,6 +1,6 @@
 //go:build !windows
 
-package state
+package fsx
 
 import "os"
 

@@ -1,6 +1,6 @@
 //go:build windows
 
-package state
+package fsx
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 )
 
 // tryLock takes an exclusive LockFileEx on the file's first byte without
-// blocking, so LockFile can give up after LockTimeout. The lock belongs to
+// blocking, so Lock can give up after LockTimeout. The lock belongs to
 // the handle, so two goroutines of one process exclude each other too.
 func tryLock(f *os.File) (busy bool, err error) {
 	var ol windows.Overlapped
