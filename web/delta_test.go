@@ -2,8 +2,6 @@ package web
 
 import (
 	"bytes"
-	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -87,10 +85,10 @@ func TestDeltaPatchesTurnTheOldBoardIntoTheNew(t *testing.T) {
 
 func TestDeltaRefusesWhatItCannotPatch(t *testing.T) {
 	for _, tc := range []struct{ prev, cur string }{
-		{`<div id="a"><p>x</p></div>`, `<div id="b"><p>x</p></div>`},   // the root's id changed
-		{`<div id="a"><p>x</p></div>`, `<div id="a"><p>y</p></div>`},   // only the root has an id: whole
+		{`<div id="a"><p>x</p></div>`, `<div id="b"><p>x</p></div>`}, // the root's id changed
+		{`<div id="a"><p>x</p></div>`, `<div id="a"><p>y</p></div>`}, // only the root has an id: whole
 		{`<div id="a"><p id="p">x</p></div>`, `<div id="a"><p id="p">x</p><p>z</p></div>`},
-		{`<div id="a">`, `<div id="a"></div>`},                          // malformed
+		{`<div id="a">`, `<div id="a"></div>`}, // malformed
 	} {
 		parts := delta([]byte(tc.prev), []byte(tc.cur))
 		if parts != nil {
@@ -125,6 +123,3 @@ func FuzzDelta(f *testing.F) {
 		}
 	})
 }
-
-var _ = fmt.Sprint
-var _ = context.Background
