@@ -345,3 +345,16 @@ func (s Settings) Get(key string) any {
 	}
 	return nil
 }
+
+// Clamped returns s with every key brought into its domain, as a reader of
+// a document from elsewhere must (rule 4: the window clamps what it is
+// given): numbers clamp, a value that does not parse takes its default.
+func (s Settings) Clamped() Settings {
+	out := Defaults
+	for _, k := range Keys {
+		if v, err := ParseValue(k, s.Get(k)); err == nil {
+			out.apply(k, v)
+		}
+	}
+	return out
+}

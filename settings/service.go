@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/notch-web/notch-web/internal/fsx"
 	"github.com/notch-web/notch-web/internal/notify"
@@ -58,6 +59,7 @@ type Service struct {
 	row     Row                 // the row as last read: a pane write does not re-read the YAML
 	rowWarn []Warning
 	changes notify.Broadcast
+	version atomic.Uint64
 }
 
 // NewService reads every layer once and returns the service.
@@ -125,6 +127,7 @@ func (s *Service) rebuild(pane Partial, paneWarn []Warning) bool {
 			}
 		}
 		s.view, s.stamp = v, stamp
+		s.version.Add(1)
 	}
 	s.mu.Unlock()
 	for _, w := range newWarn {
@@ -172,6 +175,9 @@ func (s *Service) readRowLocked() (Row, []Warning) {
 	r, w := buildRow(winFile, win)
 	return r, append(warns, w...)
 }
+
+// Version counts the changes of the view so far.
+func (s *Service) Version() uint64 { return s.version.Load() }
 
 // Subscribe returns a channel woken after every change of the view, and a
 // function to stop.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/notch-web/notch-web/internal/notify"
@@ -28,6 +29,7 @@ type Board struct {
 	cfg      BoardConfig
 	settings *settings.Service
 	changes  notify.Broadcast
+	version  atomic.Uint64 // bumped on every change of the fold or the followed document
 
 	mu       sync.Mutex
 	fold     *state.Fold
@@ -45,6 +47,15 @@ func (b *Board) Follow() bool { return b.cfg.Follow }
 // Config returns the board's configuration.
 func (b *Board) Config() BoardConfig { return b.cfg }
 
+func (b *Board) changed() {
+	b.version.Add(1)
+	b.changes.Notify()
+}
+
+// Version counts the changes of the board so far: equal versions, equal
+// boards (but for the clock).
+func (b *Board) Version() uint64 { return b.version.Load() }
+
 // Subscribe returns a channel woken after every change of the fold or of the
 // followed document (settings changes come from the settings service).
 func (b *Board) Subscribe() (<-chan struct{}, func()) { return b.changes.Subscribe() }
@@ -57,7 +68,7 @@ func (b *Board) Ingest(evs []state.Event, now time.Time) ([]string, error) {
 	warns, err := b.fold.Apply(evs...)
 	b.mu.Unlock()
 	if err == nil && len(evs) > 0 {
-		b.changes.Notify()
+		b.changed()
 	}
 	return warns, err
 }
@@ -68,7 +79,7 @@ func (b *Board) Retire(ids ...string) {
 	changed := b.fold.Retire(ids...)
 	b.mu.Unlock()
 	if changed {
-		b.changes.Notify()
+		b.changed()
 	}
 }
 
@@ -77,7 +88,7 @@ func (b *Board) SetFollowed(d state.Document) {
 	b.mu.Lock()
 	b.followed = &d
 	b.mu.Unlock()
-	b.changes.Notify()
+	b.changed()
 }
 
 // Snapshot is the schema-4 document as of now. In follow mode it is the

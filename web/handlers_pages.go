@@ -37,7 +37,10 @@ func (s *Server) stream(c echo.Context) error {
 	if page != pageBoard && page != pagePane {
 		return echo.NewHTTPError(http.StatusBadRequest, "page must be board or pane")
 	}
-	s.Hub.Serve(c.Response(), c.Request(), page)
+	// The stream writes to the net/http writer itself: Echo's Response.Flush
+	// swallows write errors, and a stalled reader must be seen to fail.
+	c.Response().Committed = true
+	s.Hub.Serve(c.Response().Writer, c.Request(), page)
 	return nil
 }
 

@@ -3,8 +3,6 @@ package web
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -40,15 +38,17 @@ type Hub struct {
 	// WriteTimeout drops a stream whose reader stalls this long.
 	WriteTimeout time.Duration
 
-	mu      sync.Mutex
-	clients map[*client]struct{}
-	latest  map[string][]byte // the whole fragment, as a frame, per page
-	html    map[string][]byte // the last render, per page
-	stamp   []byte
-	done    chan struct{}
-	closed  bool
-	renders atomic.Int64
-	drops   atomic.Int64
+	mu        sync.Mutex
+	clients   map[*client]struct{}
+	latest    map[string][]byte // the whole fragment, as a frame, per page
+	html      map[string][]byte // the last render, per page
+	refreshMu sync.Mutex        // one refresh at a time
+	key       refreshKey
+	rendered  bool
+	done      chan struct{}
+	closed    bool
+	renders   atomic.Int64
+	drops     atomic.Int64
 }
 
 // streamSendBuffer is the kernel send buffer of a stream's connection.
@@ -132,39 +132,46 @@ func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
 	return bv, pv
 }
 
+// refreshKey is what decides whether the pages must be rendered again: a
+// change of the fold or the followed document, of the settings, of
+// staleness, or of which rows exist (a timer retire). A new wallMs alone is
+// not a change.
+type refreshKey struct {
+	board, settings uint64
+	unknown         bool
+	rows            int
+}
+
 // Refresh renders and publishes both pages if anything they draw changed.
-// A new wallMs alone is not a change.
+// The board goes out before the pane is rendered: it is the page most tabs
+// watch.
 func (h *Hub) Refresh(now time.Time) {
+	h.refreshMu.Lock()
+	defer h.refreshMu.Unlock()
+	// The versions are read before the snapshot, so a change racing this
+	// refresh bumps them past the key and is rendered by the next one.
+	key := refreshKey{board: h.board.Version(), settings: h.settings.Version()}
 	bv, pv := h.Models(now)
-	key := bv.Doc
-	key.WallMs = 0
-	stamp, err := json.Marshal(struct {
-		Doc     state.Document
-		Unknown bool
-		View    settings.View
-	}{key, bv.Unknown, pv.View})
-	if err != nil {
-		h.log.Error("encoding the board", "error", map[string]string{"name": "EncodeError", "message": err.Error()})
+	key.unknown, key.rows = bv.Unknown, len(bv.Doc.Sessions)
+	if h.rendered && key == h.key {
 		return
 	}
-	h.mu.Lock()
-	same := bytes.Equal(stamp, h.stamp)
-	h.mu.Unlock()
-	if same {
-		return
-	}
-	board, err1 := renderHTML(templates.Board(bv))
-	pane, err2 := renderHTML(templates.Pane(pv))
-	if err1 != nil || err2 != nil {
-		h.log.Error("rendering the board", "error", map[string]string{"name": "RenderError", "message": errors.Join(err1, err2).Error()})
-		return
-	}
+	h.key, h.rendered = key, true
 	h.renders.Add(1)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.stamp = stamp
-	h.publish(pageBoard, board)
-	h.publish(pagePane, pane)
+	for _, p := range []struct {
+		page string
+		comp templ.Component
+	}{{pageBoard, templates.Board(bv)}, {pagePane, templates.Pane(pv)}} {
+		html, err := renderHTML(p.comp)
+		if err != nil {
+			h.log.Error("rendering a page", "error", map[string]string{"name": "RenderError", "message": err.Error()},
+				slog.Group("data", "page", p.page))
+			continue
+		}
+		h.mu.Lock()
+		h.publish(p.page, html)
+		h.mu.Unlock()
+	}
 }
 
 // publish sends a page's new render to its streams: the elements that

@@ -5,7 +5,7 @@
 // (on <html>) or re-applies it after every patch:
 //   - liveness: no stream event for 4 s marks <html data-live="unknown">,
 //     the next event clears it (rule 3, judged on the client);
-//   - the polite live region, fed from the fragment's data-say;
+//   - the polite live region, fed from the data-say of #board-say / #pane-say;
 //   - relative times (data-since-ms) and the pleased face (data-approved-at);
 //   - the tab: hover / ghost / hold / top edge / pin, per the settings the
 //     board carries; nothing is remembered on disk;
@@ -45,7 +45,7 @@ function announce(text) {
 }
 function phrase() {
   if (root.dataset.live === 'unknown') return 'notch-web: status unknown';
-  return $(page)?.dataset.say ?? '';
+  return $(page + '-say')?.dataset.say ?? '';
 }
 function sayStatus() {
   const p = phrase();

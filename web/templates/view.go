@@ -7,7 +7,6 @@ package templates
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
@@ -341,31 +340,7 @@ func (v BoardView) settings() settings.Settings {
 	if v.Doc.Schema == 0 {
 		return settings.Defaults
 	}
-	return clampSettings(v.Doc.Settings)
-}
-
-// clampSettings is rule 4 on this side: the page applies the settings it is
-// given, clamped to their ranges. A followed host's document may carry
-// anything: a number out of range is clamped, a value that does not parse
-// falls back to its default.
-func clampSettings(s settings.Settings) settings.Settings {
-	var raw map[string]any
-	if b, err := json.Marshal(s); err != nil || json.Unmarshal(b, &raw) != nil {
-		return settings.Defaults
-	}
-	out := make(map[string]any, len(settings.Keys))
-	for _, k := range settings.Keys {
-		v, err := settings.ParseValue(k, raw[k])
-		if err != nil {
-			v = settings.Defaults.Get(k)
-		}
-		out[k] = v
-	}
-	var r settings.Settings
-	if b, err := json.Marshal(out); err != nil || json.Unmarshal(b, &r) != nil {
-		return settings.Defaults
-	}
-	return r
+	return v.Doc.Settings.Clamped()
 }
 
 // boardStyle carries the settings that apply to the whole page as CSS
