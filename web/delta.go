@@ -119,27 +119,23 @@ func diffSpans(prevSrc []byte, prev *span, curSrc []byte, cur *span, out *[][]by
 	return true
 }
 
-// renderDelta is a page's render and, when the previous render is known, the
-// elements that changed since it.
-type renderDelta struct {
-	full  []byte   // the whole fragment
-	parts [][]byte // the changed elements, or nil when only full will do
-}
-
-// delta compares cur with prev (both whole fragments) and returns the
-// changed elements, or nil when the root must be sent whole (or nothing
-// changed structurally enough to tell).
-func delta(prev, cur []byte) [][]byte {
-	if prev == nil {
-		return nil
+// delta compares cur with prev (whole fragments; prevSpans is prev parsed,
+// or nil) and returns the elements that changed, or nil when the root must
+// be sent whole. It also returns cur parsed, for the next comparison.
+func delta(prev []byte, prevSpans *span, cur []byte) ([][]byte, *span) {
+	cs := parseSpans(cur)
+	if prev == nil || cs == nil {
+		return nil, cs
 	}
-	ps, cs := parseSpans(prev), parseSpans(cur)
-	if ps == nil || cs == nil {
-		return nil
+	if prevSpans == nil {
+		prevSpans = parseSpans(prev)
+	}
+	if prevSpans == nil {
+		return nil, cs
 	}
 	var out [][]byte
-	if !diffSpans(prev, ps, cur, cs, &out) {
-		return nil
+	if !diffSpans(prev, prevSpans, cur, cs, &out) {
+		return nil, cs
 	}
 	// Sending more than half the page piecemeal saves nothing.
 	n := 0
@@ -147,9 +143,9 @@ func delta(prev, cur []byte) [][]byte {
 		n += len(p)
 	}
 	if n*2 > len(cur) || len(out) == 0 {
-		return nil
+		return nil, cs
 	}
-	return out
+	return out, cs
 }
 
 // joinParts is the patch-elements payload for several elements.

@@ -66,7 +66,7 @@ func TestDeltaPatchesTurnTheOldBoardIntoTheNew(t *testing.T) {
 			}
 			bv, _ = e.hub.Models(now)
 			after, _ := renderHTML(templates.Board(bv))
-			parts := delta(before, after)
+			parts, _ := delta(before, nil, after)
 			if parts == nil {
 				if tt.smallest {
 					t.Fatalf("no piecewise patch for a one-row change")
@@ -90,7 +90,7 @@ func TestDeltaRefusesWhatItCannotPatch(t *testing.T) {
 		{`<div id="a"><p id="p">x</p></div>`, `<div id="a"><p id="p">x</p><p>z</p></div>`},
 		{`<div id="a">`, `<div id="a"></div>`}, // malformed
 	} {
-		parts := delta([]byte(tc.prev), []byte(tc.cur))
+		parts, _ := delta([]byte(tc.prev), nil, []byte(tc.cur))
 		if parts != nil {
 			if got := applyParts(t, []byte(tc.prev), parts); string(got) != tc.cur {
 				t.Errorf("delta(%s → %s) gave a wrong patch %q", tc.prev, tc.cur, parts)
@@ -100,7 +100,7 @@ func TestDeltaRefusesWhatItCannotPatch(t *testing.T) {
 	// Unchanged siblings stay out of the patch.
 	prev := `<div id="b"><div id="r1">one</div><div id="r2">two</div><div id="r3">three, a longer row</div></div>`
 	cur := `<div id="b"><div id="r1">one</div><div id="r2">TWO</div><div id="r3">three, a longer row</div></div>`
-	parts := delta([]byte(prev), []byte(cur))
+	parts, _ := delta([]byte(prev), nil, []byte(cur))
 	if len(parts) != 1 || string(parts[0]) != `<div id="r2">TWO</div>` {
 		t.Errorf("delta = %q, want just r2", parts)
 	}
@@ -114,7 +114,7 @@ func FuzzDelta(f *testing.F) {
 	f.Add(`<div id="b">text</div>`, `<div id="b">other</div>`)
 	f.Add(`<div id="b"><p>`, `</div>`)
 	f.Fuzz(func(t *testing.T, prev, cur string) {
-		parts := delta([]byte(prev), []byte(cur))
+		parts, _ := delta([]byte(prev), nil, []byte(cur))
 		if parts == nil {
 			return
 		}

@@ -42,6 +42,7 @@ type Hub struct {
 	clients   map[*client]struct{}
 	latest    map[string][]byte // the whole fragment, as a frame, per page
 	html      map[string][]byte // the last render, per page
+	spans     map[string]*span  // the last render parsed, per page
 	refreshMu sync.Mutex        // one refresh at a time
 	key       refreshKey
 	rendered  bool
@@ -52,7 +53,7 @@ type Hub struct {
 }
 
 // streamSendBuffer is the kernel send buffer of a stream's connection.
-const streamSendBuffer = 32 << 10
+const streamSendBuffer = 8 << 10
 
 type connKey struct{}
 
@@ -71,8 +72,8 @@ type client struct {
 func NewHub(b *Board, s *settings.Service, log *slog.Logger) *Hub {
 	return &Hub{
 		board: b, settings: s, log: log,
-		HeartbeatEvery: time.Second, WriteTimeout: 5 * time.Second,
-		clients: map[*client]struct{}{}, latest: map[string][]byte{}, html: map[string][]byte{}, done: make(chan struct{}),
+		HeartbeatEvery: time.Second, WriteTimeout: 4 * time.Second,
+		clients: map[*client]struct{}{}, latest: map[string][]byte{}, html: map[string][]byte{}, spans: map[string]*span{}, done: make(chan struct{}),
 	}
 }
 
@@ -185,7 +186,9 @@ func (h *Hub) publish(page string, html []byte) {
 	}
 	full := mustFrame(func(sse *datastar.ServerSentEventGenerator) error { return sse.PatchElements(string(html)) })
 	small := full
-	if parts := delta(prev, html); parts != nil {
+	parts, spans := delta(prev, h.spans[page], html)
+	h.spans[page] = spans
+	if parts != nil {
 		small = mustFrame(func(sse *datastar.ServerSentEventGenerator) error { return sse.PatchElements(joinParts(parts)) })
 	}
 	h.html[page], h.latest[page] = html, full

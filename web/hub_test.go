@@ -141,6 +141,11 @@ func TestHubDropsAStalledTabWithoutDelayingOthers(t *testing.T) {
 		// The healthy tab keeps up with every change meanwhile.
 		waitFor(t, healthy, fmt.Sprintf("%s %d", title, i))
 	}
+	// The dropped stream unsubscribes as its handler returns.
+	deadline := time.Now().Add(5 * time.Second)
+	for e.hub.Clients() != 1 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if n := e.hub.Clients(); n != 1 {
 		t.Errorf("%d clients after the drop, want the healthy one only", n)
 	}

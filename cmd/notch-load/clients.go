@@ -287,9 +287,12 @@ func (p *poller) stats() stats {
 	return summarize(append([]float64(nil), p.lat...))
 }
 
+var followStart = time.Now()
+
 // followedDoc is a schema-4 document another host could have written.
 func followedDoc(seq, rows int) []byte {
 	now := time.Now().UnixMilli()
+	since := followStart.UnixMilli() // rows entered their status once: only the marker changes
 	d := state.Document{Schema: state.Schema, Plugin: state.Plugin, WallMs: now, HostPid: 1, Retire: "route",
 		Context: state.Context{HotAt: 0.5}, Settings: settings.Defaults, Sessions: []state.Session{}}
 	for i := 0; i < rows; i++ {
@@ -298,7 +301,7 @@ func followedDoc(seq, rows int) []byte {
 			title = "change " + marker(seq)
 		}
 		d.Sessions = append(d.Sessions, state.Session{ID: fmt.Sprintf("load-%d", i), Title: title,
-			Project: fmt.Sprintf("project-%d", i%3), Status: "working", Since: now,
+			Project: fmt.Sprintf("project-%d", i%3), Status: "working", Since: since,
 			Activity: &state.Activity{Kind: "tool", Label: "bash"}, Steps: i, Identity: "teal", ContextTokens: int64(40000 * (i + 1))})
 	}
 	d.Summary = state.Summary{Status: "working", Working: rows, Total: rows}

@@ -234,7 +234,9 @@ func measure(ctx context.Context, o *options, n int, sc scenario) (*result, erro
 	h0, _ := h.health()
 	cpu0, _ := procStats(h.pid)
 	phaseStart := time.Now()
-	stallStart := time.Now()
+	// The stalled client stopped reading when it connected; the clock for
+	// its drop starts with the first change it does not read.
+	stallStart := phaseStart
 	for seq := 1; seq <= o.changes; seq++ {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
