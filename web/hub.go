@@ -277,7 +277,9 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, page string) {
 	if !write(nil) { // commit headers at once so the client sees the stream open
 		return
 	}
-	hb := time.NewTicker(h.HeartbeatEvery)
+	// The heartbeat only fills silence: a stream that carried a frame within
+	// the last HeartbeatEvery is evidently alive.
+	hb := time.NewTimer(h.HeartbeatEvery)
 	defer hb.Stop()
 	for {
 		select {
@@ -297,6 +299,7 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, page string) {
 				return
 			}
 		}
+		hb.Reset(h.HeartbeatEvery)
 	}
 }
 
