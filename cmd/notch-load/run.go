@@ -95,26 +95,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	rep := &report{w: stdout}
 	rep.header(runtime.NumCPU())
+	type job struct {
+		streams int
+		sc      scenario
+	}
+	var jobs []job
 	for _, n := range o.streams {
-		res, err := measure(ctx, o, n, scenarioHost)
-		if err != nil {
-			return fmt.Errorf("%d streams: %w", n, err)
-		}
-		rep.row(res)
-		json.NewEncoder(raw).Encode(res)
+		jobs = append(jobs, job{n, scenarioHost})
 	}
 	if o.follow {
-		res, err := measure(ctx, o, 100, scenarioFollow)
-		if err != nil {
-			return fmt.Errorf("follow mode: %w", err)
-		}
-		rep.row(res)
-		json.NewEncoder(raw).Encode(res)
+		jobs = append(jobs, job{100, scenarioFollow})
 	}
 	if o.slow {
-		res, err := measure(ctx, o, 100, scenarioSlow)
+		jobs = append(jobs, job{100, scenarioSlow})
+	}
+	for _, j := range jobs {
+		res, err := measure(ctx, o, j.streams, j.sc)
 		if err != nil {
-			return fmt.Errorf("slow client: %w", err)
+			return fmt.Errorf("%s with %d streams: %w", j.sc, j.streams, err)
 		}
 		rep.row(res)
 		json.NewEncoder(raw).Encode(res)
