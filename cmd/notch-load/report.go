@@ -24,7 +24,7 @@ func (r *report) header(cpus int) {
 	fmt.Fprintln(r.w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 }
 
-func (r *report) row(x *result) {
+func (r *report) row(x *result, label string) {
 	ratio := "—"
 	if x.SSE.P99 > 0 && x.Poll.N > 0 {
 		ratio = fmt.Sprintf("%.0f×", x.Poll.P99/x.SSE.P99)
@@ -36,8 +36,12 @@ func (r *report) row(x *result) {
 			slow = fmt.Sprintf("%.1f s", x.DroppedAfter/1000)
 		}
 	}
+	name := string(x.Scenario)
+	if label != "" {
+		name = "**" + name + " " + label + "**"
+	}
 	fmt.Fprintf(r.w, "| %s | %d | %.2f | %.2f | %.2f | %.0f | %s | %d | %.2f | %.0f | %.2f | %.1f | %s |\n",
-		x.Scenario, x.Streams, x.SSE.P50, x.SSE.P99, x.SSE.Max, x.Poll.P99, ratio, x.Missed, x.Renders,
+		name, x.Streams, x.SSE.P50, x.SSE.P99, x.SSE.Max, x.Poll.P99, ratio, x.Missed, x.Renders,
 		x.BytesPerPatch, x.CPUPerChange, x.RSSPerStream, slow)
 }
 

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -28,6 +29,7 @@ type options struct {
 	bin     string
 	streams []int
 	changes int
+	repeat  int
 	posts   int
 	out     string
 	slow    bool
@@ -48,7 +50,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.bin, "bin", "bin/notch-web", "the notch-web binary to start for each run")
 	fs.StringVar(&streams, "streams", "1,100,1000,10000", "comma-separated numbers of open streams to sweep")
-	fs.IntVar(&o.changes, "changes", 40, "changes driven per run")
+	fs.IntVar(&o.changes, "changes", 60, "changes driven per run")
+	fs.IntVar(&o.repeat, "repeat", 3, "runs of each measurement; the table adds their median")
 	fs.IntVar(&o.posts, "posts", 400, "settings POSTs for the write-rate measurement")
 	fs.StringVar(&o.out, "out", "", "append the raw results here as JSON Lines")
 	fs.BoolVar(&o.slow, "slow", true, "also run 100 streams with one client that never reads")
@@ -67,6 +70,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.changes < 5 || o.changes > 1000 {
 		return nil, errors.New("-changes must be in 5 … 1000")
+	}
+	if o.repeat < 1 || o.repeat > 9 {
+		return nil, errors.New("-repeat must be in 1 … 9")
 	}
 	if o.posts < 10 || o.posts > 10000 {
 		return nil, errors.New("-posts must be in 10 … 10000")
@@ -110,12 +116,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		jobs = append(jobs, job{100, scenarioSlow})
 	}
 	for _, j := range jobs {
-		res, err := measure(ctx, o, j.streams, j.sc)
-		if err != nil {
-			return fmt.Errorf("%s with %d streams: %w", j.sc, j.streams, err)
+		var runs []*result
+		for r := 0; r < o.repeat; r++ {
+			res, err := measure(ctx, o, j.streams, j.sc)
+			if err != nil {
+				return fmt.Errorf("%s with %d streams: %w", j.sc, j.streams, err)
+			}
+			runs = append(runs, res)
+			rep.row(res, "")
+			json.NewEncoder(raw).Encode(res)
 		}
-		rep.row(res)
-		json.NewEncoder(raw).Encode(res)
+		if len(runs) > 1 {
+			rep.row(median(runs), "median")
+		}
 	}
 	rate, err := measurePosts(ctx, o)
 	if err != nil {
@@ -124,6 +137,36 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	json.NewEncoder(raw).Encode(rate)
 	rep.posts(rate)
 	return nil
+}
+
+// median is a result whose every figure is the median of the runs'.
+func median(runs []*result) *result {
+	m := *runs[0]
+	pick := func(get func(*result) float64) float64 {
+		v := make([]float64, len(runs))
+		for i, r := range runs {
+			v[i] = get(r)
+		}
+		sort.Float64s(v)
+		return v[len(v)/2]
+	}
+	m.SSE.P50 = pick(func(r *result) float64 { return r.SSE.P50 })
+	m.SSE.P99 = pick(func(r *result) float64 { return r.SSE.P99 })
+	m.SSE.Max = pick(func(r *result) float64 { return r.SSE.Max })
+	m.Poll.P99 = pick(func(r *result) float64 { return r.Poll.P99 })
+	m.Missed = int(pick(func(r *result) float64 { return float64(r.Missed) }))
+	m.Renders = pick(func(r *result) float64 { return r.Renders })
+	m.BytesPerPatch = pick(func(r *result) float64 { return r.BytesPerPatch })
+	m.CPUPerChange = pick(func(r *result) float64 { return r.CPUPerChange })
+	m.RSSPerStream = pick(func(r *result) float64 { return r.RSSPerStream })
+	m.DroppedAfter = pick(func(r *result) float64 { return r.DroppedAfter })
+	m.Dropped = pick(func(r *result) float64 {
+		if r.Dropped {
+			return 1
+		}
+		return 0
+	}) == 1
+	return &m
 }
 
 // scenario names what one measurement drives.
