@@ -113,7 +113,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		jobs = append(jobs, job{100, scenarioFollow})
 	}
 	if o.slow {
-		jobs = append(jobs, job{100, scenarioSlow})
+		// The same pace without the stalled client first: the baseline the
+		// slow run's p99 is compared with.
+		jobs = append(jobs, job{100, scenarioPaced}, job{100, scenarioSlow})
 	}
 	for _, j := range jobs {
 		var runs []*result
@@ -176,6 +178,7 @@ const (
 	scenarioHost   scenario = "host"   // events POSTed to a host
 	scenarioFollow scenario = "follow" // a state.json renamed into place, mirrored by a follower
 	scenarioSlow   scenario = "slow"   // host, plus one client that never reads
+	scenarioPaced  scenario = "paced"  // host at the slow run's pace, without the stalled client
 )
 
 // result is one measurement.
@@ -296,7 +299,7 @@ func measure(ctx context.Context, o *options, n int, sc scenario) (*result, erro
 		// Wait long enough for the 340 ms poller to see every change, with
 		// jitter so the changes do not line up with its phase.
 		gap := 350*time.Millisecond + time.Duration(rand.Int64N(int64(350*time.Millisecond)))
-		if sc == scenarioSlow {
+		if sc == scenarioSlow || sc == scenarioPaced {
 			gap = 100*time.Millisecond + time.Duration(rand.Int64N(int64(100*time.Millisecond)))
 		}
 		time.Sleep(gap)
