@@ -3,7 +3,7 @@
 // The server renders everything it knows; this file adds only what depends
 // on the viewer or on the clock, and keeps it outside the patched fragments
 // (on <html>) or re-applies it after every patch:
-//   - liveness: no stream event for 4 s marks <html data-live="unknown">,
+//   - liveness: no stream event for 3.5 s marks <html data-live="unknown">,
 //     the next event clears it (rule 3, judged on the client);
 //   - the polite live region, fed from the data-say of #board-say / #pane-say;
 //   - relative times (data-since-ms) and the pleased face (data-approved-at);
@@ -13,10 +13,11 @@
 
 const root = document.documentElement;
 const page = root.dataset.page;
-// The stream carries a heartbeat every second. Silence for 3.5 s (three
-// missed heartbeats) marks the page unknown, so the unknown state shows
-// within 5 s of the host's last word even when that word came a second
-// before it stopped (rule 3's 4 s, judged here on what arrived).
+// The stream carries an event at least every second (a heartbeat fills any
+// silence). Silence for 3.5 s (three missed heartbeats) marks the page
+// unknown, so the unknown state shows within 5 s of the host's last word
+// even when that word came a second before it stopped (rule 3's 4 s,
+// judged here on what arrived).
 const STALE_MS = 3500;
 const PLEASED_MS = 3000;
 
