@@ -3,8 +3,6 @@ package web
 import (
 	"bytes"
 	"strings"
-
-	"golang.org/x/net/html"
 )
 
 // A render is split into a light tree of byte spans so that the next render
@@ -27,52 +25,147 @@ var voidElements = map[string]bool{
 }
 
 // parseSpans builds the span tree of an HTML fragment with one root element.
-// It returns nil when the fragment is not a single well-formed element.
+// It returns nil when the fragment is not a single well-formed element. It
+// reads markup the way templ writes it (quoted attributes, explicit end
+// tags, no raw-text elements in a fragment) and gives up on anything else,
+// which only costs a whole-page patch. It allocates nothing but the spans:
+// the hub runs it on every render.
 func parseSpans(src []byte) *span {
-	z := html.NewTokenizer(bytes.NewReader(src))
 	root := &span{}
 	stack := []*span{root}
-	names := []string{""}
-	pos := 0
-	for {
-		tt := z.Next()
-		raw := z.Raw()
-		start := pos
-		pos += len(raw)
-		top := stack[len(stack)-1]
-		switch tt {
-		case html.ErrorToken:
-			if len(stack) != 1 || len(root.children) != 1 || root.children[0].text {
+	var names [][]byte
+	pos, textStart := 0, 0
+	flushText := func(end int) {
+		if end > textStart {
+			top := stack[len(stack)-1]
+			top.children = append(top.children, &span{start: textStart, end: end, text: true})
+		}
+	}
+	for pos < len(src) {
+		lt := bytes.IndexByte(src[pos:], '<')
+		if lt < 0 {
+			break
+		}
+		lt += pos
+		flushText(lt)
+		switch {
+		case strings.HasPrefix(string(src[lt:min(lt+4, len(src))]), "<!--"):
+			end := bytes.Index(src[lt+4:], []byte("-->"))
+			if end < 0 {
 				return nil
 			}
-			return root.children[0]
-		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			n := &span{start: start, end: pos, openEnd: pos}
-			for hasAttr {
-				var k, v []byte
-				k, v, hasAttr = z.TagAttr()
-				if string(k) == "id" {
-					n.id = string(v)
-				}
+			pos = lt + 4 + end + 3
+			top := stack[len(stack)-1]
+			top.children = append(top.children, &span{start: lt, end: pos, text: true})
+		case lt+1 < len(src) && src[lt+1] == '/':
+			gt := bytes.IndexByte(src[lt:], '>')
+			if gt < 0 || len(names) == 0 {
+				return nil
 			}
-			top.children = append(top.children, n)
-			if tt == html.StartTagToken && !voidElements[string(name)] {
-				stack = append(stack, n)
-				names = append(names, string(name))
+			name := bytes.TrimSpace(src[lt+2 : lt+gt])
+			if !bytes.EqualFold(name, names[len(names)-1]) {
+				return nil
 			}
-		case html.EndTagToken:
-			name, _ := z.TagName()
-			if len(stack) == 1 || names[len(names)-1] != string(name) {
-				return nil // not the well-formed markup templ writes
-			}
-			top.end = pos
+			pos = lt + gt + 1
+			stack[len(stack)-1].end = pos
 			stack, names = stack[:len(stack)-1], names[:len(names)-1]
 		default:
-			top.children = append(top.children, &span{start: start, end: pos, text: true})
+			n, name, selfClosing, end := scanStartTag(src, lt)
+			if n == nil {
+				return nil
+			}
+			pos = end
+			top := stack[len(stack)-1]
+			top.children = append(top.children, n)
+			if !selfClosing && !voidElements[string(name)] {
+				stack = append(stack, n)
+				names = append(names, name)
+			}
+		}
+		textStart = pos
+	}
+	if len(stack) != 1 {
+		return nil
+	}
+	flushText(len(src))
+	var only *span
+	for _, c := range root.children {
+		if c.text {
+			if len(bytes.TrimSpace(src[c.start:c.end])) > 0 {
+				return nil
+			}
+			continue
+		}
+		if only != nil {
+			return nil
+		}
+		only = c
+	}
+	return only
+}
+
+// scanStartTag reads the start tag at src[lt] ('<'): its span (with the
+// value of an id attribute), the lower-case name, whether it closes itself,
+// and where it ends. A nil span means it is not a tag templ would write.
+func scanStartTag(src []byte, lt int) (*span, []byte, bool, int) {
+	i := lt + 1
+	for i < len(src) && isNameByte(src[i]) {
+		i++
+	}
+	name := src[lt+1 : i]
+	if len(name) == 0 || !isLetter(name[0]) {
+		return nil, nil, false, 0
+	}
+	n := &span{start: lt}
+	for {
+		for i < len(src) && isSpace(src[i]) {
+			i++
+		}
+		if i >= len(src) {
+			return nil, nil, false, 0
+		}
+		switch src[i] {
+		case '>':
+			n.end, n.openEnd = i+1, i+1
+			return n, bytes.ToLower(name), false, i + 1
+		case '/':
+			if i+1 < len(src) && src[i+1] == '>' {
+				n.end, n.openEnd = i+2, i+2
+				return n, bytes.ToLower(name), true, i + 2
+			}
+			return nil, nil, false, 0
+		}
+		k := i
+		for i < len(src) && !isSpace(src[i]) && src[i] != '=' && src[i] != '>' && src[i] != '/' {
+			i++
+		}
+		key := src[k:i]
+		if len(key) == 0 {
+			return nil, nil, false, 0
+		}
+		if i < len(src) && src[i] == '=' {
+			i++
+			if i >= len(src) || (src[i] != '"' && src[i] != '\'') {
+				return nil, nil, false, 0 // templ quotes every value
+			}
+			q := src[i]
+			end := bytes.IndexByte(src[i+1:], q)
+			if end < 0 {
+				return nil, nil, false, 0
+			}
+			if string(key) == "id" {
+				n.id = string(src[i+1 : i+1+end])
+			}
+			i += end + 2
 		}
 	}
 }
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+func isNameByte(c byte) bool { return isLetter(c) || c >= '0' && c <= '9' || c == '-' || c == ':' }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
 
 // diffSpans appends to out the outer bytes of the smallest set of id'd
 // elements of cur that, patched by id, turn prev into cur. It reports false

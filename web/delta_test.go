@@ -123,3 +123,46 @@ func FuzzDelta(f *testing.F) {
 		}
 	})
 }
+
+func TestParseSpans(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		ids  []string // ids of the root's element children, in order ("" for none)
+		fail bool
+	}{
+		{src: `<div id="a"><p id="b">x</p><br><input id="c" value="a>b"><svg><path d="M0" /></svg><!-- <i> --></div>`, ids: []string{"b", "", "c", ""}},
+		{src: `<div id='a' hidden data-x="1"><span id='s'></span></div>`, ids: []string{"s"}},
+		{src: `  <div id="a"></div>  `, ids: []string{}},
+		{src: `<div id="a"><p></div></p>`, fail: true},
+		{src: `<div id="a"></div><div id="b"></div>`, fail: true},
+		{src: `<div id="a" x=1></div>`, fail: true},
+		{src: `<div id="a">`, fail: true},
+		{src: `text`, fail: true},
+		{src: `<div id="a"><!-- unterminated</div>`, fail: true},
+	} {
+		s := parseSpans([]byte(tc.src))
+		if tc.fail {
+			if s != nil {
+				t.Errorf("%s: parsed, want a refusal", tc.src)
+			}
+			continue
+		}
+		if s == nil || s.id != "a" {
+			t.Fatalf("%s: root %+v", tc.src, s)
+		}
+		var got []string
+		for _, c := range s.children {
+			if !c.text {
+				got = append(got, c.id)
+			}
+		}
+		if len(got) != len(tc.ids) {
+			t.Fatalf("%s: children %q, want %q", tc.src, got, tc.ids)
+		}
+		for i := range got {
+			if got[i] != tc.ids[i] {
+				t.Errorf("%s: children %q, want %q", tc.src, got, tc.ids)
+			}
+		}
+	}
+}
