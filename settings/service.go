@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/notch-web/notch-web/internal/fsx"
+	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/internal/notify"
 )
 
@@ -190,6 +191,6 @@ func (s *Service) Watch(ctx context.Context) error {
 	files := append([]string{s.store.Path()}, s.opts.PatchPaths...)
 	return fsx.Watch(ctx, files, func() { s.Reload() }, func(err error) {
 		s.opts.Log.Warn("file watcher error", "log_type", "agents-notch.settings.v1",
-			slog.Group("error", "name", "WatchError", "message", err.Error()))
+			logx.Err("WatchError", err))
 	})
 }

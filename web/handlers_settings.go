@@ -48,10 +48,7 @@ func (s *Server) postSettings(c echo.Context) error {
 	if err != nil {
 		return fail(http.StatusInternalServerError, "could not save the settings", err)
 	}
-	if isDatastar(c) {
-		return c.NoContent(http.StatusNoContent)
-	}
-	return c.JSON(http.StatusOK, settingsReply{OK: true, View: view})
+	return written(c, settingsReply{OK: true, View: view})
 }
 
 // readBody reads a bounded body (the Write lock set the bound) and refuses an
@@ -71,4 +68,12 @@ func readBody(c echo.Context) ([]byte, error) {
 	return body, nil
 }
 
-func isDatastar(c echo.Context) bool { return c.Request().Header.Get("Datastar-Request") == "true" }
+// written answers a successful write: 204 to Datastar, which would merge a
+// JSON reply into the page's signals (the page learns of the change over its
+// stream like every other tab), and body as JSON to anyone else.
+func written(c echo.Context, body any) error {
+	if c.Request().Header.Get("Datastar-Request") == "true" {
+		return c.NoContent(http.StatusNoContent)
+	}
+	return c.JSON(http.StatusOK, body)
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -54,13 +55,10 @@ func (s *Server) postEvents(c echo.Context) error {
 	for _, w := range warns {
 		s.Log.Warn("event accepted with a correction", "log_type", "agents-notch.events.v1", slog.Group("data", "warning", w))
 	}
-	if isDatastar(c) {
-		return c.NoContent(http.StatusNoContent)
-	}
 	if warns == nil {
 		warns = []string{}
 	}
-	return c.JSON(http.StatusOK, map[string]any{"ok": true, "applied": len(evs), "warnings": warns})
+	return written(c, map[string]any{"ok": true, "applied": len(evs), "warnings": warns})
 }
 
 // sessionRequest is the body of /finish and /open.
@@ -105,13 +103,10 @@ func (s *Server) postFinish(c echo.Context) error {
 			return fail(http.StatusInternalServerError, "could not record the close-out", err)
 		}
 		s.Log.Warn("manual.json was unreadable; kept its bytes beside it and wrote the mark", "log_type", "agents-notch.state.v1",
-			"error", map[string]string{"name": "MarksCorrupt", "message": err.Error()})
+			logx.Err("MarksCorrupt", err))
 	}
 	s.Board.Retire(id)
-	if isDatastar(c) {
-		return c.NoContent(http.StatusNoContent)
-	}
-	return c.JSON(http.StatusOK, map[string]any{"ok": true})
+	return written(c, map[string]any{"ok": true})
 }
 
 // postOpen is the board's Open: forwarded to the harness's door.
@@ -126,10 +121,7 @@ func (s *Server) postOpen(c echo.Context) error {
 	if err := s.forward(c, s.OpenDoor, map[string]string{"sessionId": id}); err != nil {
 		return err
 	}
-	if isDatastar(c) {
-		return c.NoContent(http.StatusNoContent)
-	}
-	return c.JSON(http.StatusOK, map[string]any{"ok": true})
+	return written(c, map[string]any{"ok": true})
 }
 
 // forward POSTs body as JSON to the harness at url.

@@ -13,6 +13,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/starfederation/datastar-go/datastar"
 
+	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
 	"github.com/notch-web/notch-web/web/templates"
@@ -165,7 +166,7 @@ func (h *Hub) Refresh(now time.Time) {
 	}{{pageBoard, templates.Board(bv)}, {pagePane, templates.Pane(pv)}} {
 		html, err := renderHTML(p.comp)
 		if err != nil {
-			h.log.Error("rendering a page", "error", map[string]string{"name": "RenderError", "message": err.Error()},
+			h.log.Error("rendering a page", logx.Err("RenderError", err),
 				slog.Group("data", "page", p.page))
 			continue
 		}

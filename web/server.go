@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/settings"
 )
@@ -90,12 +91,12 @@ func (s *Server) handleError(err error, c echo.Context) {
 		}
 		if he.Internal != nil {
 			s.Log.Error(msg, "log_type", "agents-notch.http.v1",
-				"error", map[string]string{"name": "HTTPError", "message": he.Internal.Error()},
+				logx.Err("HTTPError", he.Internal),
 				slog.Group("data", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status))
 		}
 	default:
 		s.Log.Error("request failed", "log_type", "agents-notch.http.v1",
-			"error", map[string]string{"name": "InternalError", "message": err.Error()},
+			logx.Err("InternalError", err),
 			slog.Group("data", "method", c.Request().Method, "path", c.Request().URL.Path))
 	}
 	if c.Request().Method == http.MethodHead {
