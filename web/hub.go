@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
-	"github.com/starfederation/datastar-go/datastar"
 
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/settings"
@@ -185,12 +184,12 @@ func (h *Hub) publish(page string, html []byte) {
 	if bytes.Equal(prev, html) {
 		return // the change did not touch this page
 	}
-	full := mustFrame(func(sse *datastar.ServerSentEventGenerator) error { return sse.PatchElements(string(html)) })
+	full := elementsFrame(html)
 	small := full
 	parts, spans := delta(prev, h.spans[page], html)
 	h.spans[page] = spans
 	if parts != nil {
-		small = mustFrame(func(sse *datastar.ServerSentEventGenerator) error { return sse.PatchElements(joinParts(parts)) })
+		small = elementsFrame([]byte(joinParts(parts)))
 	}
 	h.html[page], h.latest[page] = html, full
 	for c := range h.clients {
@@ -243,9 +242,7 @@ func (h *Hub) unsubscribe(c *client) {
 // heartbeatFrame is the light event an idle stream carries. Every event the
 // client receives fires a datastar-fetch event, which the page's liveness
 // check watches.
-var heartbeatFrame = mustFrame(func(sse *datastar.ServerSentEventGenerator) error {
-	return sse.PatchSignals([]byte(`{"_hb":true}`))
-})
+var heartbeatFrame = signalsFrame([]byte(`{"_hb":true}`))
 
 // Serve streams page to w until the client leaves, the hub closes or a write
 // stalls past WriteTimeout.
@@ -312,35 +309,3 @@ func renderHTML(comp templ.Component) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
-
-// frame captures what datastar-go writes for one event, so the encoding is
-// datastar-go's and is done once per change, not once per stream.
-func frame(send func(*datastar.ServerSentEventGenerator) error) ([]byte, error) {
-	rec := &recorder{header: http.Header{}}
-	req, _ := http.NewRequest(http.MethodGet, "/", nil)
-	sse := datastar.NewSSE(rec, req)
-	if err := send(sse); err != nil {
-		return nil, err
-	}
-	return rec.buf.Bytes(), nil
-}
-
-func mustFrame(send func(*datastar.ServerSentEventGenerator) error) []byte {
-	b, err := frame(send)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
-// recorder is the smallest http.ResponseWriter with a Flush, to capture a
-// frame.
-type recorder struct {
-	header http.Header
-	buf    bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header         { return r.header }
-func (r *recorder) Write(b []byte) (int, error) { return r.buf.Write(b) }
-func (r *recorder) WriteHeader(int)             {}
-func (r *recorder) Flush()                      {}
