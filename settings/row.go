@@ -30,6 +30,12 @@ type RowContext struct {
 // DefaultHotAt is where the context bar turns amber when the row is silent.
 const DefaultHotAt = 0.5
 
+// ValidHotAt reports whether f can be a hotAt: a fraction in (0, 1]. It is
+// the one check of hotAt's range; the row's parser, the snapshot and a
+// followed document all apply it, so what state.json publishes is what the
+// board draws.
+func ValidHotAt(f float64) bool { return f > 0 && f <= 1 }
+
 // Row is the plugin row's config as the patch files leave it.
 type Row struct {
 	// Found reports whether any patch file targets the row.
@@ -156,7 +162,7 @@ func parseContext(file string, v any) (RowContext, []Warning) {
 	}
 	if h, ok := m["hotAt"]; ok && h != nil {
 		f, err := toNumber(h)
-		if err != nil || f <= 0 || f > 1 {
+		if err != nil || !ValidHotAt(f) {
 			warns = append(warns, Warning{File: file, Key: "context.hotAt", Message: fmt.Sprintf("want a fraction in (0, 1], got %s; using %v", describe(h), DefaultHotAt)})
 		} else {
 			c.HotAt = f

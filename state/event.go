@@ -75,7 +75,7 @@ type Event struct {
 	Origin  string `json:"origin,omitempty" validate:"omitempty,oneof=subagent"`
 	Parent  string `json:"parent,omitempty" validate:"noctl"`
 	Tool    string `json:"tool,omitempty" validate:"max=200,noctl"`
-	Reason  string `json:"reason,omitempty" validate:"max=4096"`
+	Reason  string `json:"reason,omitempty" validate:"max=4096,noctl"`
 	Outcome string `json:"outcome,omitempty"`
 	Tokens  *int64 `json:"tokens,omitempty" validate:"omitempty,gte=0,lte=9007199254740991"`
 }
@@ -208,15 +208,26 @@ var validate = sync.OnceValue(func() *validator.Validate {
 		}
 		return name
 	})
-	// Identifiers and one-line labels: a control character there is a
-	// framing bug upstream, and would garble the one-line row.
+	// Every string an event carries is shown on a one-line row: a control
+	// character there is a framing bug upstream at best, and at worst an
+	// attempt to end a line of the board's event stream (a lone CR) or to
+	// repaint a terminal that tails the log. A tab is text.
 	if err := v.RegisterValidation("noctl", func(fl validator.FieldLevel) bool {
-		return strings.IndexFunc(fl.Field().String(), unicode.IsControl) < 0
+		return !HasControl(fl.Field().String())
 	}); err != nil {
 		panic(err) // a programming error, caught by every test
 	}
 	return v
 })
+
+// HasControl reports whether s holds a control character other than tab:
+// C0 (CR and LF among them), DEL or C1. It is the vocabulary's one rule for
+// text, applied to every string field of an event.
+func HasControl(s string) bool {
+	return strings.IndexFunc(s, isControl) >= 0
+}
+
+func isControl(r rune) bool { return r != '\t' && unicode.IsControl(r) }
 
 func describe(fe validator.FieldError) string {
 	switch fe.Tag() {

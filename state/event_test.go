@@ -26,6 +26,8 @@ func TestDecodeEventsAccepts(t *testing.T) {
 			[]Event{{Type: TypeSessionOpened, Session: "a", Cwd: `C:\src\x`, Origin: OriginSubagent, Parent: "p"},
 				{Type: TypeContextTokens, Session: "a", Tokens: ptr[int64](0)},
 				{Type: TypeApprovalResolved, Session: "a", Outcome: OutcomeAllowedOnce}}},
+		{"a tab is text, not a control", `{"type":"approval.requested","session":"a","tool":"pw\tsh","reason":"col1\tcol2"}`,
+			[]Event{{Type: TypeApprovalRequested, Session: "a", Tool: "pw\tsh", Reason: "col1\tcol2"}}},
 		{"null is not given", `{"type":"turn.started","session":"a","at":null,"tool":null}`,
 			[]Event{{Type: TypeTurnStarted, Session: "a"}}},
 	}
@@ -70,6 +72,13 @@ func TestDecodeEventsRefuses(t *testing.T) {
 		{"session id too long", `{"type":"turn.started","session":"` + strings.Repeat("é", 101) + `"}`, 1, ErrInvalidEvent, "202 bytes (max 200)"},
 		{"control character in session", `{"type":"turn.started","session":"a\u0007b"}`, 1, ErrInvalidEvent, "control characters"},
 		{"control character in title", `{"type":"session.titled","session":"a","title":"x\ny"}`, 1, ErrInvalidEvent, "title must not contain control"},
+		{"a lone CR in reason", `{"type":"approval.requested","session":"a","tool":"pwsh","reason":"x\revent: datastar-patch-signals"}`, 1, ErrInvalidEvent, "reason must not contain control"},
+		{"a newline in reason", `{"type":"approval.requested","session":"a","tool":"pwsh","reason":"x\ny"}`, 1, ErrInvalidEvent, "reason must not contain control"},
+		{"a CR in project", `{"type":"session.opened","session":"a","project":"p\r"}`, 1, ErrInvalidEvent, "project must not contain control"},
+		{"an escape in cwd", `{"type":"session.opened","session":"a","cwd":"/x\u001b[31m"}`, 1, ErrInvalidEvent, "cwd must not contain control"},
+		{"a C1 control in tool", `{"type":"tool.started","session":"a","tool":"b\u0085"}`, 1, ErrInvalidEvent, "tool must not contain control"},
+		{"DEL in parent", `{"type":"session.opened","session":"a","parent":"p\u007f"}`, 1, ErrInvalidEvent, "parent must not contain control"},
+		{"NUL in title", `{"type":"session.titled","session":"a","title":"x\u0000"}`, 1, ErrInvalidEvent, "title must not contain control"},
 		{"tool.started without tool", `{"type":"tool.started","session":"a"}`, 1, ErrInvalidEvent, "tool.started needs tool"},
 		{"tool.ended without outcome", `{"type":"tool.ended","session":"a","tool":"bash"}`, 1, ErrInvalidEvent, "needs outcome"},
 		{"tool.ended bad outcome", `{"type":"tool.ended","session":"a","tool":"bash","outcome":"completed"}`, 1, ErrInvalidEvent, "not one of ok|error"},
@@ -170,5 +179,23 @@ func TestStamp(t *testing.T) {
 	Stamp(evs, time.UnixMilli(t0))
 	if evs[0].At != t0 || evs[1].At != 7 {
 		t.Errorf("Stamp: %d %d", evs[0].At, evs[1].At)
+	}
+}
+
+// Every string field of an event is shown somewhere; each must refuse
+// control characters (noctl) or be one of a fixed set of words. A new field
+// without either fails here, not in a browser.
+func TestEveryStringFieldRefusesControls(t *testing.T) {
+	enums := map[string]bool{"Type": true, "Outcome": true} // checked against the vocabulary table
+	typ := reflect.TypeFor[Event]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if f.Type.Kind() != reflect.String {
+			continue
+		}
+		tag := f.Tag.Get("validate")
+		if !strings.Contains(tag, "noctl") && !strings.Contains(tag, "oneof=") && !enums[f.Name] {
+			t.Errorf("Event.%s is a string without noctl: control characters would reach the board", f.Name)
+		}
 	}
 }

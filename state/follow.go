@@ -25,7 +25,8 @@ import (
 //
 // It keeps the last good document: a file that is half-written, truncated,
 // of another schema or not JSON is reported to OnError and the last good
-// document stays. Whether that document is current is rule 3's question:
+// document stays. A good document is passed through Sanitize: its strings
+// lose their control characters and are bounded, its settings clamped. Whether that document is current is rule 3's question:
 // see Stale.
 type Follower struct {
 	Path string
@@ -90,6 +91,9 @@ func (f *Follower) Run(ctx context.Context) error {
 			return
 		}
 		lastBytes = data
+		// Another host's file is outside input: what the board draws and
+		// republishes is its sanitised copy.
+		doc = Sanitize(doc)
 		f.mu.Lock()
 		f.last, f.have = doc, true
 		f.mu.Unlock()

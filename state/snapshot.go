@@ -2,7 +2,6 @@ package state
 
 import (
 	"cmp"
-	"math"
 	"slices"
 	"time"
 
@@ -138,13 +137,14 @@ func relevance(status string) int {
 
 // normalContext publishes only a budget that can be a window's size (a
 // zero or negative one would be a guess, or a division by zero in the
-// window: rule 1), and the default hotAt for an unset or unencodable one.
+// window: rule 1), and the default hotAt for one out of settings.ValidHotAt's
+// range, so the document and the board it is drawn on agree.
 func normalContext(c Context) Context {
 	out := Context{HotAt: c.HotAt}
 	if c.Budget != nil && *c.Budget > 0 {
 		out.Budget = cloneInt64(c.Budget)
 	}
-	if !(out.HotAt > 0) || math.IsInf(out.HotAt, 0) {
+	if !settings.ValidHotAt(out.HotAt) {
 		out.HotAt = DefaultHotAt
 	}
 	return out

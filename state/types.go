@@ -37,8 +37,8 @@ const StaleAfter = 4 * time.Second
 const Heartbeat = 340 * time.Millisecond
 
 // DefaultHotAt is the context bar's amber threshold when the row config
-// does not set one.
-const DefaultHotAt = 0.5
+// does not set one (settings owns it, with its range: settings.ValidHotAt).
+const DefaultHotAt = settings.DefaultHotAt
 
 // DefaultRetireAfter is how long a settled row stays under retire "timer"
 // when SnapshotInput.RetireAfter is zero.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -162,5 +163,54 @@ func TestRunRetiresRowsMarkedInManualJSON(t *testing.T) {
 	d := waitDoc(t, path, func(d state.Document) bool { return len(d.Sessions) == 1 })
 	if d.Sessions[0].ID != "keep" {
 		t.Fatalf("the wrong row retired: %+v", d.Sessions)
+	}
+}
+
+// A followed document's hotAt out of (0, 1] is published and drawn as the
+// same default: the board never draws a threshold state.json does not say.
+func TestFollowedHotAtIsPublishedAsDrawn(t *testing.T) {
+	dir := t.TempDir()
+	followed := filepath.Join(dir, "state.json")
+	doc := `{"schema":4,"plugin":"dsh-agents-notch/host","wallMs":` + jsonNow() + `,` +
+		`"context":{"budget":1000,"hotAt":1.5},"settings":{},"summary":{"status":"working","working":1,"total":1},` +
+		`"sessions":[{"id":"a","title":"hot","status":"working","since":1,"identity":"teal","contextTokens":600}]}`
+	if err := os.WriteFile(followed, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := startRun(t, "--follow", followed)
+	var got state.Document
+	waitUntil(t, func() bool {
+		res, err := http.Get(base + "/agents-notch/state")
+		if err != nil || res.StatusCode != 200 {
+			return false
+		}
+		defer res.Body.Close()
+		return json.NewDecoder(res.Body).Decode(&got) == nil && len(got.Sessions) == 1
+	})
+	if got.Context.HotAt != state.DefaultHotAt {
+		t.Errorf("published hotAt %v, want %v (the value the board draws)", got.Context.HotAt, state.DefaultHotAt)
+	}
+	res, err := http.Get(base + "/agents-notch/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(string(page), `class="ctx" data-hot`) {
+		t.Error("600 of 1,000 tokens at hotAt 0.5 must draw the amber bar")
+	}
+}
+
+func jsonNow() string { return strconv.FormatInt(time.Now().UnixMilli(), 10) }
+
+// waitUntil polls cond until it holds, failing the test after 10 s.
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 10 s")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -65,12 +65,8 @@ func (v BoardView) rowCtxs() []rowCtx {
 		ShowProject: v.settings().ShowProject,
 		CanOpen:     v.Doc.OpenURL != nil,
 	}
-	if base.HotAt <= 0 || base.HotAt > 1 {
-		base.HotAt = state.DefaultHotAt
-	}
-	if base.Budget != nil && *base.Budget <= 0 {
-		base.Budget = nil
-	}
+	// The document's context is normal already (the host's snapshot and a
+	// followed document both pass state's normalContext): drawn as published.
 	depth := depths(v.Doc.Sessions)
 	out := make([]rowCtx, len(v.Doc.Sessions))
 	for i, s := range v.Doc.Sessions {
