@@ -1,6 +1,8 @@
 package state
 
 import (
+	"github.com/notch-web/notch-web/internal/golden"
+
 	"bytes"
 	"encoding/json"
 	"flag"
@@ -113,21 +115,11 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join("testdata", tc.name+".golden.json")
-			actual := filepath.Join("testdata", tc.name+".actual.json")
-			if *update {
-				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			golden.Check(t, path, filepath.Join("testdata", tc.name+".actual.json"), got.Bytes(), *update)
 			want, err := os.ReadFile(path)
 			if err != nil {
-				t.Fatalf("%v (run with -update to create it, then review it)", err)
+				t.Fatal(err)
 			}
-			if !bytes.Equal(got.Bytes(), want) {
-				os.WriteFile(actual, got.Bytes(), 0o644)
-				t.Fatalf("%s differs from the golden; wrote %s (diff them)", path, actual)
-			}
-			os.Remove(actual)
 			// The golden is a state.json a reader accepts, equal to the doc.
 			back, err := Decode(want)
 			if err != nil {

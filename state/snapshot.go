@@ -93,18 +93,7 @@ func (f *Fold) Snapshot(in SnapshotInput) Document {
 		}
 	}
 	sum.Total = len(sessions)
-	switch {
-	case sum.Attention > 0:
-		sum.Status = StatusAttention
-	case sum.Error > 0:
-		sum.Status = StatusError
-	case sum.Working > 0:
-		sum.Status = StatusWorking
-	case sum.Done > 0:
-		sum.Status = StatusDone
-	default:
-		sum.Status = StatusIdle
-	}
+	sum.Status = summaryStatus(sum)
 
 	return Document{
 		Schema:      Schema,
@@ -119,6 +108,25 @@ func (f *Fold) Snapshot(in SnapshotInput) Document {
 		Summary:     sum,
 		Sessions:    sessions,
 	}
+}
+
+// summaryStatus is the tab's dot as the contract's example computes it (2
+// working, 1 attention, 1 done ⇒ "working"): whether anything is working,
+// else the human's attention, else a failure, else done; "" with no rows,
+// since nothing is invented (docs/contract.md, rule 5). "Needs you" is the
+// alert island's to say, not the dot's.
+func summaryStatus(sum Summary) string {
+	switch {
+	case sum.Working > 0:
+		return StatusWorking
+	case sum.Attention > 0:
+		return StatusAttention
+	case sum.Error > 0:
+		return StatusError
+	case sum.Done > 0:
+		return StatusDone
+	}
+	return ""
 }
 
 // relevance ranks statuses for the MaxSessions cut: the human's attention

@@ -32,14 +32,19 @@ func TestSnapshotSummary(t *testing.T) {
 		events []Event
 		want   Summary
 	}{
-		{"no sessions is idle", nil, Summary{Status: StatusIdle}},
+		// Rule 5: with no rows nothing is invented; "idle" is no contract value.
+		{"no sessions: no status", nil, Summary{}},
 		{"done only", []Event{opened(0, "a"), turnEnd(1, "a", OutcomeCompleted)}, Summary{Status: StatusDone, Done: 1, Total: 1}},
-		{"working beats done", []Event{opened(0, "a"), turnEnd(1, "a", OutcomeCompleted), opened(2, "b")},
-			Summary{Status: StatusWorking, Working: 1, Done: 1, Total: 2}},
-		{"error beats working", []Event{opened(0, "a"), turnEnd(1, "a", OutcomeError), opened(2, "b")},
-			Summary{Status: StatusError, Working: 1, Error: 1, Total: 2}},
+		{"error beats done", []Event{opened(0, "a"), turnEnd(1, "a", OutcomeError), opened(2, "b"), turnEnd(3, "b", OutcomeCompleted)},
+			Summary{Status: StatusError, Done: 1, Error: 1, Total: 2}},
 		{"attention beats error", []Event{opened(0, "a"), turnEnd(1, "a", OutcomeError), opened(2, "b"), askFor(3, "b", "x", "")},
 			Summary{Status: StatusAttention, Attention: 1, Error: 1, Total: 2}},
+		{"working beats error", []Event{opened(0, "a"), turnEnd(1, "a", OutcomeError), opened(2, "b")},
+			Summary{Status: StatusWorking, Working: 1, Error: 1, Total: 2}},
+		// The contract's own example: 2 working, 1 attention, 1 done ⇒ "working".
+		{"the contract's example", []Event{opened(0, "a"), opened(0, "b"), opened(0, "c"), askFor(1, "c", "pwsh", ""),
+			opened(0, "d"), turnEnd(2, "d", OutcomeCompleted)},
+			Summary{Status: StatusWorking, Working: 2, Attention: 1, Done: 1, Total: 4}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,23 +73,23 @@ func TestSnapshotRows(t *testing.T) {
 		want    Summary
 	}{
 		{"route keeps every row however old", func(in *SnapshotInput) { in.Now = in.Now.Add(24 * time.Hour) },
-			[]string{"w", "n", "d", "e"}, Summary{StatusAttention, 1, 1, 1, 1, 4}},
+			[]string{"w", "n", "d", "e"}, Summary{StatusWorking, 1, 1, 1, 1, 4}},
 		{"an unknown retire is route", func(in *SnapshotInput) { in.Retire = "sometimes"; in.Now = in.Now.Add(24 * time.Hour) },
-			[]string{"w", "n", "d", "e"}, Summary{StatusAttention, 1, 1, 1, 1, 4}},
+			[]string{"w", "n", "d", "e"}, Summary{StatusWorking, 1, 1, 1, 1, 4}},
 		{"timer keeps settled rows younger than 15 min", func(in *SnapshotInput) {
 			in.Retire = RetireTimer
 			in.Now = time.UnixMilli(at(20 + 15*minute)) // d exactly 15 min old: kept
-		}, []string{"w", "n", "d", "e"}, Summary{StatusAttention, 1, 1, 1, 1, 4}},
+		}, []string{"w", "n", "d", "e"}, Summary{StatusWorking, 1, 1, 1, 1, 4}},
 		{"timer drops settled rows older than 15 min, never live ones", func(in *SnapshotInput) {
 			in.Retire = RetireTimer
 			in.Now = time.UnixMilli(at(21 + 15*minute)) // d 1 ms past, e 9 ms short
-		}, []string{"w", "n", "e"}, Summary{StatusAttention, 1, 1, 0, 1, 3}},
+		}, []string{"w", "n", "e"}, Summary{StatusWorking, 1, 1, 0, 1, 3}},
 		{"timer honours RetireAfter", func(in *SnapshotInput) {
 			in.Retire, in.RetireAfter = RetireTimer, time.Minute
 			in.Now = time.UnixMilli(at(40 + minute))
-		}, []string{"w", "n"}, Summary{StatusAttention, 1, 1, 0, 0, 2}},
+		}, []string{"w", "n"}, Summary{StatusWorking, 1, 1, 0, 0, 2}},
 		{"showDone false drops done rows, not error rows (rule 6)", func(in *SnapshotInput) { in.Settings.ShowDone = false },
-			[]string{"w", "n", "e"}, Summary{StatusAttention, 1, 1, 0, 1, 3}},
+			[]string{"w", "n", "e"}, Summary{StatusWorking, 1, 1, 0, 1, 3}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,7 +150,7 @@ func TestSnapshotMaxSessions(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("kept %v\nwant %v", ids(d), want)
 	}
-	if d.Summary != (Summary{StatusAttention, 10, 15, 0, 15, 40}) {
+	if d.Summary != (Summary{StatusWorking, 10, 15, 0, 15, 40}) {
 		t.Errorf("summary = %+v", d.Summary)
 	}
 	// Output stays in open order; the orphaned subagent is top-level, last.

@@ -54,13 +54,13 @@ const (
 	RetireTimer = "timer"
 )
 
-// Values of Session.Status and Summary.Status ("idle" is a summary only).
+// Values of Session.Status and Summary.Status (a summary with no rows has
+// status "": nothing is invented).
 const (
 	StatusWorking   = "working"
 	StatusAttention = "attention"
 	StatusDone      = "done"
 	StatusError     = "error"
-	StatusIdle      = "idle"
 )
 
 // Values of Activity.Kind.
@@ -104,7 +104,7 @@ type Context struct {
 // Summary is the tab's counts, always computed from the rows the document
 // carries so that it can never disagree with them (rule 6).
 type Summary struct {
-	Status    string `json:"status"` // attention > error > working > done > idle
+	Status    string `json:"status"` // working > attention > error > done; "" with no rows
 	Working   int    `json:"working"`
 	Attention int    `json:"attention"`
 	Done      int    `json:"done"`

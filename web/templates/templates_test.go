@@ -1,10 +1,11 @@
 package templates
 
 import (
+	goldenfile "github.com/notch-web/notch-web/internal/golden"
+
 	"bytes"
 	"context"
 	"flag"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -34,36 +35,11 @@ func readable(b []byte) []byte {
 	return append(bytes.ReplaceAll(b, []byte("><"), []byte(">\n<")), '\n')
 }
 
-// golden compares got with testdata/<name>.html. On a mismatch it writes
-// testdata/<name>.actual.html (git-ignored) to diff against; -update
-// rewrites the golden file instead.
+// golden compares got (one tag per line) with testdata/<name>.html and
+// prints a diff on a mismatch (internal/golden); -update rewrites it.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	got = readable(got)
-	path := filepath.Join("testdata", name+".html")
-	actual := filepath.Join("testdata", name+".actual.html")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		_ = os.Remove(actual)
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./web/templates -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		if err := os.WriteFile(actual, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Errorf("%s does not match %s: diff it with %s (go test -update accepts it)", name, path, actual)
-		return
-	}
-	_ = os.Remove(actual)
+	goldenfile.Check(t, filepath.Join("testdata", name+".html"), filepath.Join("testdata", name+".actual.html"), readable(got), *update)
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -345,7 +321,7 @@ func TestBoardGolden(t *testing.T) {
 	})
 	t.Run("empty", func(t *testing.T) {
 		v := board()
-		v.Doc.Sessions, v.Doc.Summary = []state.Session{}, state.Summary{Status: state.StatusIdle}
+		v.Doc.Sessions, v.Doc.Summary = []state.Session{}, state.Summary{}
 		got := render(t, Board(v))
 		if !bytes.Contains(got, []byte(`<p class="empty">No sessions</p>`)) {
 			t.Error("empty board lacks the honest empty state")
