@@ -29,8 +29,19 @@ import (
 // Fields beyond state and at, and entries this package cannot read, belong
 // to whoever wrote them and survive every MergeMark.
 
-// MaxMarksFile bounds what ReadMarks and MergeMark read.
+// MaxMarksFile bounds what ReadMarks reads, and so what MergeMark ever
+// writes: a file the host cannot read back would fail every close-out.
 const MaxMarksFile = 4 << 20
+
+// maxMarksRepair bounds what MergeMark reads: more than MaxMarksFile, so
+// that a file another writer let grow too large is pruned back under it
+// rather than refused forever.
+const maxMarksRepair = 64 << 20
+
+// MarkRetention is how long a mark is kept: MergeMark prunes marks older
+// than this (by their at, against the mark being written). A close-out
+// matters while its session could still be on a board; a week is ample.
+const MarkRetention = 7 * 24 * time.Hour
 
 // MarkFinished is the close-out state the ✕ writes.
 const MarkFinished = "finished"
@@ -128,6 +139,13 @@ func parseMarks(data []byte) (map[string]Mark, error) {
 // concurrent mergers in any number of processes never lose a mark. A lock
 // held too long by another merger fails it with fsx.ErrLockTimeout.
 //
+// Marks older than MarkRetention before m.At are pruned, and the file is
+// never written larger than MaxMarksFile, what ReadMarks reads: when it
+// would be, the oldest marks go first (entries that are not marks are
+// never dropped; if they alone are too large the merge fails with
+// ErrTooLarge and the file is left alone). A file already larger than
+// MaxMarksFile is read anyway (up to a bound) and pruned back under it.
+//
 // If the existing file cannot be parsed at all, its bytes are first kept
 // beside it as manual.json.corrupt-<ms>, the new file holds only this mark,
 // and a *CorruptMarksError (wrapping ErrMarksCorrupt) is returned as a
@@ -145,12 +163,23 @@ func MergeMark(path, sessionID string, m Mark) error {
 	}
 	defer unlock()
 
-	data, err := fsx.ReadFileLimit(path, MaxMarksFile)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	fsx.RemoveStaleTemps(path, time.Minute, time.Now())
+	data, err := fsx.ReadFileLimit(path, maxMarksRepair)
+	var perr error
+	switch {
+	case errors.Is(err, fsx.ErrTooLarge):
+		perr = fmt.Errorf("%w: %v", ErrMarksCorrupt, err)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
 	var warning error
-	out, perr := mergeMark(data, sessionID, m)
+	var out []byte
+	if perr == nil {
+		out, perr = mergeMark(data, sessionID, m)
+	}
+	if errors.Is(perr, ErrTooLarge) {
+		return fmt.Errorf("merging a mark into %s: %w", path, perr)
+	}
 	if perr != nil {
 		kept, err := keepCorrupt(path, data, time.Now())
 		if err != nil {
@@ -201,9 +230,70 @@ func mergeMark(data []byte, id string, m Mark) ([]byte, error) {
 	if raw[id], err = json.Marshal(entry); err != nil {
 		return nil, fmt.Errorf("encoding mark %s: %w", short(id), err)
 	}
+	return encodeMarks(prune(raw, id, m.At))
+}
+
+// prune drops from raw the marks (other than keep's) older than
+// MarkRetention before now. Entries that are not marks, or carry no at,
+// are someone else's business and stay.
+func prune(raw map[string]json.RawMessage, keep string, now int64) map[string]json.RawMessage {
+	cutoff := now - MarkRetention.Milliseconds()
+	for k, v := range raw {
+		if at, ok := markAt(v); ok && k != keep && at < cutoff {
+			delete(raw, k)
+		}
+	}
+	return raw
+}
+
+// markAt reads the at of an entry that is a mark.
+func markAt(v json.RawMessage) (int64, bool) {
+	var mk Mark
+	if len(v) == 0 || v[0] != '{' || json.Unmarshal(v, &mk) != nil || mk.At <= 0 {
+		return 0, false
+	}
+	return mk.At, true
+}
+
+// encodeMarks writes the file's bytes, dropping the oldest marks until it
+// fits in MaxMarksFile (the newest mark is the one being written, so it
+// stays). It fails with ErrTooLarge only when what is left cannot be
+// dropped.
+func encodeMarks(raw map[string]json.RawMessage) ([]byte, error) {
 	out, err := json.MarshalIndent(raw, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encoding marks: %w", err)
+	}
+	if len(out)+1 <= MaxMarksFile {
+		return append(out, '\n'), nil
+	}
+	type aged struct {
+		id   string
+		at   int64
+		size int
+	}
+	var marks []aged
+	for k, v := range raw {
+		if at, ok := markAt(v); ok {
+			marks = append(marks, aged{k, at, len(k) + len(v) + 8}) // "k": v, with indent and comma
+		}
+	}
+	sort.Slice(marks, func(i, j int) bool { return marks[i].at < marks[j].at })
+	size := len(out) + 1
+	// Keep the newest: never drop the last mark (the one being written is
+	// the newest of all).
+	for _, mk := range marks[:max(0, len(marks)-1)] {
+		if size <= MaxMarksFile*15/16 { // a margin: the sizes above are estimates
+			break
+		}
+		delete(raw, mk.id)
+		size -= mk.size
+	}
+	if out, err = json.MarshalIndent(raw, "", "  "); err != nil {
+		return nil, fmt.Errorf("encoding marks: %w", err)
+	}
+	if len(out)+1 > MaxMarksFile {
+		return nil, fmt.Errorf("%w: the entries that are not close-out marks alone exceed %d bytes", ErrTooLarge, MaxMarksFile)
 	}
 	return append(out, '\n'), nil
 }

@@ -175,3 +175,84 @@ func TestMergeMarkRefusesInvalid(t *testing.T) {
 		t.Error("a refused mark wrote the file")
 	}
 }
+
+// Marks older than MarkRetention are pruned when writing; recent marks of
+// other writers, and entries that are not marks, survive untouched.
+func TestMergeMarkPrunesOldMarks(t *testing.T) {
+	path := marksPath(t)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	week := MarkRetention.Milliseconds()
+	before := fmt.Sprintf(`{
+  "old": {"state": "finished", "at": %d, "by": "window"},
+  "recent": {"state": "finished", "at": %d, "by": "window", "extra": [1]},
+  "odd": true
+}`, t0-week-1, t0-week+1000)
+	if err := os.WriteFile(path, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := MergeMark(path, "new", Mark{State: MarkFinished, At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]json.RawMessage
+	data, _ := os.ReadFile(path)
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got["old"]; ok {
+		t.Error("a mark older than 7 days survived the write")
+	}
+	var recent map[string]any
+	_ = json.Unmarshal(got["recent"], &recent)
+	if string(got["odd"]) != "true" || recent["by"] != "window" || !reflect.DeepEqual(recent["extra"], []any{1.0}) {
+		t.Errorf("recent marks and other entries must survive intact:\n%s", data)
+	}
+	if _, ok := got["new"]; !ok {
+		t.Error("the new mark is missing")
+	}
+}
+
+// A flood of marks (the ✕ can be POSTed for any id) never makes a file the
+// host cannot read back: the oldest marks go first, and a file that is
+// already too large is repaired rather than failing every close-out.
+func TestMergeMarkNeverWritesWhatItCannotRead(t *testing.T) {
+	path := marksPath(t)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range 80_000 { // ~5 MiB of marks, all recent
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"flood-%06d-%s":{"state":"finished","at":%d}`, i, strings.Repeat("x", 20), t0-int64(80_000-i))
+	}
+	b.WriteString("}")
+	if b.Len() <= MaxMarksFile {
+		t.Fatalf("the flood is only %d bytes", b.Len())
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadMarks(path); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("ReadMarks of the flood: %v, want ErrTooLarge", err)
+	}
+	if err := MergeMark(path, "mine", Mark{State: MarkFinished, At: t0}); err != nil {
+		t.Fatalf("a close-out must not fail forever on a flooded file: %v", err)
+	}
+	info, _ := os.Stat(path)
+	if info.Size() > MaxMarksFile {
+		t.Fatalf("wrote %d bytes, more than ReadMarks reads (%d)", info.Size(), MaxMarksFile)
+	}
+	m, err := ReadMarks(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["mine"].At != t0 {
+		t.Error("the new mark is missing")
+	}
+	if _, ok := m["flood-079999-"+strings.Repeat("x", 20)]; !ok {
+		t.Error("the newest of the others' marks must be kept")
+	}
+	if _, ok := m["flood-000000-"+strings.Repeat("x", 20)]; ok {
+		t.Error("the oldest marks go first")
+	}
+}

@@ -83,6 +83,24 @@ func (b *Board) Retire(ids ...string) {
 	}
 }
 
+// Has reports whether the board holds a session: a row of the fold (host
+// mode) or of the followed document.
+func (b *Board) Has(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cfg.Follow {
+		if b.followed != nil {
+			for _, s := range b.followed.Sessions {
+				if s.ID == id {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return b.fold.Has(id)
+}
+
 // SetFollowed replaces the mirrored document (follow mode).
 func (b *Board) SetFollowed(d state.Document) {
 	b.mu.Lock()

@@ -92,6 +92,11 @@ func (s *Server) postFinish(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// The ✕ is on the board's rows only; refusing other ids keeps a script
+	// from growing manual.json with marks for sessions that never were.
+	if !s.Board.Has(id) {
+		return echo.NewHTTPError(http.StatusNotFound, "no such session on the board")
+	}
 	doc, _ := s.Board.Snapshot(s.Now())
 	if doc.FinishedURL != nil {
 		if err := s.forward(c, *doc.FinishedURL, map[string]string{"sessionId": id, "state": "finished"}); err != nil {

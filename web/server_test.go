@@ -229,7 +229,8 @@ func TestFinishMergesManualMarks(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(e.manual), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(e.manual, []byte(`{"other":{"state":"finished","at":1,"by":"window"}}`), 0o644)
+	recent := strconv.FormatInt(time.Now().Add(-time.Hour).UnixMilli(), 10)
+	os.WriteFile(e.manual, []byte(`{"other":{"state":"finished","at":`+recent+`,"by":"window"}}`), 0o644)
 	e.do(t, "POST", "/agents-notch/events", `{"type":"session.opened","session":"a"}`, nil)
 	status, body := e.do(t, "POST", "/agents-notch/finish", `{"sessionId":"a"}`, nil)
 	if status != 200 {
@@ -251,6 +252,15 @@ func TestFinishMergesManualMarks(t *testing.T) {
 			t.Errorf("finish %s: %d, want 400", bad, status)
 		}
 	}
+	// The ✕ is on board rows only: an id the board does not hold leaves no
+	// mark, so /finish cannot be used to grow manual.json.
+	before, _ := os.ReadFile(e.manual)
+	if status, _ := e.do(t, "POST", "/agents-notch/finish", `{"sessionId":"never-seen"}`, nil); status != 404 {
+		t.Errorf("finish of an unknown session: %d, want 404", status)
+	}
+	if after, _ := os.ReadFile(e.manual); string(after) != string(before) {
+		t.Error("finish of an unknown session changed manual.json")
+	}
 }
 
 func TestFinishAndOpenForwardToHarness(t *testing.T) {
@@ -264,6 +274,7 @@ func TestFinishAndOpenForwardToHarness(t *testing.T) {
 	}))
 	defer harness.Close()
 	e := newEnv(t, envOpts{finishedURL: harness.URL + "/session-finished/api/status", openURL: harness.URL + "/open"})
+	e.do(t, "POST", "/agents-notch/events", `{"type":"session.opened","session":"s9"}`, nil)
 	if status, body := e.do(t, "POST", "/agents-notch/finish", `{"sessionId":"s9"}`, nil); status != 200 {
 		t.Fatalf("finish: %d %v", status, body)
 	}
