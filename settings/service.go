@@ -72,6 +72,7 @@ func NewService(opts Options) *Service {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{opts: opts, store: NewStore(opts.PanePath), lastRow: map[string]rowEntry{}}
+	s.store.RemoveStaleTemps()
 	s.Reload()
 	return s
 }

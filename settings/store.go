@@ -60,6 +60,11 @@ func (s *Store) read() (Partial, []Warning, []byte, bool) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return Partial{}, nil, nil, false
 	}
+	if info, serr := os.Stat(s.path); serr == nil && info.IsDir() {
+		// No bytes to keep, and nothing a write could replace: refused
+		// (errDirectory) until a human moves it away.
+		return Partial{}, []Warning{{File: s.path, Message: errDirectory.Error()}}, nil, false
+	}
 	if err != nil {
 		// Too large (or unreadable) to parse: a rewrite would drop it all.
 		return Partial{}, []Warning{{File: s.path, Message: err.Error()}}, nil, true
@@ -129,8 +134,18 @@ func (s *Store) Apply(c Change) (Partial, error) {
 	return r.p, r.err
 }
 
+// errDirectory: the pane's file is a directory, which no write can replace.
+var errDirectory = errors.New("is a directory, not a file: move it away and the pane can save again")
+
+// RemoveStaleTemps removes the temporary files of writes that a killed
+// process left beside the pane's file.
+func (s *Store) RemoveStaleTemps() { fsx.RemoveStaleTemps(s.path, time.Minute, time.Now()) }
+
 // commit applies a batch of changes under the file lock with one write.
 func (s *Store) commit(batch []*pendingChange) (Partial, error) {
+	if info, err := os.Stat(s.path); err == nil && info.IsDir() {
+		return nil, fmt.Errorf("%s %w", s.path, errDirectory)
+	}
 	unlock, err := fsx.Lock(s.path + ".lock") // creates the directory too
 	if err != nil {
 		return nil, err

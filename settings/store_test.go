@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // post does what the POST handler does with a body: parse, then write.
@@ -221,5 +222,57 @@ func TestDecodePaneClamps(t *testing.T) {
 	}
 	if !hasWarning(w, "s.json", "opacity") || len(w) != 1 {
 		t.Errorf("warnings = %+v, want one for opacity", w)
+	}
+}
+
+// A settings.json that is a directory is refused with its reason; nothing
+// is kept aside (there are no bytes to keep) however often it is tried.
+func TestStoreRefusesADirectory(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "settings.json")
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(path)
+	for range 3 {
+		_, err := s.Apply(Change{Set: Partial{"scale": 1.5}})
+		if err == nil || !strings.Contains(err.Error(), "is a directory") {
+			t.Fatalf("Apply into a directory: %v, want an error saying it is a directory", err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "settings.json" && e.Name() != "settings.json.lock" {
+			t.Errorf("left %s behind", e.Name())
+		}
+	}
+	if _, warns := s.Load(); len(warns) != 1 || !strings.Contains(warns[0].Message, "is a directory") {
+		t.Errorf("Load warnings %v, want one saying it is a directory", warns)
+	}
+}
+
+// The temporary files of a write that a kill -9 interrupted are removed
+// when the service starts (a young one may be another process's write in
+// flight, and stays).
+func TestServiceRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	pane := filepath.Join(dir, "settings.json")
+	old := filepath.Join(dir, ".settings.json.tmp-123")
+	young := filepath.Join(dir, ".settings.json.tmp-456")
+	for _, p := range []string{old, young} {
+		if err := os.WriteFile(p, []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(old, past, past); err != nil {
+		t.Fatal(err)
+	}
+	NewService(Options{PanePath: pane})
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Error("a stale temp file of settings.json survived the start")
+	}
+	if _, err := os.Stat(young); err != nil {
+		t.Error("a young temp file (another writer's) was removed")
 	}
 }
