@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -37,6 +38,11 @@ type Hub struct {
 	HeartbeatEvery time.Duration
 	// WriteTimeout drops a stream whose reader stalls this long.
 	WriteTimeout time.Duration
+	// MaxStreams is how many streams are admitted at once (run sizes it
+	// from the process's descriptor limit, internal/fdlimit); beyond it a
+	// stream is answered 503 with Retry-After, so the health check and the
+	// writes keep answering. 0 means no cap.
+	MaxStreams int
 
 	mu        sync.Mutex
 	clients   map[*client]struct{}
@@ -50,6 +56,7 @@ type Hub struct {
 	closed    bool
 	renders   atomic.Int64
 	drops     atomic.Int64
+	full      atomic.Int64
 }
 
 // streamSendBuffer is the kernel send buffer of a stream's connection.
@@ -82,6 +89,9 @@ func (h *Hub) Renders() int64 { return h.renders.Load() }
 
 // Drops counts the streams dropped because their reader stalled.
 func (h *Hub) Drops() int64 { return h.drops.Load() }
+
+// Refused counts the streams refused because MaxStreams were open.
+func (h *Hub) Refused() int64 { return h.full.Load() }
 
 // Clients counts the open streams.
 func (h *Hub) Clients() int {
@@ -219,18 +229,27 @@ func offer(ch chan []byte, next, full []byte) {
 	}
 }
 
-func (h *Hub) subscribe(page string) (*client, bool) {
+// errFull and errClosed are subscribe's refusals.
+var (
+	errFull   = errors.New("too many open streams")
+	errClosed = errors.New("shutting down")
+)
+
+func (h *Hub) subscribe(page string) (*client, error) {
 	c := &client{page: page, ch: make(chan []byte, 1)}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return nil, false
+		return nil, errClosed
+	}
+	if h.MaxStreams > 0 && len(h.clients) >= h.MaxStreams {
+		return nil, errFull
 	}
 	if f := h.latest[page]; f != nil {
 		c.ch <- f
 	}
 	h.clients[c] = struct{}{}
-	return c, true
+	return c, nil
 }
 
 func (h *Hub) unsubscribe(c *client) {
@@ -244,9 +263,25 @@ func (h *Hub) unsubscribe(c *client) {
 // check watches.
 var heartbeatFrame = signalsFrame([]byte(`{"_hb":true}`))
 
+// retryFull is the Retry-After of a stream refused for the cap, in seconds.
+const retryFull = "5"
+
 // Serve streams page to w until the client leaves, the hub closes or a write
-// stalls past WriteTimeout.
+// stalls past WriteTimeout. Past MaxStreams it answers 503 with Retry-After
+// instead (the page's stream retries by itself).
 func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, page string) {
+	c, err := h.subscribe(page)
+	switch {
+	case errors.Is(err, errFull):
+		h.full.Add(1)
+		w.Header().Set("Retry-After", retryFull)
+		http.Error(w, "too many open streams; retry later", http.StatusServiceUnavailable)
+		return
+	case err != nil:
+		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	defer h.unsubscribe(c)
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/event-stream")
 	hdr.Set("Cache-Control", "no-cache")
@@ -260,11 +295,6 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, page string) {
 		// the stream is dropped, instead of megabytes queueing for it.
 		_ = tc.SetWriteBuffer(streamSendBuffer)
 	}
-	c, ok := h.subscribe(page)
-	if !ok {
-		return
-	}
-	defer h.unsubscribe(c)
 	write := func(frame []byte) bool {
 		_ = rc.SetWriteDeadline(time.Now().Add(h.WriteTimeout))
 		if _, err := w.Write(frame); err != nil {

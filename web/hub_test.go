@@ -204,3 +204,47 @@ func TestHubSkipsAChangeOfClockAlone(t *testing.T) {
 		t.Error("a new session did not re-render the board")
 	}
 }
+
+// Past MaxStreams a stream is answered 503 with Retry-After, while the
+// health check and writes keep answering; a freed place is taken again.
+func TestHubCapsStreams(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.hub.MaxStreams = 2
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go e.hub.Run(ctx)
+	_, stop1 := openStream(t, e.base)
+	_, stop2 := openStream(t, e.base)
+	defer stop2()
+	waitUntil(t, func() bool { return e.hub.Clients() == 2 })
+	res, err := http.Get(e.base + "/agents-notch/stream?page=board")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+		t.Fatalf("third stream: %d, Retry-After %q; want 503 with Retry-After", res.StatusCode, res.Header.Get("Retry-After"))
+	}
+	if status, body := e.do(t, "GET", "/healthz", "", nil); status != 200 || body["refused"] != 1.0 {
+		t.Errorf("healthz while full: %d %v", status, body)
+	}
+	if status, _ := e.do(t, "POST", "/agents-notch/settings", `{"scale":1.5}`, nil); status != 200 {
+		t.Errorf("a settings write while full: %d", status)
+	}
+	stop1()
+	waitUntil(t, func() bool { return e.hub.Clients() == 1 })
+	ch, stop3 := openStream(t, e.base)
+	defer stop3()
+	waitFor(t, ch, `id="board"`)
+}
+
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

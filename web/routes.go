@@ -40,6 +40,7 @@ func redirect(to string) echo.HandlerFunc {
 // streams were dropped. The load tool reads them.
 func (s *Server) healthz(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{
-		"ok": true, "streams": s.Hub.Clients(), "renders": s.Hub.Renders(), "drops": s.Hub.Drops(),
+		"ok": true, "streams": s.Hub.Clients(), "maxStreams": s.Hub.MaxStreams, "refused": s.Hub.Refused(),
+		"renders": s.Hub.Renders(), "drops": s.Hub.Drops(),
 	})
 }

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/notch-web/notch-web/internal/fdlimit"
 	"github.com/notch-web/notch-web/internal/fsx"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/security"
@@ -167,6 +168,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	board := web.NewBoard(bcfg, svc)
 	hub := web.NewHub(board, svc, log)
+	hub.MaxStreams = fdlimit.Streams()
 	manualPath := filepath.Join(cfg.dshHome, "state", "session-finished", "manual.json")
 	srv := web.New(web.Deps{
 		Settings: svc, Board: board, Hub: hub, Locks: locks, Log: log,

@@ -7,6 +7,10 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"syscall"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -213,4 +217,102 @@ func waitUntil(t *testing.T, cond func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestMain lets a test run the whole program as a child process: with
+// NOTCH_WEB_RUN_ARGS set, the test binary is notch-web.
+func TestMain(m *testing.M) {
+	if args := os.Getenv("NOTCH_WEB_RUN_ARGS"); args != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if err := run(ctx, strings.Split(args, "\x1f"), os.Getenv, os.Stdout, os.Stderr); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// startChild runs notch-web as a child process (this test binary, see
+// TestMain) under a shell line that may set limits first, and returns its
+// base URL.
+func startChild(t *testing.T, shellPrefix string, args ...string) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	args = append([]string{"--addr", "127.0.0.1:0", "--dsh-home", home, "--log-level", "error"}, args...)
+	cmd := exec.Command("sh", "-c", shellPrefix+` exec "$0"`, self)
+	cmd.Env = append(os.Environ(), "NOTCH_WEB_RUN_ARGS="+strings.Join(args, "\x1f"))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the child printed no URL: %v", err)
+	}
+	return strings.TrimSuffix(strings.TrimSpace(line), "/agents-notch/")
+}
+
+// With few file descriptors, streams are admitted up to a cap below the
+// limit and refused beyond it with 503 and Retry-After, and the health
+// check and settings writes keep answering.
+func TestStreamsCappedByTheDescriptorLimit(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no descriptor limit on Windows")
+	}
+	base := startChild(t, "ulimit -n 256 &&")
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: 400}}
+	var refused, admitted int
+	var bodies []io.Closer
+	defer func() {
+		for _, b := range bodies {
+			b.Close()
+		}
+	}()
+	for range 300 {
+		res, err := client.Get(base + "/agents-notch/stream?page=board")
+		if err != nil {
+			t.Fatalf("opening a stream: %v", err)
+		}
+		switch res.StatusCode {
+		case 200:
+			admitted++
+			bodies = append(bodies, res.Body)
+		case http.StatusServiceUnavailable:
+			refused++
+			if res.Header.Get("Retry-After") == "" {
+				t.Fatal("a 503 without Retry-After")
+			}
+			res.Body.Close()
+		default:
+			t.Fatalf("stream answered %d", res.StatusCode)
+		}
+	}
+	if refused == 0 || admitted == 0 || admitted > 256 {
+		t.Fatalf("admitted %d, refused %d: want a cap below the limit of 256", admitted, refused)
+	}
+	quick := &http.Client{Timeout: 2 * time.Second}
+	res, err := quick.Get(base + "/healthz")
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("healthz with the streams full: %v %v", res, err)
+	}
+	res.Body.Close()
+	res, err = quick.Post(base+"/agents-notch/settings", "application/json", strings.NewReader(`{"scale":1.5}`))
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("a settings write with the streams full: %v %v", res, err)
+	}
+	res.Body.Close()
+	t.Logf("limit 256: admitted %d streams, refused %d", admitted, refused)
 }
