@@ -87,8 +87,10 @@ func TestRespawnAfterFifteenSeconds(t *testing.T) {
 	h.plan(plan{Mode: "run"})
 	h.clock.Advance(DefaultRespawn - time.Millisecond)
 	h.holds(Waiting, 1)
+	fired := time.Now()
 	h.clock.Advance(time.Millisecond)
 	h.waitStatus(Running, 2)
+	t.Logf("fake clock: a window was running %v (real time) after its 15 s timer fired", time.Since(fired))
 	if r := h.waitRecords("window-spawn", 2)[1]; r.Data["reason"] != "respawn" {
 		t.Errorf("second spawn's reason = %v, want respawn", r.Data["reason"])
 	}
