@@ -25,6 +25,9 @@ const (
 	Off State = "off"
 )
 
+// notStarted is Status.LastExit for a window that could not be started.
+const notStarted = "did not start"
+
 // Status is the supervisor's state as /healthz and the pane show it. In JSON
 // the times are wall-clock milliseconds: since is null when zero, next null
 // when no spawn is scheduled.
@@ -93,19 +96,22 @@ func (s Status) Words(now time.Time) string {
 		if s.Next.IsZero() {
 			return "starting"
 		}
-		what := "exited"
-		if s.Crashed {
+		what, again := "exited", "restarting"
+		switch {
+		case s.LastExit == notStarted:
+			what, again = "did not start", "retrying"
+		case s.Crashed:
 			what = "crashed"
 		}
 		left := s.Next.Sub(now)
 		if left > 2*time.Minute {
-			return fmt.Sprintf("%s; restarting at %s", what, clock(s.Next))
+			return fmt.Sprintf("%s; %s at %s", what, again, clock(s.Next))
 		}
 		secs := int(math.Ceil(left.Seconds()))
 		if secs <= 0 {
-			return what + "; restarting now"
+			return fmt.Sprintf("%s; %s now", what, again)
 		}
-		return fmt.Sprintf("%s; restarting in %d s", what, secs)
+		return fmt.Sprintf("%s; %s in %d s", what, again, secs)
 	}
 	return "off"
 }

@@ -39,6 +39,7 @@ func TestStatusWords(t *testing.T) {
 		{Status{State: Waiting, Crashed: true, Next: now.Add(5 * time.Minute)}, "crashed; restarting at 10:47"},
 		{Status{State: Waiting, Crashed: true, Next: now.Add(-time.Second)}, "crashed; restarting now"},
 		{Status{State: Quit, Since: now, Next: now.Add(time.Hour)}, "quit from the tray; back at 11:42"},
+		{Status{State: Waiting, LastExit: notStarted, Crashed: true, Next: now.Add(15 * time.Second)}, "did not start; retrying in 15 s"},
 	} {
 		if got := tc.st.Words(now); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.st, got, tc.want)

@@ -26,9 +26,9 @@ const LogType = "agents-notch.window.v1"
 const waitDelay = time.Second
 
 // Supervisor starts the window program and keeps it alive. Make one with
-// New; Status, StartNow and Subscribe are safe from any goroutine, and
-// Status works on a nil *Supervisor (it says Off), so a host without
-// --window can hold a nil one.
+// New; Status, StartNow and Subscribe are safe from any goroutine, and work
+// on a nil *Supervisor (Off, nothing to start, never woken), so a host
+// without --window can hold a nil one.
 type Supervisor struct {
 	cfg      Config
 	path     string // Config.Path, absolute
@@ -85,12 +85,20 @@ func (s *Supervisor) Status() Status {
 
 // Subscribe returns a channel that is woken after every change of Status,
 // and a function that ends the subscription.
-func (s *Supervisor) Subscribe() (<-chan struct{}, func()) { return s.changes.Subscribe() }
+func (s *Supervisor) Subscribe() (<-chan struct{}, func()) {
+	if s == nil {
+		return nil, func() {}
+	}
+	return s.changes.Subscribe()
+}
 
 // StartNow ends a wait or a quit hold and spawns the window at once. It does
 // nothing while a window runs (or while the first state.json is not written
 // yet: the window is spawned as soon as it is).
 func (s *Supervisor) StartNow() {
+	if s == nil {
+		return
+	}
 	select {
 	case s.startNow <- struct{}{}:
 	default:
@@ -108,8 +116,12 @@ func (s *Supervisor) set(f func(st *Status)) {
 // first window when ready is closed (the first state.json is written; a nil
 // ready spawns at once). When ctx ends it asks a running window to go, kills
 // it after Grace, and returns once it is reaped. Failures to start the
-// window are logged and retried on the respawn schedule, so Run returns nil.
+// window are logged and retried on the respawn schedule: Run's only error
+// is a Config without Path or StatePath.
 func (s *Supervisor) Run(ctx context.Context, ready <-chan struct{}) error {
+	if s.cfg.Path == "" || s.cfg.StatePath == "" {
+		return errors.New("window: Config needs a Path and a StatePath")
+	}
 	defer s.set(func(st *Status) { *st = Status{State: Off, Spawns: st.Spawns} })
 	s.set(func(st *Status) { *st = Status{State: Waiting} })
 	if ready != nil {
@@ -305,7 +317,7 @@ func (s *Supervisor) spawnFailed(err error) outcome {
 	delay, _ := s.died(0)
 	s.cfg.Log.Error("window-spawn-failed", "log_type", LogType, logx.Err("SpawnError", err),
 		slog.Group("data", "path", s.path, "quickDeaths", s.quick, "nextInMs", delay.Milliseconds()))
-	return outcome{delay: delay, state: Waiting, since: s.cfg.Clock.Now(), lastExit: "did not start", crashed: true}
+	return outcome{delay: delay, state: Waiting, since: s.cfg.Clock.Now(), lastExit: notStarted, crashed: true}
 }
 
 // exited handles a window that ended on its own: a tray quit, or a death.

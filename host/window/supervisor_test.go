@@ -559,9 +559,19 @@ func TestSubscribeWakesOnChanges(t *testing.T) {
 	}
 }
 
-func TestStatusOfNilSupervisorIsOff(t *testing.T) {
+// A host without --window holds a nil supervisor.
+func TestNilSupervisor(t *testing.T) {
 	var s *Supervisor
-	if st := s.Status(); st.State != Off {
+	if st := s.Status(); st.State != Off || st.Words(time.Now()) != "off" {
 		t.Errorf("nil supervisor: %+v", st)
+	}
+	s.StartNow()
+	_, stop := s.Subscribe()
+	stop()
+}
+
+func TestRunNeedsPaths(t *testing.T) {
+	if err := New(Config{}).Run(t.Context(), nil); err == nil {
+		t.Error("Run without a Path or StatePath did not fail")
 	}
 }
