@@ -1,0 +1,48 @@
+package window
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+func TestStatusJSON(t *testing.T) {
+	at := time.UnixMilli(1790000000000)
+	for _, tc := range []struct {
+		st   Status
+		want string
+	}{
+		{Status{State: Off}, `{"state":"off","pid":0,"since":null,"next":null,"crashed":false,"quickDeaths":0,"spawns":0}`},
+		{Status{State: Running, PID: 42, Since: at, Spawns: 1},
+			`{"state":"running","pid":42,"since":1790000000000,"next":null,"crashed":false,"quickDeaths":0,"spawns":1}`},
+		{Status{State: Waiting, Since: at, Next: at.Add(15 * time.Second), LastExit: "exit code 3", Crashed: true, QuickDeaths: 1, Spawns: 1},
+			`{"state":"waiting","pid":0,"since":1790000000000,"next":1790000015000,"lastExit":"exit code 3","crashed":true,"quickDeaths":1,"spawns":1}`},
+	} {
+		got, err := json.Marshal(tc.st)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("json(%+v) = %s, %v\nwant %s", tc.st, got, err, tc.want)
+		}
+	}
+}
+
+func TestStatusWords(t *testing.T) {
+	now := time.Date(2026, 10, 22, 10, 42, 30, 0, time.UTC)
+	for _, tc := range []struct {
+		st   Status
+		want string
+	}{
+		{Status{State: Off}, "off"},
+		{Status{State: Waiting}, "starting"},
+		{Status{State: Running, Since: now.Add(-30 * time.Second)}, "running since 10:42"},
+		{Status{State: Waiting, Crashed: true, Next: now.Add(11500 * time.Millisecond)}, "crashed; restarting in 12 s"},
+		{Status{State: Waiting, Next: now.Add(3 * time.Second)}, "exited; restarting in 3 s"},
+		{Status{State: Waiting, Crashed: true, Next: now.Add(5 * time.Minute)}, "crashed; restarting at 10:47"},
+		{Status{State: Waiting, Crashed: true, Next: now.Add(-time.Second)}, "crashed; restarting now"},
+		{Status{State: Quit, Since: now, Next: now.Add(time.Hour)}, "quit from the tray; back at 11:42"},
+		{Status{State: Waiting, LastExit: notStarted, Crashed: true, Next: now.Add(15 * time.Second)}, "did not start; retrying in 15 s"},
+	} {
+		if got := tc.st.Words(now); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.st, got, tc.want)
+		}
+	}
+}
