@@ -414,7 +414,7 @@ func status(agent, scope, path string, f hooksFormat) Installed {
 	in := Installed{Agent: agent, Scope: scope, Path: path}
 	src, err := fsx.ReadFileLimit(path, maxSettings)
 	if errors.Is(err, fs.ErrNotExist) {
-		in.Missing = f.events
+		in.Missing = slices.Clone(f.events)
 		return in
 	}
 	in.Exists = true
@@ -423,7 +423,7 @@ func status(agent, scope, path string, f hooksFormat) Installed {
 		return in
 	}
 	if len(trimSpace(src)) == 0 {
-		in.Missing = f.events
+		in.Missing = slices.Clone(f.events)
 		return in
 	}
 	d, err := newDoc(src)

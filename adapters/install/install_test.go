@@ -429,6 +429,7 @@ const geminiSettings = `// Gemini CLI settings
 `
 
 func TestInstallGemini(t *testing.T) {
+	skipOnWindows(t)
 	o := opts(t, Gemini)
 	o.Scope = ScopeProject
 	path := filepath.Join(o.Dir, ".gemini", "settings.json")
@@ -479,6 +480,7 @@ web_search_request = true
 `
 
 func TestInstallCodex(t *testing.T) {
+	skipOnWindows(t)
 	o := opts(t, Codex)
 	o.URL = ""
 	config := filepath.Join(o.Home, ".codex", "config.toml")

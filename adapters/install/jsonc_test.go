@@ -75,12 +75,13 @@ func FuzzParseJSONC(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// encoding/json refuses a number beyond float64's range that
+		// json.Valid accepts: then there is no value to compare.
 		var want any
-		if err := json.Unmarshal(src, &want); err != nil {
-			t.Fatal(err)
-		}
-		if got := n.value(); !reflect.DeepEqual(got, want) {
-			t.Fatalf("value %#v, encoding/json %#v", got, want)
+		if err := json.Unmarshal(src, &want); err == nil {
+			if got := n.value(); !reflect.DeepEqual(got, want) {
+				t.Fatalf("value %#v, encoding/json %#v", got, want)
+			}
 		}
 		var check func(n *node)
 		check = func(n *node) {
