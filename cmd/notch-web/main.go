@@ -6,8 +6,10 @@
 // Usage:
 //
 //	notch-web [flags]
+//	notch-web hook <agent> [--url URL]                  (an agent's command hook: stdin → the host)
+//	notch-web hooks install|uninstall|status [<agent>]  (put the hooks into an agent's settings)
 //
-// Run notch-web -h for the flags.
+// Run notch-web -h for the flags, notch-web hooks -h for the agents.
 package main
 
 import (

@@ -132,6 +132,9 @@ func logLevel(s string) (slog.Level, error) {
 // run is the whole program: flags, wiring, serving, and a graceful shutdown
 // when ctx ends.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && (args[0] == "hook" || args[0] == "hooks") {
+		return runAgentHooks(ctx, args, getenv, os.Stdin, stdout, stderr) // hooks.go
+	}
 	cfg, err := parseFlags(args, getenv, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {

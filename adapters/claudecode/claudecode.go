@@ -1,0 +1,207 @@
+// Package claudecode maps Claude Code's hooks to session events (vocabulary
+// v1): Map is pure and tested with recorded payloads; ContextTokens
+// (transcript.go) is the one piece of I/O, reading a transcript's tail for
+// the latest context size.
+//
+// Claude Code POSTs each hook's JSON as it is (an "http" hook) or hands it
+// to a command on stdin ("notch-web hook claude-code"). Every payload has
+// session_id, transcript_path, cwd and hook_event_name; inside a subagent
+// also agent_id and agent_type, and then the hook drives the subagent's own
+// row (hookjson.SubagentID), never its parent's.
+//
+// The mapping, hook by hook:
+//
+//	SessionStart        session.opened: cwd, project (the cwd's last segment), title from session_title
+//	UserPromptSubmit    turn.started
+//	PreToolUse          tool.started; for AskUserQuestion and ExitPlanMode also approval.requested
+//	                    (the agent asks the human), with the question or the plan's first line as reason
+//	PermissionRequest   approval.requested: tool_name, reason from tool_input (description, else
+//	                    command, else path; one line, ≤ 200 bytes)
+//	PostToolUse         tool.ended ok
+//	PostToolUseFailure  tool.ended error; with is_interrupt: tool.ended ok, then turn.ended completed
+//	PermissionDenied    approval.resolved rejected, then tool.ended error
+//	Notification        permission_prompt: approval.requested, only when none is pending (it comes
+//	                    ~6 s after the prompt, usually after PermissionRequest); other types: nothing
+//	SubagentStart       the subagent's row: session.opened (origin subagent, parent, title its
+//	                    agent_type), turn.started
+//	SubagentStop        turn.ended completed on the subagent's row
+//	Stop                turn.ended completed
+//	StopFailure         turn.ended error
+//	SessionEnd          session.finished (only for a row the host holds)
+//	anything else       nothing (Claude Code adds hooks; they are accepted and ignored)
+//
+// A pending approval is resolved by what follows it: the approved tool's
+// PreToolUse, PostToolUse or PostToolUseFailure emits approval.resolved
+// allowed-once first; another tool's emits cancelled (the request went away
+// and we did not see how); a new prompt or the turn's end clears it in the
+// fold. An event for a session the host does not hold opens it from the
+// payload first (Mapping.Open). Hooks with a transcript_path name it
+// (Mapping.Transcript) so the host can read the context tokens.
+//
+// What Claude Code does not tell a hook, and so the board cannot know:
+//   - A "no" at Claude Code's own permission prompt fires no hook
+//     (PermissionDenied is only for auto mode's classifier). The turn stops
+//     without a Stop, so the row keeps its approval until the next prompt.
+//     Likewise an Esc that interrupts the model (not a tool) sends no Stop.
+//   - A session's title, unless it was started with one (session_title).
+//   - Which tool a permission_prompt notification is about: the tool that
+//     is out on the row, else the one named in its message, else "permission".
+//   - A subagent's row stays done after its SubagentStop; SessionEnd closes
+//     out only the session's own row (a subagent row leaves like any
+//     settled row: ✕, a mark, or retire).
+//   - The context budget (rule 1): only the row gives it.
+package claudecode
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/notch-web/notch-web/adapters/hookjson"
+	"github.com/notch-web/notch-web/state"
+)
+
+// Agent is the adapter's name in URLs and commands:
+// /agents-notch/hooks/claude-code, "notch-web hook claude-code".
+const Agent = "claude-code"
+
+// Hook event names, as Claude Code sends them.
+const (
+	SessionStart       = "SessionStart"
+	UserPromptSubmit   = "UserPromptSubmit"
+	PreToolUse         = "PreToolUse"
+	PermissionRequest  = "PermissionRequest"
+	PostToolUse        = "PostToolUse"
+	PostToolUseFailure = "PostToolUseFailure"
+	PermissionDenied   = "PermissionDenied"
+	Notification       = "Notification"
+	SubagentStart      = "SubagentStart"
+	SubagentStop       = "SubagentStop"
+	Stop               = "Stop"
+	StopFailure        = "StopFailure"
+	SessionEnd         = "SessionEnd"
+)
+
+// Events are the hooks this adapter maps, in the order an installer lists
+// them.
+var Events = []string{
+	SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure,
+	PermissionDenied, Notification, SubagentStart, SubagentStop, Stop, StopFailure, SessionEnd,
+}
+
+// asksHuman are the tools whose call is the agent asking the human, not
+// doing something: their PreToolUse is an approval request.
+var asksHuman = map[string]bool{"AskUserQuestion": true, "ExitPlanMode": true}
+
+// Map maps one hook payload. It is pure: lookup is the host's view of the
+// rows (hookjson.Lookup) and the only thing it reads. A body that is not a
+// hook payload is a *hookjson.DecodeError (errors.Is hookjson.ErrPayload):
+// a 400. An unknown hook_event_name is no error: its Mapping is empty.
+func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
+	p, err := hookjson.Decode(payload)
+	if err != nil {
+		return hookjson.Mapping{}, err
+	}
+	b := hookjson.NewBuilder(p, lookup)
+	tool := p.String("tool_name")
+	switch p.Event {
+	case SessionStart:
+		b.Opened(p.String("session_title"))
+	case UserPromptSubmit:
+		b.TurnStarted()
+	case PreToolUse:
+		b.Progress(tool)
+		b.ToolStarted(tool)
+		if asksHuman[tool] {
+			b.Ask(tool, reason(tool, p.Fields["tool_input"]))
+		}
+	case PermissionRequest:
+		b.Ask(tool, reason(tool, p.Fields["tool_input"]))
+	case PostToolUse:
+		b.Progress(tool)
+		b.ToolEnded(tool, state.OutcomeOK)
+	case PostToolUseFailure:
+		b.Progress(tool)
+		if p.Bool("is_interrupt") {
+			b.Interrupted(tool)
+		} else {
+			b.ToolEnded(tool, state.OutcomeError)
+		}
+	case PermissionDenied:
+		b.Resolve(state.OutcomeRejected)
+		b.ToolEnded(tool, state.OutcomeError)
+	case Notification:
+		if p.String("notification_type") == "permission_prompt" {
+			msg := p.String("message")
+			b.AskIfNone(promptTool(b.ToolOut(), msg), msg)
+		}
+	case SubagentStart:
+		if b.Subagent() {
+			b.Opened("")
+			b.TurnStarted()
+		}
+	case SubagentStop:
+		if b.Subagent() {
+			b.TurnEnded(state.OutcomeCompleted)
+			b.Transcript(p.String("agent_transcript_path"))
+		}
+	case Stop:
+		b.TurnEnded(state.OutcomeCompleted)
+	case StopFailure:
+		b.TurnEnded(state.OutcomeError)
+	case SessionEnd:
+		b.Finished()
+		return b.Mapping(), nil // the row is gone: no tokens to read
+	}
+	// A subagent's hooks name its parent's transcript (or none), so only a
+	// session's own hooks offer one for its row.
+	if !b.Subagent() {
+		b.Transcript(p.TranscriptPath)
+	}
+	return b.Mapping(), nil
+}
+
+// reason is an approval's one-line reason: for a question, the question;
+// for a plan, its first line; otherwise the shared rule
+// (hookjson.Reason: description, else command, else path).
+func reason(tool string, input json.RawMessage) string {
+	switch tool {
+	case "AskUserQuestion":
+		var in struct {
+			Questions []struct {
+				Question string `json:"question"`
+			} `json:"questions"`
+		}
+		if json.Unmarshal(input, &in) == nil && len(in.Questions) > 0 {
+			return hookjson.OneLine(in.Questions[0].Question, hookjson.MaxReason)
+		}
+	case "ExitPlanMode":
+		var in struct {
+			Plan string `json:"plan"`
+		}
+		if json.Unmarshal(input, &in) == nil {
+			for line := range strings.Lines(in.Plan) {
+				if s := hookjson.OneLine(strings.TrimLeft(line, "# "), hookjson.MaxReason); s != "" {
+					return s
+				}
+			}
+		}
+	}
+	return hookjson.Reason(input)
+}
+
+// permissionTo finds the tool in Claude Code's permission_prompt message,
+// "Claude needs your permission to use Bash".
+var permissionTo = regexp.MustCompile(`permission to use (\S+)`)
+
+// promptTool is the tool a permission_prompt notification is about: the
+// tool out on the row, else the one its message names, else "permission".
+func promptTool(out, message string) string {
+	if out != "" {
+		return out
+	}
+	if m := permissionTo.FindStringSubmatch(message); m != nil {
+		return m[1]
+	}
+	return "permission"
+}

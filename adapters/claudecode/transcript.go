@@ -1,0 +1,129 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/notch-web/notch-web/state"
+)
+
+// DefaultTail is how much of a transcript's end ContextTokens reads: enough
+// to hold the last assistant messages, little enough to read on every hook.
+const DefaultTail = 64 << 10
+
+// ContextTokens reads at most the last maxTail bytes of a Claude Code
+// transcript (JSON Lines) and returns the context size of its latest
+// assistant message: message.usage's input_tokens +
+// cache_creation_input_tokens + cache_read_input_tokens. One API response is
+// written as several lines sharing a requestId, so the lines of the latest
+// requestId count once (the largest sum among them, since streaming may
+// record an early block's usage before it is final). Subagent (sidechain)
+// lines and synthetic messages are skipped.
+//
+// It never fails a hook: any problem (no such file, not an absolute .jsonl
+// path, not a regular file, a tail with no complete assistant line, a line
+// longer than the tail) gives (0, false). A FIFO or device is refused
+// without blocking. The host calls it off the hook's path; the budget the
+// tokens are measured against still comes only from the row (rule 1).
+func ContextTokens(path string, maxTail int64) (int64, bool) {
+	if maxTail <= 0 || !filepath.IsAbs(path) || !strings.EqualFold(filepath.Ext(path), ".jsonl") {
+		return 0, false
+	}
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return 0, false
+	}
+	f, err := openNonBlocking(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0, false
+	}
+	size := fi.Size()
+	start := max(0, size-maxTail)
+	// One byte before the tail tells whether its first line is whole.
+	from := max(0, start-1)
+	buf := make([]byte, size-from)
+	n, err := f.ReadAt(buf, from)
+	if err != nil && err != io.EOF {
+		return 0, false
+	}
+	buf = buf[:n]
+	if from < start {
+		if len(buf) == 0 {
+			return 0, false
+		}
+		whole := buf[0] == '\n'
+		buf = buf[1:]
+		if !whole {
+			i := bytes.IndexByte(buf, '\n')
+			if i < 0 {
+				return 0, false // one line longer than the tail
+			}
+			buf = buf[i+1:]
+		}
+	}
+	return latestUsage(buf)
+}
+
+// usageLine is the part of a transcript line ContextTokens reads.
+type usageLine struct {
+	Type        string `json:"type"`
+	RequestID   string `json:"requestId"`
+	IsSidechain bool   `json:"isSidechain"`
+	Message     *struct {
+		Model string `json:"model"`
+		Usage *struct {
+			Input         int64 `json:"input_tokens"`
+			CacheCreation int64 `json:"cache_creation_input_tokens"`
+			CacheRead     int64 `json:"cache_read_input_tokens"`
+		} `json:"usage"`
+	} `json:"message"`
+}
+
+var (
+	usageKey     = []byte(`"usage"`)
+	assistantKey = []byte(`"assistant"`)
+)
+
+// latestUsage walks complete lines from the last one back and returns the
+// context size of the latest assistant message (see ContextTokens).
+func latestUsage(buf []byte) (int64, bool) {
+	var (
+		found   bool
+		best    int64
+		request string
+	)
+	for end := len(buf); end > 0; {
+		i := bytes.LastIndexByte(buf[:end], '\n')
+		line := buf[i+1 : end]
+		end = max(i, 0)
+		if !bytes.Contains(line, usageKey) || !bytes.Contains(line, assistantKey) {
+			continue
+		}
+		var l usageLine
+		if json.Unmarshal(line, &l) != nil || l.Type != "assistant" || l.IsSidechain ||
+			l.Message == nil || l.Message.Usage == nil || l.Message.Model == "<synthetic>" {
+			continue
+		}
+		if found && l.RequestID != request {
+			break // an earlier response: the latest one is counted
+		}
+		u := l.Message.Usage
+		sum := max(0, u.Input) + max(0, u.CacheCreation) + max(0, u.CacheRead)
+		if sum < 0 || sum > state.MaxInteger { // overflowed, or beyond what a reader holds exactly
+			sum = state.MaxInteger
+		}
+		found, request, best = true, l.RequestID, max(best, sum)
+		if request == "" {
+			break // nothing to de-duplicate by: the latest line is the answer
+		}
+	}
+	return best, found
+}

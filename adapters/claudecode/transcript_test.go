@@ -1,0 +1,131 @@
+package claudecode
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// line is one transcript line of type typ with a usage, as Claude Code
+// writes an assistant message's content block.
+func line(typ, requestID string, input, creation, read int64, extra string) string {
+	return fmt.Sprintf(`{"parentUuid":"p","isSidechain":false,"type":%q,"requestId":%q,"message":{"model":"claude-sonnet-4-5","id":"msg","type":"message","role":"assistant","content":[{"type":"text","text":"…"}],"usage":{"input_tokens":%d,"cache_creation_input_tokens":%d,"cache_read_input_tokens":%d,"output_tokens":12}}%s}`,
+		typ, requestID, input, creation, read, extra)
+}
+
+const userLine = `{"parentUuid":"p","isSidechain":false,"type":"user","message":{"role":"user","content":[{"tool_use_id":"t","type":"tool_result","content":"ok"}]}}`
+
+// writeTranscript writes lines (each followed by a newline unless noEOL) to
+// a .jsonl file in a temp dir and returns its path.
+func writeTranscript(t testing.TB, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "5d1f0c2e.jsonl")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestContextTokens(t *testing.T) {
+	big := `{"type":"user","message":{"role":"user","content":"` + strings.Repeat("x", 100<<10) + `"}}`
+	for _, tc := range []struct {
+		name    string
+		content string
+		tail    int64
+		want    int64
+		ok      bool
+	}{
+		{"the latest assistant message", strings.Join([]string{
+			line("assistant", "req_1", 10, 20, 30, ""), userLine,
+			line("assistant", "req_2", 3, 1000, 400_000, ""), userLine, ""}, "\n"), DefaultTail, 401_003, true},
+		{"one response over several lines counts once", strings.Join([]string{
+			line("assistant", "req_1", 10, 20, 30, ""),
+			line("assistant", "req_2", 5, 100, 1000, ""), userLine,
+			line("assistant", "req_2", 5, 100, 1000, ""), ""}, "\n"), DefaultTail, 1105, true},
+		{"an early partial usage of the same response is not the answer", strings.Join([]string{
+			line("assistant", "req_2", 5, 100, 2000, ""),
+			line("assistant", "req_2", 5, 0, 0, ""), ""}, "\n"), DefaultTail, 2105, true},
+		{"sidechain and synthetic lines are skipped", strings.Join([]string{
+			line("assistant", "req_1", 1, 2, 3, ""),
+			strings.Replace(line("assistant", "req_s", 9, 9, 9, ""), `"isSidechain":false`, `"isSidechain":true`, 1),
+			strings.Replace(line("assistant", "", 0, 0, 0, ""), "claude-sonnet-4-5", "<synthetic>", 1), ""}, "\n"), DefaultTail, 6, true},
+		{"no requestId: the latest line", strings.Join([]string{
+			line("assistant", "", 1, 1, 1, ""), line("assistant", "", 2, 2, 2, ""), ""}, "\n"), DefaultTail, 6, true},
+		{"malformed and truncated lines are skipped", strings.Join([]string{
+			line("assistant", "req_1", 7, 0, 0, ""), `{"type":"assistant","usage":`, "garbage \"usage\" \"assistant\"",
+			line("assistant", "req_2", 1, 1, 1, "")[:60]}, "\n"), DefaultTail, 7, true},
+		{"the line still being written has no newline", line("assistant", "req_1", 1, 1, 1, "") + "\n" + line("assistant", "req_2", 2, 2, 2, ""), DefaultTail, 6, true},
+		{"a partial first line in the tail is dropped", strings.Repeat("y", 50) + line("assistant", "req_1", 9, 9, 9, "") + "\n" + userLine + "\n",
+			int64(len(userLine) + 1 + len(line("assistant", "req_1", 9, 9, 9, "")) + 1 - 10), 0, false},
+		{"a tail that starts exactly at a line", "junk\n" + line("assistant", "req_1", 9, 9, 9, "") + "\n",
+			int64(len(line("assistant", "req_1", 9, 9, 9, "")) + 1), 27, true},
+		{"a line longer than the tail", line("assistant", "req_1", 1, 1, 1, "") + "\n" + big + "\n", DefaultTail, 0, false},
+		{"a larger tail reaches past it", line("assistant", "req_1", 1, 1, 1, "") + "\n" + big + "\n", 256 << 10, 3, true},
+		{"negative counts are 0, a huge sum is bounded", line("assistant", "req_1", -5, 1<<62, 1<<62, "") + "\n", DefaultTail, 1<<53 - 1, true},
+		{"no assistant message", userLine + "\n", DefaultTail, 0, false},
+		{"empty", "", DefaultTail, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := ContextTokens(writeTranscript(t, tc.content), tc.tail)
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("ContextTokens = %d, %v; want %d, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+func TestContextTokensRefuses(t *testing.T) {
+	good := writeTranscript(t, line("assistant", "r", 1, 1, 1, "")+"\n")
+	if n, ok := ContextTokens(good, DefaultTail); !ok || n != 3 {
+		t.Fatalf("the control case: %d, %v", n, ok)
+	}
+	dir := t.TempDir()
+	txt := filepath.Join(dir, "notes.txt")
+	os.WriteFile(txt, []byte(line("assistant", "r", 1, 1, 1, "")+"\n"), 0o600)
+	asDir := filepath.Join(dir, "dir.jsonl")
+	os.Mkdir(asDir, 0o755)
+	rel, _ := filepath.Rel(mustGetwd(t), good)
+	for name, path := range map[string]string{
+		"missing":       filepath.Join(dir, "missing.jsonl"),
+		"not .jsonl":    txt,
+		"a directory":   asDir,
+		"relative path": rel,
+		"empty path":    "",
+	} {
+		if n, ok := ContextTokens(path, DefaultTail); ok || n != 0 {
+			t.Errorf("%s: %d, %v", name, n, ok)
+		}
+	}
+	if n, ok := ContextTokens(good, 0); ok || n != 0 {
+		t.Errorf("no tail: %d, %v", n, ok)
+	}
+}
+
+func mustGetwd(t *testing.T) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd
+}
+
+// BenchmarkContextTokens reads the tail of a 4 MiB transcript, as a host
+// does on every hook.
+func BenchmarkContextTokens(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; sb.Len() < 4<<20; i++ {
+		sb.WriteString(line("assistant", fmt.Sprintf("req_%d", i), 3, 1000, int64(i), ""))
+		sb.WriteString("\n")
+		sb.WriteString(userLine)
+		sb.WriteString("\n")
+	}
+	path := writeTranscript(b, sb.String())
+	b.ResetTimer()
+	for b.Loop() {
+		if _, ok := ContextTokens(path, DefaultTail); !ok {
+			b.Fatal("no answer")
+		}
+	}
+}

@@ -1,0 +1,15 @@
+package codex
+
+import (
+	"flag"
+	"testing"
+
+	"github.com/notch-web/notch-web/adapters/internal/golden"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from the code (then review them by reading!)")
+
+// TestGolden replays the recorded hook and notify sequences in
+// testdata/*.jsonl (built from Codex's hook schemas and notify docs)
+// through Map and a real fold.
+func TestGolden(t *testing.T) { golden.Run(t, Map, *update) }

@@ -1,0 +1,208 @@
+package hookjson
+
+import (
+	"github.com/notch-web/notch-web/state"
+)
+
+// Builder collects one hook's events for the row the hook drives: the
+// session's own row or, for a hook that carries an agent_id, the row of
+// that subagent (SubagentID), whose parent is the session's row. Every
+// string it copies from the payload goes through Clean or OneLine, so every
+// event it emits validates.
+type Builder struct {
+	p      Payload
+	lookup Lookup
+	target string // the row this hook drives
+	parent string // the subagent's parent row; "" for a session's own row
+	events []state.Event
+	tx     Transcript
+}
+
+// NewBuilder starts the events of one hook. lookup may be nil.
+func NewBuilder(p Payload, lookup Lookup) *Builder {
+	b := &Builder{p: p, lookup: lookup, target: ID(p.SessionID)}
+	if p.AgentID != "" {
+		b.parent, b.target = b.target, SubagentID(p.SessionID, p.AgentID)
+	}
+	return b
+}
+
+// Target is the id of the row this hook drives.
+func (b *Builder) Target() string { return b.target }
+
+// Subagent reports whether the hook drives a subagent's row.
+func (b *Builder) Subagent() bool { return b.parent != "" }
+
+// row is what the host holds for the target row.
+func (b *Builder) row() (state.Session, bool) {
+	if b.lookup == nil {
+		return state.Session{}, false
+	}
+	return b.lookup(b.target)
+}
+
+// Pending is the approval the target row is waiting on, if any.
+func (b *Builder) Pending() (state.Approval, bool) {
+	s, ok := b.row()
+	if !ok || s.Status != state.StatusAttention || s.Approval == nil {
+		return state.Approval{}, false
+	}
+	return *s.Approval, true
+}
+
+// ToolOut is the tool whose call is out on the target row ("" when none is).
+func (b *Builder) ToolOut() string {
+	s, ok := b.row()
+	if !ok || s.Activity == nil || s.Activity.Kind != state.ActivityTool {
+		return ""
+	}
+	return s.Activity.Label
+}
+
+func (b *Builder) emit(ev state.Event) {
+	ev.Session = b.target
+	b.events = append(b.events, ev)
+}
+
+// opened is a session.opened for the target row from the payload: its cwd
+// and the project named after it, and for a subagent its parent, origin and
+// type (as its title).
+func (b *Builder) opened(title string) state.Event {
+	ev := state.Event{
+		Type:    state.TypeSessionOpened,
+		Session: b.target,
+		Cwd:     Clean(b.p.Cwd, MaxCwd),
+		// From the whole cwd, before it is cut: a cut path's last segment
+		// is not the project.
+		Project: OneLine(state.ProjectFromCwd(b.p.Cwd), MaxProject),
+		Title:   OneLine(title, MaxTitle),
+	}
+	if b.parent != "" {
+		ev.Origin, ev.Parent = state.OriginSubagent, b.parent
+		if ev.Title == "" {
+			ev.Title = OneLine(b.p.AgentType, MaxTitle)
+		}
+	}
+	return ev
+}
+
+// Opened emits a session.opened for the target row (see Mapping.Open for
+// the one applied only to an unheld row): it creates the row, or refreshes
+// the cwd, project and title of a held one. title "" leaves the title.
+func (b *Builder) Opened(title string) { b.events = append(b.events, b.opened(title)) }
+
+// TurnStarted emits turn.started.
+func (b *Builder) TurnStarted() { b.emit(state.Event{Type: state.TypeTurnStarted}) }
+
+// ToolStarted emits tool.started; nothing when tool is blank.
+func (b *Builder) ToolStarted(tool string) {
+	if t := OneLine(tool, MaxTool); t != "" {
+		b.emit(state.Event{Type: state.TypeToolStarted, Tool: t})
+	}
+}
+
+// ToolEnded emits tool.ended with outcome ok or error; nothing when tool is
+// blank.
+func (b *Builder) ToolEnded(tool, outcome string) {
+	if t := OneLine(tool, MaxTool); t != "" {
+		b.emit(state.Event{Type: state.TypeToolEnded, Tool: t, Outcome: outcome})
+	}
+}
+
+// Ask emits approval.requested: the agent waits on the human. reason is
+// made one line and cut to MaxReason. Nothing when tool is blank.
+func (b *Builder) Ask(tool, reason string) {
+	if t := OneLine(tool, MaxTool); t != "" {
+		b.emit(state.Event{Type: state.TypeApprovalRequested, Tool: t, Reason: OneLine(reason, MaxReason)})
+	}
+}
+
+// AskIfNone is Ask unless an approval is already pending on the row: a late
+// notification of a prompt must not replace the request it announces.
+func (b *Builder) AskIfNone(tool, reason string) {
+	if _, ok := b.Pending(); !ok {
+		b.Ask(tool, reason)
+	}
+}
+
+// Resolve emits approval.resolved with an outcome.
+func (b *Builder) Resolve(outcome string) {
+	b.emit(state.Event{Type: state.TypeApprovalResolved, Outcome: outcome})
+}
+
+// Progress resolves the pending approval, if any, because the agent moved on
+// with a tool: the approved tool running means the human allowed it
+// (allowed-once); another tool running means the request went away without
+// a verdict we saw (cancelled: nothing is claimed).
+func (b *Builder) Progress(tool string) {
+	a, ok := b.Pending()
+	if !ok {
+		return
+	}
+	if a.ToolName == OneLine(tool, MaxTool) {
+		b.Resolve(state.OutcomeAllowedOnce)
+	} else {
+		b.Resolve(state.OutcomeCancelled)
+	}
+}
+
+// TurnEnded emits turn.ended with outcome completed or error.
+func (b *Builder) TurnEnded(outcome string) {
+	b.emit(state.Event{Type: state.TypeTurnEnded, Outcome: outcome})
+}
+
+// Interrupted ends the turn the human interrupted: the tool that was out
+// (tool, else the row's) ends ok, for an interrupt is not the tool's error,
+// and the turn ends completed, for the agent now waits on the human.
+func (b *Builder) Interrupted(tool string) {
+	if tool == "" {
+		tool = b.ToolOut()
+	}
+	b.ToolEnded(tool, state.OutcomeOK)
+	b.TurnEnded(state.OutcomeCompleted)
+}
+
+// Finished emits session.finished, only for a row the host holds: there is
+// nothing to close out otherwise, and opening a row just to remove it would
+// be noise.
+func (b *Builder) Finished() {
+	if _, ok := b.row(); ok {
+		b.emit(state.Event{Type: state.TypeSessionFinished})
+	}
+}
+
+// Transcript names the transcript at path (as sent) as the target row's.
+func (b *Builder) Transcript(path string) {
+	if path != "" {
+		b.tx = Transcript{Path: path, Session: b.target}
+	}
+}
+
+// Mapping is the hook's Mapping. A hook with no events has no Open and no
+// Transcript either: it means nothing for the board. Otherwise Open holds
+// what the events need to apply to unheld rows: the parent of a subagent,
+// and the target row unless the events open it themselves.
+func (b *Builder) Mapping() Mapping {
+	if len(b.events) == 0 {
+		return Mapping{}
+	}
+	m := Mapping{Events: b.events, Transcript: b.tx}
+	if b.parent != "" {
+		m.Open = append(m.Open, state.Event{
+			Type:    state.TypeSessionOpened,
+			Session: b.parent,
+			Cwd:     Clean(b.p.Cwd, MaxCwd),
+			Project: OneLine(state.ProjectFromCwd(b.p.Cwd), MaxProject),
+		})
+	}
+	opensItself := false
+	for _, ev := range b.events {
+		if ev.Type == state.TypeSessionOpened && ev.Session == b.target {
+			opensItself = true
+		}
+	}
+	if !opensItself {
+		m.Open = append(m.Open, b.opened(""))
+	}
+	return m
+}

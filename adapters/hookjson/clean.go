@@ -1,0 +1,156 @@
+package hookjson
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/notch-web/notch-web/state"
+)
+
+// Limits on what an adapter copies out of a payload, in bytes. Each is at
+// most the vocabulary's own limit for the field (state.Event), so a cleaned
+// string always validates.
+const (
+	MaxTool    = 200  // a tool name (the vocabulary's limit)
+	MaxReason  = 200  // an approval's one-line reason
+	MaxTitle   = 200  // a title (session_title, a subagent's type)
+	MaxProject = 200  // a project named after the cwd's last segment
+	MaxCwd     = 4096 // a working directory (the vocabulary's limit)
+)
+
+// ellipsis ends a string that was cut.
+const ellipsis = "…"
+
+// replaced reports whether r must not reach a row: control characters (tab,
+// newline and DEL included: the vocabulary refuses them), the line and
+// paragraph separators, and the bidirectional embeddings, overrides and
+// isolates, which could make a label read as something it is not.
+func replaced(r rune) bool {
+	switch {
+	case unicode.IsControl(r), r == '\u2028', r == '\u2029':
+		return true
+	case r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069', r == '\u200e', r == '\u200f':
+		return true
+	}
+	return false
+}
+
+// Clean returns s fit for an event's string field: invalid UTF-8 becomes
+// U+FFFD, every character that must not reach a row (see replaced) becomes a
+// space, and the result is at most max bytes, cut on a rune boundary and
+// ended with "…" when cut. It stops reading s once max is reached, so a
+// huge payload field costs no more than a short one.
+func Clean(s string, max int) string { return clean(s, max, false) }
+
+// OneLine is Clean for labels: runs of white space (including what Clean
+// replaced) become one space and the ends are trimmed, so a multi-line
+// command reads as one line.
+func OneLine(s string, max int) string { return clean(s, max, true) }
+
+func clean(s string, max int, collapse bool) string {
+	if max <= 0 {
+		return ""
+	}
+	out := make([]byte, 0, min(len(s), max))
+	space := collapse // at the start, a space is leading: drop it
+	cut := false
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r == utf8.RuneError && size == 1 {
+			r = unicode.ReplacementChar
+		}
+		if replaced(r) {
+			r = ' '
+		}
+		if collapse && unicode.IsSpace(r) {
+			if space {
+				continue
+			}
+			r, space = ' ', true
+		} else {
+			space = false
+		}
+		if len(out)+utf8.RuneLen(r) > max {
+			cut = true
+			break
+		}
+		out = utf8.AppendRune(out, r)
+	}
+	if cut && max >= len(ellipsis) {
+		for len(out)+len(ellipsis) > max {
+			_, size := utf8.DecodeLastRune(out)
+			out = out[:len(out)-size]
+		}
+		if collapse {
+			out = trimRightSpace(out)
+		}
+		out = append(out, ellipsis...)
+	}
+	if collapse {
+		out = trimRightSpace(out)
+	}
+	return string(out)
+}
+
+func trimRightSpace(b []byte) []byte {
+	for len(b) > 0 && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// validID reports whether id can stand as a row id as it is: 1 to
+// state.MaxSessionID bytes of valid UTF-8 with nothing Clean would replace.
+func validID(id string) bool {
+	if id == "" || len(id) > state.MaxSessionID || !utf8.ValidString(id) {
+		return false
+	}
+	for _, r := range id {
+		if replaced(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// hashID is a stable id for what cannot stand as an id itself: prefix and
+// the first 32 hex digits (128 bits) of the SHA-256 of parts, each followed
+// by a NUL so that ("ab","c") and ("a","bc") differ.
+func hashID(prefix string, parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return prefix + hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// ID is the row id for a session id taken from a payload: the id itself
+// when it is a valid id as it stands (1 to 200 bytes of valid UTF-8 without
+// control characters), otherwise "h:" and 32 hex digits of its SHA-256.
+// Either way it is stable, so every hook of a session lands on one row. An
+// empty id stays empty.
+func ID(raw string) string {
+	if raw == "" || validID(raw) {
+		return raw
+	}
+	return hashID("h:", raw)
+}
+
+// SubagentID is the row id of a subagent: its parent's row id, "/" and the
+// agent id ("<session>/<agent_id>"), when that is a valid id and the agent
+// id has no "/" (so that the pair is read back unambiguously); otherwise
+// "a:" and 32 hex digits of the SHA-256 of the parent's row id and the
+// agent id. It is stable for a pair, never the parent's own id, and at most
+// 200 bytes.
+func SubagentID(parentRaw, agentRaw string) string {
+	parent := ID(parentRaw)
+	if id := parent + "/" + agentRaw; !strings.Contains(agentRaw, "/") && validID(id) {
+		return id
+	}
+	return hashID("a:", parent, agentRaw)
+}

@@ -1,0 +1,35 @@
+// Package install puts notch-web's hooks into an agent's own settings, takes
+// them out again, and says what is installed where: the files behind
+// "notch-web hooks install|uninstall|status <agent>".
+//
+//	agent        scope    file                                  what
+//	claude-code  user     ~/.claude/settings.json               http hooks to <URL>/agents-notch/hooks/claude-code
+//	             project  .claude/settings.json                   (every hook claudecode maps; Notification only
+//	             local    .claude/settings.local.json             for permission_prompt; timeout 2 s)
+//	codex        user     ~/.codex/hooks.json                   command hooks: notch-web hook codex (timeout 5 s)
+//	                      ~/.codex/config.toml                  notify = ["<notch-web>", "hook", "codex"]
+//	gemini       user     ~/.gemini/settings.json               command hooks: notch-web hook gemini (timeout 3 s;
+//	             project  .gemini/settings.json                   Notification only for ToolPermission)
+//
+// (CLAUDE_CONFIG_DIR and CODEX_HOME move the user files as they move the
+// agents'.)
+//
+// The JSON files are edited as text (jsonc.go parses them with their
+// comments and remembers where every value is; edit.go splices): the user's
+// own hooks, every other key, its order, spacing and comments stay byte for
+// byte; notch-web's entries are laid out as the file lays out its own. A
+// second install changes nothing; install then uninstall gives the file
+// back (except an empty "hooks" or event list of the user's, which goes).
+// The old file is copied to FILE.bak-<ms> before any write, the write is
+// atomic and keeps the file's mode, and a symlinked file is written
+// through the link. A file that does not parse, or whose shape is not the
+// documented one on the way to our entries, is refused untouched.
+//
+// Codex's config.toml is TOML, read without a TOML library just enough to
+// edit one line (toml.go): notify is inserted after the last top-level key,
+// or our own one-line notify replaced or removed. Anything else (another
+// program's notify, a notify over several lines, a file it cannot follow) is
+// left as it is, and Install says which line to add where. Codex's hooks
+// are on by default since 0.124 ([features] hooks); notch-web never writes
+// the deprecated codex_hooks flag, and only reports a hooks = false.
+package install

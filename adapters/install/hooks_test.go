@@ -1,0 +1,116 @@
+package install
+
+import (
+	"errors"
+	"reflect"
+	"runtime"
+	"testing"
+)
+
+// skipOnWindows skips a test whose expectations are POSIX shell quoting.
+func skipOnWindows(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("command hooks are quoted for cmd.exe there")
+	}
+}
+
+func TestOurCommand(t *testing.T) {
+	skipOnWindows(t)
+	for _, tc := range []struct {
+		cmd  string
+		want bool
+	}{
+		{"/usr/local/bin/notch-web hook codex", true},
+		{"'/opt/notch web/bin/notch-web' hook codex --url http://127.0.0.1:7340", true},
+		{`"/opt/notch web/notch-web" hook codex`, true},
+		{`/opt/notch\ web/notch-web hook codex`, true},
+		{"notch-web-linux-amd64 hook codex", true},
+		{"notch-web hook gemini", false}, // another agent's
+		{"notch-web hooks install codex", false},
+		{"echo notch-web hook codex", false},
+		{"/usr/bin/python3 ~/notify.py", false},
+		{"", false},
+	} {
+		if got := ourCommand(tc.cmd, Codex); got != tc.want {
+			t.Errorf("ourCommand(%q) = %v, want %v", tc.cmd, got, tc.want)
+		}
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	skipOnWindows(t)
+	for in, want := range map[string]string{
+		"/usr/local/bin/notch-web": "/usr/local/bin/notch-web",
+		"/opt/notch web/notch-web": "'/opt/notch web/notch-web'",
+		"/tmp/it's/notch-web":      `'/tmp/it'\''s/notch-web'`,
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
+		}
+		if f := shellFields(shellQuote(in) + " hook codex"); len(f) != 3 || f[0] != in {
+			t.Errorf("shellFields does not read back %q: %q", in, f)
+		}
+	}
+}
+
+// FuzzInstallHooks: a settings file is outside input. Install either
+// refuses it (ErrSyntax, ErrUnsupported) or returns a file that parses,
+// keeps every other top-level key's value, holds exactly our hooks, and is
+// left alone by a second install; uninstall then leaves none of ours and is
+// left alone by a second uninstall.
+func FuzzInstallHooks(f *testing.F) {
+	for _, seed := range []string{
+		`{}`,
+		userSettings,
+		geminiSettings,
+		`{"hooks":{"Stop":[{"hooks":[{"type":"http","url":"http://h:1/agents-notch/hooks/claude-code"}]},{"matcher":"x"}]}}`,
+		"{\n\t\"a\": [1,\n\t2], // c\n\t\"hooks\": {\"Stop\": [ /* x */ ]}}",
+		"{\"hooks\":{\"Notification\":[{\"matcher\":\"permission_prompt\",\"hooks\":[1,{\"type\":\"command\",\"command\":\"notch-web hook claude-code\"}]}]}}\r\n",
+		`[]`, `{"hooks":[]}`, `{"hooks":{"Stop":{}}}`, `{"a":1,}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	format := claudeFormat(base)
+	f.Fuzz(func(t *testing.T, src []byte) {
+		in, err := format.installHooks(src)
+		if err != nil {
+			if !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrUnsupported) {
+				t.Fatalf("install: %v", err)
+			}
+			return
+		}
+		d, err := newDoc(in)
+		if err != nil {
+			t.Fatalf("installed text does not parse: %v\n%s", err, in)
+		}
+		hooks, _ := hooksObject(d)
+		if !format.installed(hooks) {
+			t.Fatalf("not installed:\n%s", in)
+		}
+		if len(trimSpace(src)) > 0 {
+			before, _ := newDoc(src)
+			for _, m := range before.root.members {
+				if m.key != "hooks" && !reflect.DeepEqual(before.root.get(m.key).value(), d.root.get(m.key).value()) {
+					t.Fatalf("%q changed", m.key)
+				}
+			}
+		}
+		if again, err := format.installHooks(in); err != nil || string(again) != string(in) {
+			t.Fatalf("a second install changed it (%v)", err)
+		}
+		out, err := format.uninstallHooks(in)
+		if err != nil {
+			t.Fatalf("uninstall: %v", err)
+		}
+		d, err = newDoc(out)
+		if err != nil {
+			t.Fatalf("uninstalled text does not parse: %v\n%s", err, out)
+		}
+		if hooks, _ := hooksObject(d); len(format.find(hooks)) != 0 {
+			t.Fatalf("ours left:\n%s", out)
+		}
+		if again, err := format.uninstallHooks(out); err != nil || string(again) != string(out) {
+			t.Fatalf("a second uninstall changed it (%v)", err)
+		}
+	})
+}

@@ -1,0 +1,490 @@
+package install
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/notch-web/notch-web/internal/fsx"
+	"github.com/notch-web/notch-web/internal/udiff"
+)
+
+// ErrUsage is a request Install cannot act on: an unknown agent or scope, a
+// missing home or executable.
+var ErrUsage = errors.New("install")
+
+// maxSettings bounds how much of a settings file is read.
+const maxSettings = 4 << 20
+
+// Options says what to install where.
+type Options struct {
+	Agent string // ClaudeCode, Codex or Gemini
+	Scope string // ScopeUser ("" too), ScopeProject or ScopeLocal
+	Home  string // the user's home directory (user scope)
+	Dir   string // the project's directory (project and local scopes)
+	// URL is the host's base URL, e.g. http://127.0.0.1:7340: Claude Code's
+	// http hooks POST to it; command hooks get it as --url unless it is "".
+	URL string
+	// Exe is notch-web's executable, which command hooks and Codex's
+	// notify run (Codex, Gemini CLI).
+	Exe    string
+	DryRun bool                // compute and return the diff, write nothing
+	Now    func() time.Time    // names backups; nil is time.Now
+	Getenv func(string) string // CLAUDE_CONFIG_DIR, CODEX_HOME; nil reads none
+}
+
+// Change is what Install or Uninstall did (or, in a dry run, would do) to
+// one file.
+type Change struct {
+	Path    string
+	Created bool   // the file did not exist
+	Changed bool   // its bytes differ; false: nothing to change
+	Diff    string // the unified diff of the change ("" when none)
+	Backup  string // the copy of the old file written before the change
+}
+
+// Result is a run's changes and what the human should know besides.
+type Result struct {
+	Changes []Change
+	Notes   []string
+}
+
+// Installed is what one settings file holds of notch-web's hooks.
+type Installed struct {
+	Agent, Scope, Path string
+	Exists             bool
+	Problem            string   // why the file cannot be read ("" when it can)
+	Events             []string // events with notch-web's hook
+	Missing            []string // events notch-web registers that lack it
+	Targets            []string // the URLs or commands of notch-web's hooks, distinct
+	Notes              []string
+}
+
+func (o Options) getenv(k string) string {
+	if o.Getenv == nil {
+		return ""
+	}
+	return o.Getenv(k)
+}
+
+// scopes are the scopes an agent's settings come in.
+func scopes(agent string) []string {
+	switch agent {
+	case ClaudeCode:
+		return []string{ScopeUser, ScopeProject, ScopeLocal}
+	case Gemini:
+		return []string{ScopeUser, ScopeProject}
+	case Codex:
+		return []string{ScopeUser}
+	}
+	return nil
+}
+
+// settingsPath is the agent's settings file for a scope (for Codex, its
+// hooks.json).
+func (o Options) settingsPath(scope string) (string, error) {
+	if !slices.Contains(scopes(o.Agent), scope) {
+		if scopes(o.Agent) == nil {
+			return "", fmt.Errorf("%w: unknown agent %q (want one of %s)", ErrUsage, o.Agent, strings.Join(Agents, ", "))
+		}
+		return "", fmt.Errorf("%w: %s has no %q scope (want one of %s)", ErrUsage, o.Agent, scope, strings.Join(scopes(o.Agent), ", "))
+	}
+	if scope == ScopeUser {
+		if o.Home == "" {
+			return "", fmt.Errorf("%w: no home directory (set HOME)", ErrUsage)
+		}
+		switch o.Agent {
+		case ClaudeCode:
+			if d := o.getenv("CLAUDE_CONFIG_DIR"); filepath.IsAbs(d) {
+				return filepath.Join(d, "settings.json"), nil
+			}
+			return filepath.Join(o.Home, ".claude", "settings.json"), nil
+		case Codex:
+			return filepath.Join(o.codexHome(), "hooks.json"), nil
+		case Gemini:
+			return filepath.Join(o.Home, ".gemini", "settings.json"), nil
+		}
+	}
+	if o.Dir == "" {
+		return "", fmt.Errorf("%w: no project directory", ErrUsage)
+	}
+	switch {
+	case o.Agent == ClaudeCode && scope == ScopeLocal:
+		return filepath.Join(o.Dir, ".claude", "settings.local.json"), nil
+	case o.Agent == ClaudeCode:
+		return filepath.Join(o.Dir, ".claude", "settings.json"), nil
+	}
+	return filepath.Join(o.Dir, ".gemini", "settings.json"), nil
+}
+
+func (o Options) codexHome() string {
+	if d := o.getenv("CODEX_HOME"); filepath.IsAbs(d) {
+		return d
+	}
+	return filepath.Join(o.Home, ".codex")
+}
+
+// format is the agent's hooks format for these options.
+func (o Options) format() (hooksFormat, error) {
+	switch o.Agent {
+	case ClaudeCode:
+		if o.URL == "" {
+			return hooksFormat{}, fmt.Errorf("%w: no host URL", ErrUsage)
+		}
+		return claudeFormat(o.URL), nil
+	case Codex, Gemini:
+		if o.Exe == "" {
+			return hooksFormat{}, fmt.Errorf("%w: no notch-web executable for the command hooks", ErrUsage)
+		}
+		cmd := hookCommand(o.Exe, o.Agent, o.URL)
+		if o.Agent == Codex {
+			return codexFormat(cmd), nil
+		}
+		return geminiFormat(cmd), nil
+	}
+	return hooksFormat{}, fmt.Errorf("%w: unknown agent %q (want one of %s)", ErrUsage, o.Agent, strings.Join(Agents, ", "))
+}
+
+func (o Options) scope() string {
+	if o.Scope == "" {
+		return ScopeUser
+	}
+	return o.Scope
+}
+
+// Install merges notch-web's hooks into the agent's settings file for the
+// scope: the user's own hooks and every other key stay byte for byte, a
+// second run changes nothing, the old file is copied to FILE.bak-<ms>
+// before it is replaced (atomically, keeping its mode, through a symlink
+// to its target), and a dry run only returns the diff. A file that does not
+// parse, or has a shape notch-web will not edit, is refused untouched.
+//
+// For Codex it also sets notify in config.toml, when that can be done as
+// one line without disturbing the rest; otherwise it writes nothing there
+// and says in Notes which line to add where.
+func Install(o Options) (Result, error) {
+	return o.run(true)
+}
+
+// Uninstall removes notch-web's hooks, and only those (an http hook to the
+// host's hook endpoint on any address, or a command running "notch-web hook
+// <agent>"), from the agent's settings file for the scope; for Codex also
+// its notify line when it is notch-web's. Same guarantees as Install.
+func Uninstall(o Options) (Result, error) {
+	return o.run(false)
+}
+
+func (o Options) run(install bool) (Result, error) {
+	path, err := o.settingsPath(o.scope())
+	if err != nil {
+		return Result{}, err
+	}
+	f, err := o.format()
+	if err != nil {
+		return Result{}, err
+	}
+	var res Result
+	ch, err := o.editFile(path, func(src []byte, exists bool) ([]byte, error) {
+		if install {
+			return f.installHooks(src)
+		}
+		if !exists {
+			return src, nil
+		}
+		return f.uninstallHooks(src)
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	res.Changes = append(res.Changes, ch)
+	res.Notes = append(res.Notes, o.notes(path, install)...)
+	if o.Agent == Codex {
+		o.codexNotify(&res, install)
+	}
+	return res, nil
+}
+
+// notes are what the human should know about a file after a run: settings
+// that keep the hooks from running.
+func (o Options) notes(path string, install bool) []string {
+	if !install {
+		return nil
+	}
+	src, err := fsx.ReadFileLimit(path, maxSettings)
+	if err != nil {
+		return nil
+	}
+	d, err := newDoc(src)
+	if err != nil || d.root.kind != kObject {
+		return nil
+	}
+	return settingsNotes(o.Agent, path, d.root)
+}
+
+// settingsNotes flags what in a settings file stops hooks from running.
+func settingsNotes(agent, path string, root *node) []string {
+	var out []string
+	isFalse := func(n *node) bool { return n != nil && n.kind == kLiteral && n.str == "false" }
+	switch agent {
+	case ClaudeCode:
+		if n := root.get("disableAllHooks"); n != nil && n.kind == kLiteral && n.str == "true" {
+			out = append(out, path+" sets disableAllHooks: no hook runs until it is removed")
+		}
+		if root.get("allowedHttpHookUrls") != nil {
+			out = append(out, path+" sets allowedHttpHookUrls: make sure it admits notch-web's URL")
+		}
+	case Gemini:
+		if isFalse(root.get("hooksConfig").get("enabled")) {
+			out = append(out, path+" sets hooksConfig.enabled to false: no hook runs until it is true")
+		}
+		if isFalse(root.get("tools").get("enableHooks")) {
+			out = append(out, path+" sets tools.enableHooks to false: no hook runs until it is true")
+		}
+	}
+	return out
+}
+
+// codexNotify sets (or removes) notify in Codex's config.toml, or says why
+// not and what to add by hand.
+func (o Options) codexNotify(res *Result, install bool) {
+	path := filepath.Join(o.codexHome(), "config.toml")
+	argv := []string{o.Exe, "hook", Codex}
+	if o.URL != "" {
+		argv = append(argv, "--url", o.URL)
+	}
+	snippet := "notify = " + tomlArray(argv)
+	ch, err := o.editFile(path, func(src []byte, exists bool) ([]byte, error) {
+		var out string
+		var err error
+		if install {
+			out, err = setNotify(string(src), argv)
+		} else {
+			out, err = removeNotify(string(src))
+		}
+		return []byte(out), err
+	})
+	switch {
+	case errors.Is(err, ErrTOMLLayout) && install:
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: %v. notch-web's hooks in hooks.json already report every turn; "+
+			"to have notify too, put this line at the top level of %s (above the first [table]):\n  %s", path, err, path, snippet))
+	case err != nil:
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: %v; left as it is", path, err))
+	default:
+		res.Changes = append(res.Changes, ch)
+	}
+	if src, err := fsx.ReadFileLimit(path, maxSettings); err == nil {
+		if st, err := readNotify(string(src)); err == nil && st.disabled != "" && install {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s sets %s: Codex runs no hooks until it is removed (notify still works)", path, st.disabled))
+		}
+	}
+}
+
+// editFile applies edit to the file at path and writes the result when it
+// differs: a backup of the old file first, then an atomic replace that
+// keeps the file's mode; nothing in a dry run. A symlink is followed, so
+// that a settings file kept in a dotfiles repository stays a link to it.
+func (o Options) editFile(path string, edit func(src []byte, exists bool) ([]byte, error)) (Change, error) {
+	ch := Change{Path: path}
+	real := path
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		real = r
+	}
+	var mode fs.FileMode = 0o644
+	exists := true
+	src, err := fsx.ReadFileLimit(real, maxSettings)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		exists, src, ch.Created = false, nil, true
+	case err != nil:
+		return ch, fmt.Errorf("reading %s: %w", path, err)
+	default:
+		if fi, err := os.Stat(real); err == nil {
+			mode = fi.Mode().Perm()
+		}
+	}
+	out, err := edit(src, exists)
+	if err != nil {
+		return ch, fmt.Errorf("%s: %w; left untouched", path, err)
+	}
+	if bytes.Equal(out, src) {
+		ch.Created = false
+		return ch, nil
+	}
+	ch.Changed = true
+	ch.Diff = udiff.Unified(path, path, string(src), string(out), 3)
+	if o.DryRun {
+		return ch, nil
+	}
+	if exists {
+		if ch.Backup, err = o.backup(real, src, mode); err != nil {
+			return ch, err
+		}
+	}
+	if err := fsx.WriteFileAtomic(real, out); err != nil {
+		return ch, err
+	}
+	// WriteFileAtomic leaves 0644; a settings file the user kept private
+	// (it may hold tokens) stays private.
+	if mode != 0o644 {
+		if err := os.Chmod(real, mode); err != nil {
+			return ch, fmt.Errorf("keeping the mode of %s: %w", path, err)
+		}
+	}
+	return ch, nil
+}
+
+// backup writes src next to path as path.bak-<ms> (-2, -3… if that name is
+// taken), with path's mode, and returns its name.
+func (o Options) backup(path string, src []byte, mode fs.FileMode) (string, error) {
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	base := path + ".bak-" + strconv.FormatInt(now().UnixMilli(), 10)
+	for i := 1; i < 100; i++ {
+		name := base
+		if i > 1 {
+			name += "-" + strconv.Itoa(i)
+		}
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("backing up %s: %w", path, err)
+		}
+		_, err = f.Write(src)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(name)
+			return "", fmt.Errorf("backing up %s: %w", path, err)
+		}
+		return name, nil
+	}
+	return "", fmt.Errorf("backing up %s: too many backups named %s*", path, base)
+}
+
+// Status reports, for each scope of the agent (or only o.Scope when set),
+// what its settings file holds of notch-web's hooks. It reads and never
+// writes; Options.URL and Exe are not needed.
+func Status(o Options) ([]Installed, error) {
+	sc := scopes(o.Agent)
+	if sc == nil {
+		return nil, fmt.Errorf("%w: unknown agent %q (want one of %s)", ErrUsage, o.Agent, strings.Join(Agents, ", "))
+	}
+	if o.Scope != "" {
+		sc = []string{o.Scope}
+	}
+	var f hooksFormat
+	switch o.Agent {
+	case ClaudeCode:
+		f = claudeFormat("")
+	case Codex:
+		f = codexFormat("")
+	case Gemini:
+		f = geminiFormat("")
+	}
+	var out []Installed
+	for _, scope := range sc {
+		path, err := o.settingsPath(scope)
+		if err != nil {
+			if errors.Is(err, ErrUsage) && o.Scope == "" {
+				continue // e.g. no project directory: skip that scope
+			}
+			return nil, err
+		}
+		out = append(out, status(o.Agent, scope, path, f))
+	}
+	if o.Agent == Codex && (o.Scope == "" || o.Scope == ScopeUser) && o.Home != "" {
+		out = append(out, codexConfigStatus(filepath.Join(o.codexHome(), "config.toml")))
+	}
+	return out, nil
+}
+
+func status(agent, scope, path string, f hooksFormat) Installed {
+	in := Installed{Agent: agent, Scope: scope, Path: path}
+	src, err := fsx.ReadFileLimit(path, maxSettings)
+	if errors.Is(err, fs.ErrNotExist) {
+		in.Missing = slices.Clone(f.events)
+		return in
+	}
+	in.Exists = true
+	if err != nil {
+		in.Problem = err.Error()
+		return in
+	}
+	if len(trimSpace(src)) == 0 {
+		in.Missing = slices.Clone(f.events)
+		return in
+	}
+	d, err := newDoc(src)
+	if err != nil {
+		in.Problem = err.Error()
+		return in
+	}
+	hooks, err := hooksObject(d)
+	if err != nil {
+		in.Problem = err.Error()
+		return in
+	}
+	have := map[string]bool{}
+	for _, x := range f.find(hooks) {
+		if !have[x.event] {
+			in.Events = append(in.Events, x.event)
+		}
+		have[x.event] = true
+		if x.target != "" && !slices.Contains(in.Targets, x.target) {
+			in.Targets = append(in.Targets, x.target)
+		}
+	}
+	for _, e := range f.events {
+		if !have[e] {
+			in.Missing = append(in.Missing, e)
+		}
+	}
+	in.Notes = settingsNotes(agent, path, d.root)
+	return in
+}
+
+func codexConfigStatus(path string) Installed {
+	in := Installed{Agent: Codex, Scope: ScopeUser, Path: path}
+	src, err := fsx.ReadFileLimit(path, maxSettings)
+	if errors.Is(err, fs.ErrNotExist) {
+		in.Notes = []string{"no notify (the file does not exist)"}
+		return in
+	}
+	in.Exists = true
+	if err != nil {
+		in.Problem = err.Error()
+		return in
+	}
+	st, err := readNotify(string(src))
+	if err != nil {
+		in.Problem = err.Error()
+		return in
+	}
+	switch {
+	case st.line < 0:
+		in.Notes = append(in.Notes, "no notify")
+	case isOurNotify(st.argv):
+		in.Events = []string{"notify"}
+		in.Targets = []string{strings.Join(st.argv, " ")}
+	case st.oneLine:
+		in.Notes = append(in.Notes, "notify runs another program: "+strings.Join(st.argv, " "))
+	default:
+		in.Notes = append(in.Notes, "notify is set to something notch-web does not read")
+	}
+	if st.disabled != "" {
+		in.Notes = append(in.Notes, "sets "+st.disabled+": Codex runs no hooks")
+	}
+	return in
+}

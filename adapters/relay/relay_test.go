@@ -1,0 +1,152 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const stopHook = `{"session_id":"s","transcript_path":"/t/s.jsonl","cwd":"/src/a","hook_event_name":"Stop"}`
+
+// host is a test host that records what it is sent.
+type host struct {
+	*httptest.Server
+	hits              atomic.Int32
+	path, ctype, body atomic.Value
+}
+
+func newHost(t *testing.T, status int) *host {
+	h := &host{}
+	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.hits.Add(1)
+		b, _ := io.ReadAll(r.Body)
+		h.path.Store(r.Method + " " + r.URL.Path)
+		h.ctype.Store(r.Header.Get("Content-Type"))
+		h.body.Store(string(b))
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(h.Close)
+	return h
+}
+
+func TestSend(t *testing.T) {
+	h := newHost(t, http.StatusNoContent)
+	if err := Send(context.Background(), Request{Agent: "claude-code", URL: h.URL + "/", Stdin: strings.NewReader(stopHook + "\n")}); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	if h.path.Load() != "POST /agents-notch/hooks/claude-code" || h.ctype.Load() != "application/json" || h.body.Load() != stopHook+"\n" {
+		t.Errorf("sent %v %v %q", h.path.Load(), h.ctype.Load(), h.body.Load())
+	}
+}
+
+// TestSendArg: Codex's notify hands the payload as an argument, with
+// nothing on stdin.
+func TestSendArg(t *testing.T) {
+	h := newHost(t, http.StatusOK)
+	notify := `{"type":"agent-turn-complete","thread-id":"t","cwd":"/src/a"}`
+	if err := Send(context.Background(), Request{Agent: "codex", URL: h.URL, Arg: notify, Stdin: strings.NewReader("")}); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	if h.path.Load() != "POST /agents-notch/hooks/codex" || h.body.Load() != notify {
+		t.Errorf("sent %v %q", h.path.Load(), h.body.Load())
+	}
+}
+
+func TestSendRefusesPayload(t *testing.T) {
+	h := newHost(t, http.StatusOK)
+	for name, r := range map[string]Request{
+		"empty stdin":  {Stdin: strings.NewReader(" \n")},
+		"no stdin":     {},
+		"not JSON":     {Stdin: strings.NewReader("Stop")},
+		"too large":    {Stdin: strings.NewReader(`"` + strings.Repeat("x", MaxBody) + `"`)},
+		"truncated":    {Stdin: strings.NewReader(`{"session_id":"s"`)},
+		"not JSON arg": {Arg: "agent-turn-complete"},
+	} {
+		r.Agent, r.URL = "codex", h.URL
+		if err := Send(context.Background(), r); !errors.Is(err, ErrPayload) {
+			t.Errorf("%s: %v, want ErrPayload", name, err)
+		}
+	}
+	if n := h.hits.Load(); n != 0 {
+		t.Errorf("%d requests sent for refused payloads", n)
+	}
+}
+
+func TestSendHostProblems(t *testing.T) {
+	// A port that was free a moment ago: connection refused.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String()
+	ln.Close()
+
+	refusing := newHost(t, http.StatusBadRequest)
+
+	release := make(chan struct{})
+	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(hanging.Close)
+	t.Cleanup(func() { close(release) })
+
+	for _, tc := range []struct {
+		name, url string
+		within    time.Duration
+	}{
+		{"down", down, Deadline},
+		{"answers 400", refusing.URL, Deadline},
+		{"hangs", hanging.URL, Deadline + 500*time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			err := Send(context.Background(), Request{Agent: "gemini", URL: tc.url, Stdin: strings.NewReader(stopHook)})
+			if !errors.Is(err, ErrHost) {
+				t.Errorf("%v, want ErrHost", err)
+			}
+			if took := time.Since(start); took > tc.within {
+				t.Errorf("took %v, want at most %v", took, tc.within)
+			}
+		})
+	}
+}
+
+// TestSendStdinNeverEnds: an agent that keeps stdin open does not hold the
+// hook past its deadline.
+func TestSendStdinNeverEnds(t *testing.T) {
+	h := newHost(t, http.StatusOK)
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { pw.Close() })
+	start := time.Now()
+	err := Send(context.Background(), Request{Agent: "claude-code", URL: h.URL, Stdin: pr})
+	if !errors.Is(err, ErrPayload) || time.Since(start) > Deadline+500*time.Millisecond {
+		t.Errorf("%v after %v", err, time.Since(start))
+	}
+}
+
+func TestEndpoint(t *testing.T) {
+	for base, want := range map[string]string{
+		"http://127.0.0.1:7340":      "http://127.0.0.1:7340/agents-notch/hooks/codex",
+		"http://127.0.0.1:7340/":     "http://127.0.0.1:7340/agents-notch/hooks/codex",
+		"https://notch.tail.ts.net/": "https://notch.tail.ts.net/agents-notch/hooks/codex",
+		"127.0.0.1:7340":             "",
+		"http://h/agents-notch":      "",
+		"ftp://h":                    "",
+		"http://h/?x=1":              "",
+	} {
+		got, err := Endpoint(base, "codex")
+		if got != want || (want == "") != (err != nil) {
+			t.Errorf("Endpoint(%q) = %q, %v; want %q", base, got, err, want)
+		}
+	}
+}

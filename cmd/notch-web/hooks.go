@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/notch-web/notch-web/adapters/install"
+	"github.com/notch-web/notch-web/adapters/relay"
+)
+
+// runAgentHooks is "notch-web hook …" (an agent's command hook relaying its
+// payload to the host) and "notch-web hooks …" (installing those hooks).
+// stdin is the hook's payload.
+func runAgentHooks(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if args[0] == "hook" {
+		runHook(ctx, args[1:], getenv, stdin, stderr)
+		return nil // a hook never fails its agent
+	}
+	return runHooks(args[1:], getenv, stdout, stderr)
+}
+
+// defaultURL is the host's base URL when neither --url nor NOTCH_URL says.
+func defaultURL() string { return "http://" + DefaultAddr }
+
+// hostURL is --url, else NOTCH_URL, else the default address.
+func hostURL(flagURL string, getenv func(string) string) string {
+	if flagURL != "" {
+		return flagURL
+	}
+	if u := getenv("NOTCH_URL"); u != "" {
+		return u
+	}
+	return defaultURL()
+}
+
+// splitAgent takes the agent from args whether it comes before the flags
+// ("hook codex --url U") or after them ("hook --url U codex"): the flag
+// package stops at the first word that is not a flag.
+func splitAgent(fs *flag.FlagSet, args []string) (agent string, rest []string, err error) {
+	if err := fs.Parse(args); err != nil {
+		return "", nil, err
+	}
+	rest = fs.Args()
+	if len(rest) > 0 {
+		agent = rest[0]
+		if err := fs.Parse(rest[1:]); err != nil {
+			return "", nil, err
+		}
+		rest = fs.Args()
+	}
+	return agent, rest, nil
+}
+
+const hookUsage = `usage: notch-web hook <agent> [--url URL] [--verbose] [PAYLOAD]
+
+Relays one hook payload (stdin, or PAYLOAD: Codex's notify passes its JSON
+as the last argument) to the host at URL/agents-notch/hooks/<agent>, within
+one second. It always exits 0 and never writes to stdout, so it can never
+fail or steer the agent. Agents: claude-code, codex, gemini.
+
+URL is --url, else $NOTCH_URL, else http://` + DefaultAddr + `.
+`
+
+// runHook relays one payload. Problems are reported on stderr with
+// --verbose only: an agent may show a hook's stderr, and a host that is not
+// running is not the agent's problem.
+func runHook(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stderr io.Writer) {
+	fs := flag.NewFlagSet("notch-web hook", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	url := fs.String("url", "", "the host's base `URL`")
+	verbose := fs.Bool("verbose", false, "say on stderr why a payload was not delivered")
+	agent, rest, err := splitAgent(fs, args)
+	say := func(err error) {
+		if *verbose || errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "notch-web hook: %v\n", err)
+		}
+	}
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stderr, hookUsage)
+		return
+	case err != nil:
+		say(err)
+		return
+	case !slices.Contains(install.Agents, agent):
+		say(fmt.Errorf("unknown agent %q (want one of %s)", agent, strings.Join(install.Agents, ", ")))
+		return
+	case len(rest) > 1:
+		say(fmt.Errorf("unexpected arguments %q", rest[1:]))
+		return
+	}
+	req := relay.Request{Agent: agent, URL: hostURL(*url, getenv), Stdin: stdin}
+	if len(rest) == 1 {
+		req.Arg = rest[0]
+	}
+	if err := relay.Send(ctx, req); err != nil {
+		say(err)
+	}
+}
+
+const hooksUsage = `usage: notch-web hooks install|uninstall|status [<agent>] [flags]
+
+Puts notch-web's hooks into an agent's own settings (install), takes out
+only those (uninstall), or says what is installed where (status; every
+agent when none is named). Agents: claude-code, codex, gemini.
+
+  claude-code  --scope user (~/.claude/settings.json), project (.claude/settings.json)
+               or local (.claude/settings.local.json): http hooks to URL
+  codex        ~/.codex/hooks.json (command hooks) and notify in ~/.codex/config.toml
+  gemini       --scope user (~/.gemini/settings.json) or project (.gemini/settings.json):
+               command hooks
+
+Your own hooks and settings stay exactly as they are; a second install
+changes nothing; the old file is kept as FILE.bak-<ms>; a file that does not
+parse is refused untouched.
+
+flags:
+`
+
+// runHooks is "notch-web hooks install|uninstall|status".
+func runHooks(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("notch-web hooks", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, hooksUsage); fs.PrintDefaults() }
+	scope := fs.String("scope", "", "`user`, project or local (default user)")
+	url := fs.String("url", "", "the host's base `URL` (default $NOTCH_URL, else http://"+DefaultAddr+")")
+	dir := fs.String("dir", ".", "the project `DIR` for the project and local scopes")
+	exe := fs.String("exe", "", "the notch-web `PATH` command hooks run (default this executable)")
+	dry := fs.Bool("dry-run", false, "print the change as a diff and write nothing")
+	if len(args) == 0 {
+		fs.Usage()
+		return errors.New("hooks: want install, uninstall or status")
+	}
+	verb := args[0]
+	if verb == "-h" || verb == "--help" || verb == "help" {
+		fs.Usage()
+		return nil
+	}
+	agent, rest, err := splitAgent(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("hooks %s: unexpected arguments %q", verb, rest)
+	}
+	project, err := filepath.Abs(*dir)
+	if err != nil {
+		return err
+	}
+	home := getenv("HOME")
+	if runtime.GOOS == "windows" && home == "" {
+		home = getenv("USERPROFILE")
+	}
+	o := install.Options{Agent: agent, Scope: *scope, Home: home, Dir: project, DryRun: *dry, Getenv: getenv}
+
+	switch verb {
+	case "status":
+		agents := install.Agents
+		if agent != "" {
+			agents = []string{agent}
+		}
+		for _, a := range agents {
+			o.Agent = a
+			st, err := install.Status(o)
+			if err != nil {
+				return err
+			}
+			printStatus(stdout, st)
+		}
+		return nil
+	case "install", "uninstall":
+	default:
+		fs.Usage()
+		return fmt.Errorf("hooks: unknown %q (want install, uninstall or status)", verb)
+	}
+	if agent == "" {
+		return fmt.Errorf("hooks %s: name an agent (%s)", verb, strings.Join(install.Agents, ", "))
+	}
+	base := hostURL(*url, getenv)
+	if _, err := relay.Endpoint(base, agent); err != nil {
+		return fmt.Errorf("hooks %s: --url: %w", verb, err)
+	}
+	o.URL = base
+	if agent != install.ClaudeCode {
+		// Command hooks find the host the way the hook command does
+		// (NOTCH_URL, else the default) unless told otherwise here.
+		o.URL = *url
+		if o.Exe, err = executable(*exe); err != nil {
+			return fmt.Errorf("hooks %s: %w", verb, err)
+		}
+	}
+	var res install.Result
+	if verb == "install" {
+		res, err = install.Install(o)
+	} else {
+		res, err = install.Uninstall(o)
+	}
+	if err != nil {
+		return err
+	}
+	printResult(stdout, res, *dry)
+	return nil
+}
+
+// executable is the notch-web command hooks run: --exe, else this
+// program, unless it is a throwaway "go run" build.
+func executable(flagExe string) (string, error) {
+	if flagExe != "" {
+		return filepath.Abs(flagExe)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("finding this executable: %w (pass --exe)", err)
+	}
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return "", fmt.Errorf("this notch-web is a temporary \"go run\" build (%s): install it (go install ./cmd/notch-web) and run that, or pass --exe", exe)
+	}
+	return exe, nil
+}
+
+func printResult(w io.Writer, res install.Result, dry bool) {
+	for _, ch := range res.Changes {
+		switch {
+		case !ch.Changed:
+			fmt.Fprintf(w, "%s: nothing to change\n", ch.Path)
+		case dry:
+			verb := "would change"
+			if ch.Created {
+				verb = "would create"
+			}
+			fmt.Fprintf(w, "%s %s:\n%s", verb, ch.Path, ch.Diff)
+		case ch.Created:
+			fmt.Fprintf(w, "created %s\n", ch.Path)
+		default:
+			fmt.Fprintf(w, "changed %s (the old file is %s)\n", ch.Path, ch.Backup)
+		}
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+func printStatus(w io.Writer, st []install.Installed) {
+	for _, s := range st {
+		fmt.Fprintf(w, "%s %s: %s\n", s.Agent, s.Scope, s.Path)
+		switch {
+		case s.Problem != "":
+			fmt.Fprintf(w, "  cannot read it: %s\n", s.Problem)
+		case !s.Exists:
+			fmt.Fprintln(w, "  no such file")
+		case len(s.Events) == 0:
+			fmt.Fprintln(w, "  notch-web is not installed here")
+		default:
+			fmt.Fprintf(w, "  installed: %s\n", strings.Join(s.Events, ", "))
+			if len(s.Missing) > 0 {
+				fmt.Fprintf(w, "  missing: %s (run hooks install again)\n", strings.Join(s.Missing, ", "))
+			}
+			for _, t := range s.Targets {
+				fmt.Fprintf(w, "  → %s\n", t)
+			}
+		}
+		for _, n := range s.Notes {
+			fmt.Fprintf(w, "  note: %s\n", n)
+		}
+	}
+}
