@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # make bench: Go benchmarks (6 runs each, summarised by benchstat as medians)
-# and the load tool's sweep. Raw output goes to $BENCH_OUT (default
-# bench/out, git-ignored); copy a run worth keeping to docs/bench/.
+# and the load tool's sweep: notch-web and the floor (a bare SSE broadcaster,
+# notch-load floor-server) alternately at each size, the ratio of their
+# medians, settings-triggered changes beside the durable write's own timing,
+# and the targets. Raw output goes to $BENCH_OUT (default bench/out,
+# git-ignored); copy a run worth keeping to docs/bench/<date>/.
 set -euo pipefail
 out=${BENCH_OUT:-bench/out}
 mkdir -p "$out"
@@ -12,6 +15,6 @@ echo
 echo "== benchstat (medians, ± 95% confidence)"
 go tool benchstat "$out/go-bench.txt" | tee "$out/benchstat.txt"
 echo
-echo "== notch-load"
+echo "== notch-load (notch-web against the floor; settings-triggered changes; targets)"
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 ./bin/notch-load -out "$out/load.jsonl" ${LOAD_ARGS:-} | tee "$out/load.md"

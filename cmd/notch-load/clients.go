@@ -3,15 +3,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
-	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -21,23 +17,22 @@ import (
 	"github.com/notch-web/notch-web/state"
 )
 
-func execCommand(ctx context.Context, name string, args ...string) *exec.Cmd {
-	return exec.CommandContext(ctx, name, args...)
-}
-
-// tracker records when each change's marker reached each client.
+// tracker records when each change's marker reached each client, in one
+// phase of a run.
 type tracker struct {
+	kind       markerKind
 	n, changes int
 	sentAt     []atomic.Int64   // unix ns the change was sent, per seq
 	arrived    [][]atomic.Int64 // unix ns it reached client i, per seq
 	count      []atomic.Int32   // clients that have it, per seq
-	total      []atomic.Int64   // bytes read, per client
-	patch      atomic.Int64     // bytes of patch-elements events read by client 0
+	last       []int            // the newest seq client i has; only its reader touches it
+	patch      atomic.Int64     // bytes of patch-elements frames read by client 0
+	patches    atomic.Int64     // how many
 }
 
-func newTracker(n, changes int) *tracker {
-	t := &tracker{n: n, changes: changes, sentAt: make([]atomic.Int64, changes+1),
-		arrived: make([][]atomic.Int64, changes+1), count: make([]atomic.Int32, changes+1), total: make([]atomic.Int64, n)}
+func newTracker(kind markerKind, n, changes int) *tracker {
+	t := &tracker{kind: kind, n: n, changes: changes, sentAt: make([]atomic.Int64, changes+1),
+		arrived: make([][]atomic.Int64, changes+1), count: make([]atomic.Int32, changes+1), last: make([]int, n)}
 	for i := range t.arrived {
 		t.arrived[i] = make([]atomic.Int64, n)
 	}
@@ -49,10 +44,11 @@ func (t *tracker) sent(seq int, at time.Time) { t.sentAt[seq].Store(at.UnixNano(
 // seen records that client i read a frame carrying seq's marker at now. A
 // frame carries only the newest marker, so the changes it skipped (newest
 // wins) arrived with it.
-func (t *tracker) seen(i, seq int, now int64, last *int) {
-	if seq > t.changes {
+func (t *tracker) seen(i, seq int, now int64) {
+	if seq < 1 || seq > t.changes {
 		return
 	}
+	last := &t.last[i]
 	for s := *last + 1; s <= seq; s++ {
 		if t.sentAt[s].Load() != 0 && t.arrived[s][i].Load() == 0 {
 			t.arrived[s][i].Store(now)
@@ -71,10 +67,14 @@ func (t *tracker) wait(seq int, timeout time.Duration) {
 	}
 }
 
-func (t *tracker) bytes(i int) int64 { return t.total[i].Load() }
-
-// patchBytes is what client 0 read in patch-elements events since the mark.
-func (t *tracker) patchBytes(_ int, _ int64) int64 { return t.patch.Load() }
+// bytesPerPatch is what client 0 read per patch-elements frame in the
+// phase: whole frames, as chunked on the wire.
+func (t *tracker) bytesPerPatch() float64 {
+	if n := t.patches.Load(); n > 0 {
+		return float64(t.patch.Load()) / float64(n)
+	}
+	return 0
+}
 
 func (t *tracker) stats() (stats, int) {
 	var lat []float64
@@ -92,22 +92,17 @@ func (t *tracker) stats() (stats, int) {
 	return summarize(lat), missed
 }
 
-// stats are latency percentiles in milliseconds.
-type stats struct {
-	N   int     `json:"n"`
-	P50 float64 `json:"p50"`
-	P99 float64 `json:"p99"`
-	Max float64 `json:"max"`
+// readers hands every client's reader the tracker of the current phase.
+type readers struct{ cur atomic.Pointer[tracker] }
+
+func newReaders(t *tracker) *readers {
+	rd := &readers{}
+	rd.cur.Store(t)
+	return rd
 }
 
-func summarize(ms []float64) stats {
-	if len(ms) == 0 {
-		return stats{}
-	}
-	sort.Float64s(ms)
-	q := func(p float64) float64 { return ms[min(len(ms)-1, int(p*float64(len(ms))))] }
-	return stats{N: len(ms), P50: q(0.50), P99: q(0.99), Max: ms[len(ms)-1]}
-}
+// phase makes t the tracker the readers record into from their next read.
+func (rd *readers) phase(t *tracker) { rd.cur.Store(t) }
 
 // streamRequest is what the browser's @get sends, less the cookies.
 func streamRequest(host string) string {
@@ -117,7 +112,7 @@ func streamRequest(host string) string {
 
 // openStreams opens n board streams in batches (the listen backlog is
 // finite) and waits for the server to count each batch.
-func openStreams(ctx context.Context, s *server, n int, tr *tracker) ([]net.Conn, error) {
+func openStreams(ctx context.Context, s *server, n int, rd *readers) ([]net.Conn, error) {
 	host := s.url[len("http://"):]
 	conns := make([]net.Conn, 0, n)
 	const batch = 250
@@ -132,7 +127,7 @@ func openStreams(ctx context.Context, s *server, n int, tr *tracker) ([]net.Conn
 			}
 			i := len(conns)
 			conns = append(conns, c)
-			go readStream(c, i, tr)
+			go readStream(c, i, rd)
 		}
 		deadline := time.Now().Add(20 * time.Second)
 		for {
@@ -149,58 +144,33 @@ func openStreams(ctx context.Context, s *server, n int, tr *tracker) ([]net.Conn
 	return conns, nil
 }
 
-var (
-	mk         = []byte("mk")
-	patchEvent = []byte("event: datastar-patch-elements\n")
-)
+var patchEvent = []byte("event: datastar-patch-elements\n")
 
-// readStream reads one stream and records each marker as it arrives. Only
-// client 0 splits events (to count patch bytes); the others scan raw bytes.
-func readStream(c net.Conn, i int, tr *tracker) {
-	r := bufio.NewReaderSize(c, 16<<10)
-	buf := make([]byte, 32<<10)
-	var carry []byte
-	last := 0
-	var event []byte
+// readStream reads one stream and records each marker of the current
+// phase as it arrives. Only client 0 splits the stream into frames (to
+// count patch bytes); the others scan raw bytes.
+func readStream(c net.Conn, i int, rd *readers) {
+	// Each read lands after the tail of the last one, so a marker split
+	// between two reads is found whole.
+	buf := make([]byte, markerTail+8<<10)
+	held := 0
+	var frames chunkReader
 	for {
-		n, err := r.Read(buf)
+		n, err := c.Read(buf[held:])
 		if n > 0 {
 			now := time.Now().UnixNano()
-			tr.total[i].Add(int64(n))
-			data := append(carry, buf[:n]...)
-			for off := 0; ; {
-				k := bytes.Index(data[off:], mk)
-				if k < 0 || off+k+9 > len(data) {
-					break
-				}
-				k += off
-				if data[k+8] == 'z' {
-					if seq, err := strconv.Atoi(string(data[k+2 : k+8])); err == nil {
-						tr.seen(i, seq, now, &last)
-					}
-				}
-				off = k + 2
-			}
+			t := rd.cur.Load()
+			data := buf[:held+n]
+			scanMarkers(data, t.kind, func(seq int) { t.seen(i, seq, now) })
 			if i == 0 {
-				event = append(event, buf[:n]...)
-				for {
-					end := bytes.Index(event, []byte("\n\n"))
-					if end < 0 {
-						break
+				_ = frames.feed(data[held:], func(f []byte) {
+					if bytes.HasPrefix(f, patchEvent) {
+						t.patch.Add(int64(len(f)))
+						t.patches.Add(1)
 					}
-					// The stream is chunked: chunk-size lines sit between
-					// events, so look for the event inside each piece.
-					if k := bytes.Index(event[:end], patchEvent); k >= 0 {
-						tr.patch.Add(int64(end + 2 - k))
-					}
-					event = event[end+2:]
-				}
+				})
 			}
-			if len(data) > 16 {
-				carry = append(carry[:0], data[len(data)-16:]...)
-			} else {
-				carry = append(carry[:0], data...)
-			}
+			held = copy(buf, data[max(0, len(data)-markerTail):])
 		}
 		if err != nil {
 			return
@@ -259,12 +229,9 @@ func (p *poller) run(ctx context.Context) {
 		if err != nil {
 			continue
 		}
-		k := bytes.Index(data, mk)
-		if k < 0 || k+9 > len(data) || data[k+8] != 'z' {
-			continue
-		}
-		seq, err := strconv.Atoi(string(data[k+2 : k+8]))
-		if err != nil || seq >= len(p.sentAt) {
+		seq := 0
+		scanMarkers(data, markTitle, func(s int) { seq = max(seq, s) })
+		if seq < 1 || seq >= len(p.sentAt) {
 			continue
 		}
 		now := time.Now().UnixNano()

@@ -2,17 +2,26 @@
 
 // Command notch-load measures notch-web under load, on loopback only, in
 // bounded count and time. For each number of open streams it starts a fresh
-// notch-web (or targets one), opens the streams the way the browser does,
-// drives changes through POST /agents-notch/events, and reports in one run:
-// change → patch latency at every client (p50/p99/max), the same latency for
-// a 340 ms poller of state.json (the desktop window's way), bytes per update,
-// server CPU per update, RSS per open stream, renders per change, settings
-// POSTs per second with the durable write, and how fast a client that stops
-// reading is dropped.
+// notch-web, opens the streams the way the browser does, drives changes
+// through POST /agents-notch/events, and reports in one run: change → patch
+// latency at every client (p50/p99/max), the same latency for a 340 ms
+// poller of state.json (the desktop window's way), bytes per change, server
+// CPU per change, RSS per open stream and renders per change. After the
+// events it drives changes through POST /agents-notch/settings (a durable
+// write first) on the same streams, beside its own timing of that write.
+//
+// Each notch-web run alternates with a run of the floor: a bare SSE
+// broadcaster this binary serves as its own process (notch-load
+// floor-server) that sends the same bytes per change with no render, no
+// diff and no state, read by the same clients. The report gives both p99s
+// and the ratio of their medians with its spread. Follow mode (a state.json
+// renamed into place), a client that stops reading and the settings POST
+// rate are measured on notch-web alone.
 //
 // Usage:
 //
-//	notch-load [-bin bin/notch-web] [-streams 1,100,1000,10000] [-changes 40] [-out raw.jsonl]
+//	notch-load [-bin bin/notch-web] [-streams 1,100,1000,10000] [-runs 3] [-changes 60] [-out raw.jsonl]
+//	notch-load floor-server [-addr 127.0.0.1:0]
 package main
 
 import (
