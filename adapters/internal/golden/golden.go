@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
-	"github.com/notch-web/notch-web/internal/udiff"
+	goldenfile "github.com/notch-web/notch-web/internal/golden"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
 )
@@ -47,23 +47,7 @@ func Run(t *testing.T, mapf MapFunc, update bool) {
 				t.Fatal(err)
 			}
 			got := Replay(t, mapf, data)
-			path := filepath.Join("testdata", name+".golden.json")
-			actual := filepath.Join("testdata", name+".actual.json")
-			if update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it, then review it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				os.WriteFile(actual, got, 0o644)
-				t.Fatalf("%s differs from the golden; wrote %s:\n%s", path, actual,
-					udiff.Unified(path, actual, string(want), string(got), 3))
-			}
-			os.Remove(actual)
+			goldenfile.Check(t, filepath.Join("testdata", name+".golden.json"), filepath.Join("testdata", name+".actual.json"), got, update)
 		})
 	}
 }
