@@ -57,8 +57,7 @@ func (f *Fold) Snapshot(in SnapshotInput) Document {
 	kept := make([]*row, 0, min(len(f.rows), 4*MaxSessions))
 	for _, r := range f.rows {
 		st := r.s.Status
-		settled := st == StatusDone || st == StatusError
-		if settled && retire == RetireTimer && now-r.s.Since > after.Milliseconds() {
+		if Settled(st) && retire == RetireTimer && now-r.s.Since > after.Milliseconds() {
 			continue
 		}
 		if st == StatusDone && !in.Settings.ShowDone {
@@ -69,7 +68,7 @@ func (f *Fold) Snapshot(in SnapshotInput) Document {
 	if len(kept) > MaxSessions {
 		slices.SortFunc(kept, func(a, b *row) int {
 			return cmp.Or(
-				cmp.Compare(relevance(a.s.Status), relevance(b.s.Status)),
+				cmp.Compare(Relevance(a.s.Status), Relevance(b.s.Status)),
 				cmp.Compare(b.s.Since, a.s.Since),
 				cmp.Compare(b.seq, a.seq),
 			)
@@ -110,6 +109,11 @@ func (f *Fold) Snapshot(in SnapshotInput) Document {
 	}
 }
 
+// Settled reports whether a status is an end: done or error. A settled row
+// waits for its close-out (the ✕, session.finished, a mark) and, under
+// retire "timer", may also leave by time.
+func Settled(status string) bool { return status == StatusDone || status == StatusError }
+
 // summaryStatus is the tab's dot as the contract's example computes it (2
 // working, 1 attention, 1 done ⇒ "working"): whether anything is working,
 // else the human's attention, else a failure, else done; "" with no rows,
@@ -129,9 +133,11 @@ func summaryStatus(sum Summary) string {
 	return ""
 }
 
-// relevance ranks statuses for the MaxSessions cut: the human's attention
-// first, then failures, then live work, then the finished.
-func relevance(status string) int {
+// Relevance ranks statuses, lowest first: the human's attention, then
+// failures, then live work, then the finished (and anything else). It
+// decides which rows the MaxSessions cut keeps and which session the
+// board's big bot and alert island stand for.
+func Relevance(status string) int {
 	switch status {
 	case StatusAttention:
 		return 0

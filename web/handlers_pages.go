@@ -34,7 +34,7 @@ func render(c echo.Context, comp templ.Component) error {
 // stream is GET /agents-notch/stream?page=board|pane: the page's live patches.
 func (s *Server) stream(c echo.Context) error {
 	page := c.QueryParam("page")
-	if page != pageBoard && page != pagePane {
+	if page != templates.PageBoard && page != templates.PagePane {
 		return echo.NewHTTPError(http.StatusBadRequest, "page must be board or pane")
 	}
 	// The stream writes to the net/http writer itself: Echo's Response.Flush

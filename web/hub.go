@@ -19,12 +19,6 @@ import (
 	"github.com/notch-web/notch-web/web/templates"
 )
 
-// Pages a stream can serve.
-const (
-	pageBoard = "board"
-	pagePane  = "pane"
-)
-
 // Hub renders the live pages once per change and fans the same bytes out to
 // every open stream. Each stream has a queue of one where the newest frame
 // wins, so a slow tab never holds up the others or the publisher.
@@ -172,7 +166,7 @@ func (h *Hub) Refresh(now time.Time) {
 	for _, p := range []struct {
 		page string
 		comp templ.Component
-	}{{pageBoard, templates.Board(bv)}, {pagePane, templates.Pane(pv)}} {
+	}{{templates.PageBoard, templates.Board(bv)}, {templates.PagePane, templates.Pane(pv)}} {
 		html, err := renderHTML(p.comp)
 		if err != nil {
 			h.log.Error("rendering a page", logx.Err("RenderError", err),

@@ -141,11 +141,13 @@ let holdTimer = 0;
 let closeTimer = 0;
 let rest = { x: -1, y: -1 };
 
+// The board carries the effective settings, clamped by the host (the one
+// place their ranges live): the page applies them as given.
 function boardSettings() {
   const d = $('board')?.dataset ?? {};
   return {
     hoverMode: d.hoverMode === 'open' ? 'open' : 'ghost',
-    holdMs: Math.min(4000, Math.max(500, Number(d.holdMs) || 1600)),
+    holdMs: Number(d.holdMs),
     topEdgeOpens: d.topEdgeOpens !== 'false',
   };
 }

@@ -100,7 +100,7 @@ func BoardPage(v BoardView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var5 string
-		templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression(streamInit(pageBoard)).Resolve(ctx)
+		templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression(streamInit(PageBoard)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
 			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/page.templ`, Line: 30, Col: 41}
 		}
@@ -155,7 +155,7 @@ func PanePage(v PaneView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var7 string
-		templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression(streamInit(pagePane)).Resolve(ctx)
+		templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression(streamInit(PagePane)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
 			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/page.templ`, Line: 48, Col: 40}
 		}
@@ -178,10 +178,5 @@ func PanePage(v PaneView) templ.Component {
 		return nil
 	})
 }
-
-const (
-	pageBoard = "board"
-	pagePane  = "pane"
-)
 
 var _ = templruntime.GeneratedTemplate

@@ -1,8 +1,3 @@
-// Package templates holds the templ components of notch-web's two live
-// pages: the board (the folded tab and its rows, mirroring the desktop
-// overlay) and the Settings pane. Components take view models and never do
-// I/O; the hub renders each once per change and sends the same bytes to every
-// open tab.
 package templates
 
 import (
@@ -30,19 +25,6 @@ type BoardView struct {
 	// ticks them on the client from there.
 	NowMs int64
 }
-
-// PaneView is what the Settings pane draws.
-type PaneView struct {
-	View    settings.View
-	Summary state.Summary
-	Unknown bool
-}
-
-// The rest of this file turns the view models into the small facts the
-// components draw. It is plain Go so the golden tests can pin it down, and it
-// never reads a clock: everything that depends on "now" (relative times, the
-// pleased face) is computed on the client from data attributes, so the same
-// view always renders to the same bytes.
 
 // rowCtx is what every row needs from the board around it.
 type rowCtx struct {
@@ -235,24 +217,7 @@ func rowName(s state.Session) string {
 }
 
 // settled reports whether a session may be closed out with the ✕.
-func settled(s state.Session) bool {
-	return s.Status == state.StatusDone || s.Status == state.StatusError
-}
-
-// relevance orders sessions for the big bot: the human's attention first.
-func relevance(status string) int {
-	switch status {
-	case state.StatusAttention:
-		return 0
-	case state.StatusError:
-		return 1
-	case state.StatusWorking:
-		return 2
-	case state.StatusDone:
-		return 3
-	}
-	return 4
-}
+func settled(s state.Session) bool { return state.Settled(s.Status) }
 
 // urgent is the session the big bot stands for: the question waiting
 // longest, else the newest failure, else the working session in the most
@@ -260,7 +225,7 @@ func relevance(status string) int {
 func urgent(ss []state.Session) (state.Session, bool) {
 	best := -1
 	better := func(a, b state.Session) bool {
-		if ra, rb := relevance(a.Status), relevance(b.Status); ra != rb {
+		if ra, rb := state.Relevance(a.Status), state.Relevance(b.Status); ra != rb {
 			return ra < rb
 		}
 		switch a.Status {
@@ -346,222 +311,3 @@ func boardStyle(s settings.Settings) string {
 	return "--scale:" + f(s.Scale) + ";--opacity:" + f(s.Opacity) +
 		";--ghost-opacity:" + f(s.GhostOpacity) + ";--max-rows:" + strconv.Itoa(s.MaxRows)
 }
-
-// Kinds of pane control.
-const (
-	kindRange  = "range"
-	kindBool   = "bool"
-	kindChoice = "choice"
-	kindScreen = "screen"
-)
-
-// control is one of the fourteen keys as the pane draws it.
-type control struct {
-	Key     string
-	Label   string
-	Help    string
-	Kind    string
-	Min     float64 // kindRange: the clamp range, from settings.Range
-	Max     float64
-	Step    float64
-	Unit    string
-	Choices []choice
-	// Window marks a key only the desktop window applies.
-	Window bool
-	// Preview names the CSS custom property of the live preview a range
-	// moves while it is dragged (before anything is posted).
-	Preview string
-}
-
-// choice is one value of an enumerated key.
-type choice struct{ Value, Label string }
-
-// group is a titled set of controls.
-type group struct {
-	ID, Title, Note string
-	Controls        []control
-}
-
-// choiceLabels are the words the pane puts on enum values; the values
-// themselves come from settings.Choices, so the pane can never offer one
-// the host would refuse.
-var choiceLabels = map[string]string{
-	"top-center": "Center", "top-left": "Left", "top-right": "Right",
-	"auto": "Follow the system", "on": "On", "off": "Off",
-	"ghost": "Ghost", "open": "Open on hover",
-	"all": "All", "needs-you": "Needs you",
-}
-
-func rangeControl(key, label, help string, step float64, unit, preview string) control {
-	lo, hi, _ := settings.Range(key)
-	return control{Key: key, Label: label, Help: help, Kind: kindRange, Min: lo, Max: hi, Step: step, Unit: unit, Preview: preview}
-}
-
-func choiceControl(key, label, help string) control {
-	c := control{Key: key, Label: label, Help: help, Kind: kindChoice}
-	for _, v := range settings.Choices(key) {
-		l, ok := choiceLabels[v]
-		if !ok {
-			l = v
-		}
-		if key == "alerts" && v == "off" {
-			l = "None"
-		}
-		c.Choices = append(c.Choices, choice{Value: v, Label: l})
-	}
-	return c
-}
-
-func boolControl(key, label, help string) control {
-	return control{Key: key, Label: label, Help: help, Kind: kindBool}
-}
-
-func windowOnly(c control) control { c.Window = true; return c }
-
-// paneGroups lays out the fourteen keys, each exactly once.
-func paneGroups() []group {
-	return []group{
-		{ID: "g-look", Title: "Look", Controls: []control{
-			rangeControl("scale", "Scale", "Size of the whole notch.", 0.05, "×", "--scale"),
-			rangeControl("opacity", "Opacity", "How much of what is behind it the notch covers.", 0.05, "", "--opacity"),
-			choiceControl("anchor", "Anchor", "Where the folded tab sits along the top edge."),
-			choiceControl("motion", "Motion", "Animations; “Follow the system” honours reduced motion."),
-		}},
-		{ID: "g-board", Title: "Board", Controls: []control{
-			rangeControl("maxRows", "Rows shown", "Rows before the list scrolls; the big bot counts as one.", 1, "", ""),
-			boolControl("showProject", "Show the project", "The project name in each row's sub line (the colour chips stay)."),
-			boolControl("showDone", "Show finished sessions", "Off removes done rows from the board and from its counts."),
-			choiceControl("alerts", "Alert island", "All: questions, failures and finishes. Needs you: questions and failures."),
-		}},
-		{ID: "g-unfold", Title: "Unfolding", Controls: []control{
-			choiceControl("hoverMode", "Hover", "Ghost: the tab fades and lets clicks through until the pointer rests on it."),
-			rangeControl("holdMs", "Rest before opening", "How long the pointer rests on the tab before it unfolds (ghost).", 100, "ms", ""),
-			boolControl("topEdgeOpens", "Top edge opens", "Pushing the pointer against the top edge over the tab opens it at once."),
-			rangeControl("ghostOpacity", "Ghost opacity", "How faint the tab goes while it steps aside.", 0.01, "", ""),
-		}},
-		{ID: "g-window", Title: "Desktop window", Note: "These apply to the desktop window only; a browser tab ignores them.", Controls: []control{
-			{Key: "screen", Label: "Screen", Help: `"primary", "cursor" (the screen the pointer is on) or a display number, 1-based.`, Kind: kindScreen, Window: true},
-			windowOnly(boolControl("hideFullscreen", "Hide over full-screen apps", "The window hides itself while a full-screen app is in front.")),
-		}},
-	}
-}
-
-// fmtValue renders a setting's value the way the pane shows it.
-func fmtValue(v any) string {
-	switch x := v.(type) {
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case int:
-		return strconv.Itoa(x)
-	case bool:
-		if x {
-			return "on"
-		}
-		return "off"
-	case string:
-		return x
-	case nil:
-		return ""
-	}
-	return ""
-}
-
-// withUnit appends a control's unit to a value.
-func withUnit(c control, v any) string {
-	s := fmtValue(v)
-	switch c.Unit {
-	case "":
-		return s
-	case "×":
-		return s + "×"
-	}
-	return s + " " + c.Unit
-}
-
-// rangeValue is a numeric setting as an input's value attribute.
-func rangeValue(v any) string { return fmtValue(v) }
-
-// numAttr renders a bound or step for an input attribute.
-func numAttr(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-// keyWarnings are the warnings about one key.
-func keyWarnings(ws []settings.Warning, key string) []settings.Warning {
-	var out []settings.Warning
-	for _, w := range ws {
-		if w.Key == key {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// sourceTitle explains a layer in words.
-func sourceTitle(src string) string {
-	switch src {
-	case settings.SourceRow:
-		return "set by the plugin row in cordis.patch.yml"
-	case settings.SourcePane:
-		return "set here, in the pane"
-	}
-	return "the default"
-}
-
-// postSetting is the Datastar expression that posts exactly one key.
-// Keys are the fixed identifiers of settings.Keys, never user text.
-func postSetting(key, value string) string {
-	return "@post('/agents-notch/settings', {payload: {" + key + ": " + value + "}})"
-}
-
-// The Datastar expressions of the pane's controls.
-func onRange(key string) string  { return postSetting(key, "+el.value") }
-func onBool(key string) string   { return postSetting(key, "el.checked") }
-func onChoice(key string) string { return postSetting(key, "el.value") }
-func onReset(key string) string  { return postSetting(key, "null") }
-
-// onScreen posts only what the host will take (the same grammar as
-// settings.ParseValue); anything else stays here with its reason shown.
-func onScreen() string {
-	return "el.checkValidity() && " + postSetting("screen", "el.value.trim()")
-}
-
-// screenPattern is settings' display grammar as an HTML pattern: "primary",
-// "cursor" or "1" … "64" without leading zeros.
-const screenPattern = `\s*(primary|cursor|[1-9]|[1-5][0-9]|6[0-4])\s*`
-
-// screenReason is what the host says of a display it refuses.
-const screenReason = `Want "primary", "cursor" or a display number 1 … 64.`
-
-// budgetText describes the row's context budget.
-func budgetText(c settings.RowContext) string {
-	if c.Budget == nil {
-		return "not known: rows show a bare token count, no bar and no percentage"
-	}
-	return groupThousands(*c.Budget) + " tokens; the bar turns amber at " +
-		strconv.FormatFloat(c.HotAt*100, 'f', -1, 64) + "%"
-}
-
-// retireText describes how settled rows leave.
-func retireText(r string) string {
-	if r == "timer" {
-		return "timer: a finished or failed row leaves after a while, since the harness's close-out is unavailable"
-	}
-	return "route: a finished or failed row stays until it is closed out (the ✕, or the harness)"
-}
-
-func groupThousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// anyStored reports whether the pane layer holds anything to reset.
-func (v PaneView) anyStored() bool { return len(v.View.Stored) > 0 }
-
-// Phrase is the pane's line for the polite live region.
-func (v PaneView) Phrase() string { return summaryPhrase(v.Summary, v.Unknown) }
