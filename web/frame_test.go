@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notch-web/notch-web/internal/htmldiff"
 	"github.com/notch-web/notch-web/internal/sse"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
@@ -140,12 +141,12 @@ func TestHostileStringsNeverChangeTheFrames(t *testing.T) {
 			checkFrame(t, elementsFrame(html), string(html))
 		}
 		for _, p := range []struct{ prev, cur []byte }{{prevBoard, board}, {prevPane, pane}} {
-			parts, _ := delta(p.prev, parseSpans(p.prev), p.cur)
+			parts, _ := htmldiff.Diff(p.prev, nil, p.cur)
 			if parts == nil {
 				continue // a whole-page patch, checked above
 			}
-			joined := joinParts(parts)
-			checkFrame(t, elementsFrame([]byte(joined)), joined)
+			joined := htmldiff.Join(parts)
+			checkFrame(t, elementsFrame(joined), string(joined))
 		}
 	}
 	evs := sse.Parse(heartbeatFrame)
@@ -166,9 +167,9 @@ func FuzzFrames(f *testing.F) {
 		checkFrame(t, elementsFrame(board), string(board))
 		checkFrame(t, elementsFrame(pane), string(pane))
 		for _, p := range []struct{ prev, cur []byte }{{prevBoard, board}, {prevPane, pane}} {
-			if parts, _ := delta(p.prev, parseSpans(p.prev), p.cur); parts != nil {
-				joined := joinParts(parts)
-				checkFrame(t, elementsFrame([]byte(joined)), joined)
+			if parts, _ := htmldiff.Diff(p.prev, nil, p.cur); parts != nil {
+				joined := htmldiff.Join(parts)
+				checkFrame(t, elementsFrame(joined), string(joined))
 			}
 		}
 	})

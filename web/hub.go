@@ -13,6 +13,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/notch-web/notch-web/internal/htmldiff"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
@@ -40,10 +41,10 @@ type Hub struct {
 
 	mu        sync.Mutex
 	clients   map[*client]struct{}
-	latest    map[string][]byte // the whole fragment, as a frame, per page
-	html      map[string][]byte // the last render, per page
-	spans     map[string]*span  // the last render parsed, per page
-	refreshMu sync.Mutex        // one refresh at a time
+	latest    map[string][]byte         // the whole fragment, as a frame, per page
+	html      map[string][]byte         // the last render, per page
+	trees     map[string]*htmldiff.Tree // the last render parsed, per page
+	refreshMu sync.Mutex                // one refresh at a time
 	key       refreshKey
 	rendered  bool
 	done      chan struct{}
@@ -74,7 +75,7 @@ func NewHub(b *Board, s *settings.Service, log *slog.Logger) *Hub {
 	return &Hub{
 		board: b, settings: s, log: log,
 		HeartbeatEvery: time.Second, WriteTimeout: 4 * time.Second,
-		clients: map[*client]struct{}{}, latest: map[string][]byte{}, html: map[string][]byte{}, spans: map[string]*span{}, done: make(chan struct{}),
+		clients: map[*client]struct{}{}, latest: map[string][]byte{}, html: map[string][]byte{}, trees: map[string]*htmldiff.Tree{}, done: make(chan struct{}),
 	}
 }
 
@@ -190,10 +191,10 @@ func (h *Hub) publish(page string, html []byte) {
 	}
 	full := elementsFrame(html)
 	small := full
-	parts, spans := delta(prev, h.spans[page], html)
-	h.spans[page] = spans
+	parts, tree := htmldiff.Diff(prev, h.trees[page], html)
+	h.trees[page] = tree
 	if parts != nil {
-		small = elementsFrame([]byte(joinParts(parts)))
+		small = elementsFrame(htmldiff.Join(parts))
 	}
 	h.html[page], h.latest[page] = html, full
 	for c := range h.clients {

@@ -1,15 +1,21 @@
-package web
+// Package htmldiff finds the elements that changed between two renders of
+// one HTML fragment, so that a live page can be patched by element id with
+// only those (a new title then costs one row on the wire, not the board).
+// It reads markup the way templ writes it — quoted attributes, explicit end
+// tags, no raw-text elements in a fragment — and gives up on anything else,
+// which only costs a whole-fragment patch. What it returns are slices of the
+// rendered bytes themselves, so what is sent is exactly what was rendered.
+package htmldiff
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"strings"
 )
 
-// A render is split into a light tree of byte spans so that the next render
-// can be compared with it and only the elements that changed sent: a title
-// change then costs one row on the wire, not the whole board. Spans index
-// the rendered bytes themselves, so what is sent is exactly what templ
-// rendered.
+// span is a node of a render's light tree of byte spans: it indexes the
+// rendered bytes themselves.
 type span struct {
 	id         string
 	start, end int // the element's outer bytes
@@ -212,23 +218,39 @@ func diffSpans(prevSrc []byte, prev *span, curSrc []byte, cur *span, out *[][]by
 	return true
 }
 
-// delta compares cur with prev (whole fragments; prevSpans is prev parsed,
-// or nil) and returns the elements that changed, or nil when the root must
-// be sent whole. It also returns cur parsed, for the next comparison.
-func delta(prev []byte, prevSpans *span, cur []byte) ([][]byte, *span) {
-	cs := parseSpans(cur)
-	if prev == nil || cs == nil {
-		return nil, cs
+// Tree is a fragment parsed for Diff. Keep the Tree of a render to compare
+// the next render with it without parsing it again.
+type Tree struct{ root *span }
+
+// Parse parses a fragment with one root element, or returns nil when it is
+// not one well-formed element.
+func Parse(src []byte) *Tree {
+	if s := parseSpans(src); s != nil {
+		return &Tree{s}
 	}
-	if prevSpans == nil {
-		prevSpans = parseSpans(prev)
+	return nil
+}
+
+// Diff compares cur with prev (whole fragments; prevTree is prev parsed, or
+// nil) and returns the elements of cur that changed — each an element with
+// an id, which a patch by id turns from its old self into the new — or nil
+// when the root must be sent whole. It also returns cur parsed, for the
+// next comparison.
+func Diff(prev []byte, prevTree *Tree, cur []byte) ([][]byte, *Tree) {
+	ct := Parse(cur)
+	if prev == nil || ct == nil {
+		return nil, ct
 	}
-	if prevSpans == nil {
-		return nil, cs
+	if prevTree == nil {
+		prevTree = Parse(prev)
 	}
+	if prevTree == nil {
+		return nil, ct
+	}
+	prevSpans, cs := prevTree.root, ct.root
 	var out [][]byte
 	if !diffSpans(prev, prevSpans, cur, cs, &out) {
-		return nil, cs
+		return nil, ct
 	}
 	// Sending more than half the page piecemeal saves nothing.
 	n := 0
@@ -236,16 +258,54 @@ func delta(prev []byte, prevSpans *span, cur []byte) ([][]byte, *span) {
 		n += len(p)
 	}
 	if n*2 > len(cur) || len(out) == 0 {
-		return nil, cs
+		return nil, ct
 	}
-	return out, cs
+	return out, ct
 }
 
-// joinParts is the patch-elements payload for several elements.
-func joinParts(parts [][]byte) string {
-	var b strings.Builder
+// Join is the patch payload for several elements: their bytes, in order.
+func Join(parts [][]byte) []byte {
+	n := 0
 	for _, p := range parts {
-		b.Write(p)
+		n += len(p)
 	}
-	return b.String()
+	b := make([]byte, 0, n)
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return b
+}
+
+// Apply does what a browser patching by id does: each part replaces the
+// element of page that has its id. It fails when a part is not one element
+// with an id, or names an id page does not hold.
+func Apply(page []byte, parts [][]byte) ([]byte, error) {
+	for _, p := range parts {
+		ps := parseSpans(p)
+		if ps == nil || ps.id == "" {
+			return nil, fmt.Errorf("a part is not one element with an id: %.80q", p)
+		}
+		root := parseSpans(page)
+		if root == nil {
+			return nil, errors.New("the page is not one well-formed element")
+		}
+		target := findSpan(root, ps.id)
+		if target == nil {
+			return nil, fmt.Errorf("part #%s has no element to replace", ps.id)
+		}
+		page = append(append(append([]byte{}, page[:target.start]...), p...), page[target.end:]...)
+	}
+	return page, nil
+}
+
+func findSpan(s *span, id string) *span {
+	if s.id == id {
+		return s
+	}
+	for _, c := range s.children {
+		if f := findSpan(c, id); f != nil {
+			return f
+		}
+	}
+	return nil
 }
