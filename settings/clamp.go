@@ -216,6 +216,9 @@ type Warning struct {
 	File    string `json:"file"`
 	Key     string `json:"key,omitempty"`
 	Message string `json:"message"`
+	// clamped marks a value that was used, clamped into range: nothing of
+	// the file was lost, so a rewrite need not keep its bytes aside.
+	clamped bool
 }
 
 // Clamp is the contract's clampSettings: it turns a layer's raw key/value
@@ -245,9 +248,27 @@ func Clamp(file string, raw map[string]any) (Partial, []Warning) {
 			warns = append(warns, Warning{File: file, Key: k, Message: msg + "; using the layer beneath"})
 			continue
 		}
+		if from, ok := outOfRange(k, raw[k]); ok {
+			warns = append(warns, Warning{File: file, Key: k, Message: fmt.Sprintf("%s %s → %v: out of range %v … %v, clamped",
+				k, from, v, specs[k].min, specs[k].max), clamped: true})
+		}
 		out[k] = v
 	}
 	return out, warns
+}
+
+// outOfRange reports whether raw (a value that parses) lies outside key's
+// clamp range, and how it read.
+func outOfRange(key string, raw any) (string, bool) {
+	sp := specs[key]
+	if sp.kind != kindNumber && sp.kind != kindInt {
+		return "", false
+	}
+	f, err := toNumber(raw)
+	if err != nil || (f >= sp.min && f <= sp.max) {
+		return "", false
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64), true
 }
 
 // apply sets key on s from a value ParseValue returned.

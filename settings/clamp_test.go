@@ -159,13 +159,14 @@ func TestClampReportsAndDrops(t *testing.T) {
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("Clamp = %#v, want %#v", p, want)
 	}
-	for _, k := range []string{"maxRows", "bogus", "screen"} {
+	// scale 9 is used, clamped, and said so.
+	for _, k := range []string{"maxRows", "bogus", "screen", "scale"} {
 		if !hasWarning(w, "f.yml", k) {
 			t.Errorf("no warning for %s in %+v", k, w)
 		}
 	}
-	if len(w) != 3 {
-		t.Errorf("%d warnings, want 3: %+v", len(w), w)
+	if len(w) != 4 {
+		t.Errorf("%d warnings, want 4: %+v", len(w), w)
 	}
 }
 

@@ -53,6 +53,7 @@ type rowEntry struct {
 	found     bool
 	hasConfig bool
 	config    map[string]any
+	ids       []string // every row id the file names, in order, once each
 }
 
 // parsePatch finds the last entry of one patch file that targets rowID. An
@@ -83,24 +84,38 @@ func parsePatch(data []byte, rowID string) (rowEntry, error) {
 			}
 		}
 	}
+	seen := map[string]bool{}
+	note := func(id string) {
+		if id != "" && !seen[id] && len(out.ids) < 20 {
+			seen[id] = true
+			out.ids = append(out.ids, id)
+		}
+	}
 	for _, item := range list {
 		m, ok := item.(map[string]any)
 		if !ok {
 			continue
 		}
-		if id, _ := m["id"].(string); id == rowID {
-			take(m)
+		if id, _ := m["id"].(string); id != "" {
+			note(id)
+			if id == rowID {
+				take(m)
+			}
 			continue
 		}
 		switch ins := m["insert"].(type) {
 		case map[string]any:
-			if id, _ := ins["id"].(string); id == rowID {
+			id, _ := ins["id"].(string)
+			note(id)
+			if id == rowID {
 				take(ins)
 			}
 		case []any:
 			for _, r := range ins {
 				if rm, ok := r.(map[string]any); ok {
-					if id, _ := rm["id"].(string); id == rowID {
+					id, _ := rm["id"].(string)
+					note(id)
+					if id == rowID {
 						take(rm)
 					}
 				}
@@ -151,6 +166,11 @@ func parseContext(file string, v any) (RowContext, []Warning) {
 		return c, []Warning{{File: file, Key: "context", Message: "context is not a mapping; budget unknown"}}
 	}
 	var warns []Warning
+	for k := range m {
+		if k != "budget" && k != "hotAt" {
+			warns = append(warns, Warning{File: file, Key: "context." + k, Message: fmt.Sprintf("unknown key %q under context ignored (it takes budget and hotAt)", k)})
+		}
+	}
 	if b, ok := m["budget"]; ok && b != nil {
 		f, err := toNumber(b)
 		if err != nil || f < 1 || f != math.Trunc(f) || f > 1e12 {

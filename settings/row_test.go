@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -85,7 +86,7 @@ func TestParsePatchAndBuildRow(t *testing.T) {
 			yaml:     "- id: agents-notch\n  config:\n    scale: huge\n    maxRows: 20\n    colour: teal\n    hideFullscreen: yes\n",
 			found:    true,
 			config:   Partial{"maxRows": 10},
-			warnKeys: []string{"colour", "hideFullscreen", "scale"},
+			warnKeys: []string{"colour", "hideFullscreen", "maxRows", "scale"}, // maxRows 20 is clamped, and said so
 		},
 		{
 			name:    "context budget and hotAt",
@@ -247,10 +248,11 @@ func TestRowIDOption(t *testing.T) {
 // the row carries a config replaces the earlier config wholesale.
 func TestRowAcrossFiles(t *testing.T) {
 	cases := []struct {
-		name  string
-		files []string
-		want  Partial
-		found bool
+		name      string
+		files     []string
+		want      Partial
+		found     bool
+		wantWarns []string
 	}{
 		{
 			name:  "later file replaces the config wholesale",
@@ -278,9 +280,10 @@ func TestRowAcrossFiles(t *testing.T) {
 			want:  Partial{"scale": 1.2}, found: true,
 		},
 		{
-			name:  "no file names the row",
-			files: []string{"[]\n", "- id: clock\n"},
-			want:  Partial{},
+			name:      "no file names the row",
+			files:     []string{"[]\n", "- id: clock\n"},
+			want:      Partial{},
+			wantWarns: []string{`no entry for row "agents-notch"; no rows with an id`, `no entry for row "agents-notch"; the file has: clock`},
 		},
 	}
 	for _, c := range cases {
@@ -304,8 +307,12 @@ func TestRowAcrossFiles(t *testing.T) {
 					t.Errorf("Source[%s] = %q, want %q", k, v.Source[k], want)
 				}
 			}
-			if len(v.Warnings) != 0 {
-				t.Errorf("unexpected warnings: %+v", v.Warnings)
+			var msgs []string
+			for _, w := range v.Warnings {
+				msgs = append(msgs, w.Message)
+			}
+			if !slices.Equal(msgs, c.wantWarns) {
+				t.Errorf("warnings %q, want %q", msgs, c.wantWarns)
 			}
 		})
 	}

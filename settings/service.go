@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -21,6 +22,9 @@ import (
 type Options struct {
 	// PatchPaths are the patch files in layer order (later beats earlier).
 	PatchPaths []string
+	// ExplicitPatches says the user named PatchPaths (--patch): one that
+	// does not exist is then warned about (and read when it appears).
+	ExplicitPatches bool
 	// RowID is the row the config is read from (DefaultRowID when empty).
 	RowID string
 	// PanePath is the pane's override file.
@@ -110,6 +114,13 @@ func (s *Service) Change(c Change) (View, error) {
 	// Change or Reload may publish between Apply and here, and the last
 	// publication must be of the newest file.
 	s.reloadPane()
+	set := make([]string, 0, len(c.Set))
+	for k := range c.Set {
+		set = append(set, k)
+	}
+	slices.Sort(set)
+	s.opts.Log.Info("settings changed", "log_type", "agents-notch.settings.v1",
+		slog.Group("data", "set", set, "cleared", c.Clear, "reset", c.Reset, "file", s.store.Path()))
 	return s.View(), nil
 }
 
@@ -148,12 +159,17 @@ func (s *Service) readRowLocked() (Row, []Warning) {
 	var warns []Warning
 	var win rowEntry
 	winFile := ""
+	var read []string // files read, for the "no entry" warning
+	seenIDs := map[string][]string{}
 	for _, p := range s.opts.PatchPaths {
 		data, err := fsx.ReadFileLimit(p, MaxPatchBytes)
 		var e rowEntry
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			delete(s.lastRow, p)
+			if s.opts.ExplicitPatches {
+				warns = append(warns, Warning{File: p, Message: "does not exist; it is read as soon as it appears"})
+			}
 			continue
 		case err != nil:
 			warns = append(warns, Warning{File: p, Message: err.Error() + "; keeping its last good row"})
@@ -165,6 +181,8 @@ func (s *Service) readRowLocked() (Row, []Warning) {
 				e = s.lastRow[p]
 			} else {
 				s.lastRow[p] = e
+				read = append(read, p)
+				seenIDs[p] = e.ids
 			}
 		}
 		if e.found {
@@ -172,6 +190,17 @@ func (s *Service) readRowLocked() (Row, []Warning) {
 		}
 		if e.hasConfig {
 			win.hasConfig, win.config, winFile = true, e.config, p
+		}
+	}
+	if !win.found {
+		// A row id typed one way in the flags and another in the YAML
+		// (agent-notch, agents-notch) would otherwise be silent.
+		for _, p := range read {
+			has := "no rows with an id"
+			if ids := seenIDs[p]; len(ids) > 0 {
+				has = "the file has: " + strings.Join(ids, ", ")
+			}
+			warns = append(warns, Warning{File: p, Message: fmt.Sprintf("no entry for row %q; %s", s.opts.RowID, has)})
 		}
 	}
 	r, w := buildRow(winFile, win)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -70,7 +71,8 @@ func (s *Store) read() (Partial, []Warning, []byte, bool) {
 		return Partial{}, []Warning{{File: s.path, Message: err.Error()}}, nil, true
 	}
 	p, warns := DecodePane(s.path, data)
-	return p, warns, data, len(warns) > 0
+	lossy := slices.ContainsFunc(warns, func(w Warning) bool { return !w.clamped })
+	return p, warns, data, lossy
 }
 
 // DecodePane parses the bytes of a pane file: a JSON object of setting keys.

@@ -220,8 +220,8 @@ func TestDecodePaneClamps(t *testing.T) {
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("DecodePane = %#v, want %#v", p, want)
 	}
-	if !hasWarning(w, "s.json", "opacity") || len(w) != 1 {
-		t.Errorf("warnings = %+v, want one for opacity", w)
+	if !hasWarning(w, "s.json", "opacity") || !hasWarning(w, "s.json", "scale") || len(w) != 2 {
+		t.Errorf("warnings = %+v, want one for opacity (refused) and one for scale (clamped)", w)
 	}
 }
 

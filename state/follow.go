@@ -5,28 +5,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"time"
-
-	"github.com/fsnotify/fsnotify"
 
 	"github.com/notch-web/notch-web/internal/fsx"
 )
 
-// Follower mirrors a state.json that another host writes (follow mode). It
-// watches the file's directory rather than the file: a writer that renames
-// a new file into place replaces the inode, and a watch on the old one
-// would go silent. It re-reads on create, write and rename of the file,
-// and also polls every Interval, because file events are lost on some
-// file systems (network shares, some containers), kqueue (macOS, BSD) may
-// not report a rename over a name the directory already held, and a watch
-// cannot be placed on a directory that does not exist yet.
+// Follower mirrors a state.json that another host writes (follow mode),
+// through fsx.WatchEvery: the file's directory is watched (a writer's
+// rename into place replaces the inode) and the file is also read every
+// Interval, because file events are lost on some file systems and a
+// directory may not exist yet.
 //
 // It keeps the last good document: a file that is half-written, truncated,
 // of another schema or not JSON is reported to OnError and the last good
 // document stays. A good document is passed through Sanitize: its strings
-// lose their control characters and are bounded, its settings clamped. Whether that document is current is rule 3's question:
+// lose their control characters and are bounded, its settings clamped.
+// Whether that document is current is rule 3's question (docs/contract.md):
 // see Stale.
 type Follower struct {
 	Path string
@@ -53,8 +48,7 @@ func (f *Follower) Last() (Document, bool) {
 	return f.last, f.have
 }
 
-// Run follows Path until ctx ends, then returns nil. It returns an error
-// only when it cannot start at all.
+// Run follows Path until ctx ends, then returns nil.
 func (f *Follower) Run(ctx context.Context) error {
 	if f.Path == "" {
 		return errors.New("state: Follower needs a Path")
@@ -63,7 +57,6 @@ func (f *Follower) Run(ctx context.Context) error {
 	if interval <= 0 {
 		interval = Heartbeat
 	}
-	dir, base := filepath.Dir(f.Path), filepath.Base(f.Path)
 	var (
 		lastBytes []byte
 		lastErr   string
@@ -102,50 +95,9 @@ func (f *Follower) Run(ctx context.Context) error {
 		}
 	}
 
-	var events <-chan fsnotify.Event
-	var watchErrs <-chan error
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		report(fmt.Errorf("following %s: watching is unavailable, polling only: %w", f.Path, err))
-	} else {
-		defer w.Close()
-		events, watchErrs = w.Events, w.Errors
-	}
-	// watch (re)places the directory watch; it is retried on every poll,
-	// since the directory may not exist yet or may have been replaced.
-	watch := func() {
-		if w != nil && len(w.WatchList()) == 0 {
-			w.Add(dir) // failure is fine: polling covers until it works
-		}
-	}
-
-	watch()
-	read()
-	poll := time.NewTicker(interval)
-	defer poll.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case ev, ok := <-events:
-			if !ok {
-				events = nil
-				continue
-			}
-			if filepath.Base(ev.Name) == base && ev.Has(fsnotify.Create|fsnotify.Write|fsnotify.Rename) {
-				read()
-			}
-		case err, ok := <-watchErrs:
-			if !ok {
-				watchErrs = nil
-				continue
-			}
-			report(fmt.Errorf("following %s: %w", f.Path, err))
-		case <-poll.C:
-			watch()
-			read()
-		}
-	}
+	return fsx.WatchEvery(ctx, []string{f.Path}, interval, read, func(err error) {
+		report(fmt.Errorf("following %s: %w", f.Path, err))
+	})
 }
 
 // Stale reports rule 3: a document whose wallMs is more than StaleAfter

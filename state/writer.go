@@ -23,6 +23,9 @@ type Writer struct {
 	// may succeed and a missed beat is what the window's staleness rule is
 	// for. Nil drops the errors.
 	OnError func(error)
+	// OnWritten hears each successful write; nil ignores them. The host
+	// spawns the window after the first one.
+	OnWritten func()
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -74,7 +77,10 @@ func (w *Writer) write() {
 	if err == nil {
 		err = fsx.WriteFileAtomicNoSync(w.Path, data)
 	}
-	if err != nil && w.OnError != nil {
+	switch {
+	case err != nil && w.OnError != nil:
 		w.OnError(err)
+	case err == nil && w.OnWritten != nil:
+		w.OnWritten()
 	}
 }

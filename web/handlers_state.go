@@ -55,6 +55,7 @@ func (s *Server) postEvents(c echo.Context) error {
 	for _, w := range warns {
 		s.Log.Warn("event accepted with a correction", "log_type", "agents-notch.events.v1", slog.Group("data", "warning", w))
 	}
+	s.Log.Info("events applied", "log_type", "agents-notch.events.v1", slog.Group("data", "count", len(evs)))
 	if warns == nil {
 		warns = []string{}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/internal/htmldiff"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/settings"
@@ -24,7 +25,7 @@ import (
 // every open stream. Each stream has a queue of one where the newest frame
 // wins, so a slow tab never holds up the others or the publisher.
 type Hub struct {
-	board    *Board
+	board    *host.Board
 	settings *settings.Service
 	log      *slog.Logger
 
@@ -71,7 +72,7 @@ type client struct {
 }
 
 // NewHub returns a hub for board and settings.
-func NewHub(b *Board, s *settings.Service, log *slog.Logger) *Hub {
+func NewHub(b *host.Board, s *settings.Service, log *slog.Logger) *Hub {
 	return &Hub{
 		board: b, settings: s, log: log,
 		HeartbeatEvery: time.Second, WriteTimeout: 4 * time.Second,
@@ -276,7 +277,11 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, page string) {
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 		return
 	}
-	defer h.unsubscribe(c)
+	h.log.Debug("stream opened", "log_type", "agents-notch.stream.v1", slog.Group("data", "page", page, "streams", h.Clients()))
+	defer func() {
+		h.unsubscribe(c)
+		h.log.Debug("stream closed", "log_type", "agents-notch.stream.v1", slog.Group("data", "page", page, "streams", h.Clients()))
+	}()
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/event-stream")
 	hdr.Set("Cache-Control", "no-cache")

@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/notch-web/notch-web/host/window"
 )
 
 // routes lists every URL notch-web serves. Every route passes the Host
@@ -12,7 +14,9 @@ func (s *Server) routes() {
 	e := s.echo
 	e.Use(s.Locks.Host(), s.Locks.CORS())
 	page := s.Locks.PageHeaders()
-	write := s.Locks.Write
+	write := func(limit int64) []echo.MiddlewareFunc {
+		return []echo.MiddlewareFunc{s.logWrites, s.Locks.Write(limit)}
+	}
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/", redirect("/agents-notch/"))
@@ -25,22 +29,33 @@ func (s *Server) routes() {
 
 	e.GET("/agents-notch/state", s.getState)
 	e.GET("/agents-notch/settings", s.getSettings)
-	e.POST("/agents-notch/settings", s.postSettings, write(settingsBodyLimit))
-	e.POST("/agents-notch/events", s.postEvents, write(eventsBodyLimit))
-	e.POST("/agents-notch/finish", s.postFinish, write(smallBodyLimit))
-	e.POST("/agents-notch/open", s.postOpen, write(smallBodyLimit))
+	e.POST("/agents-notch/settings", s.postSettings, write(settingsBodyLimit)...)
+	e.POST("/agents-notch/events", s.postEvents, write(eventsBodyLimit)...)
+	e.POST("/agents-notch/finish", s.postFinish, write(smallBodyLimit)...)
+	e.POST("/agents-notch/open", s.postOpen, write(smallBodyLimit)...)
+	e.POST("/agents-notch/window", s.postWindow, write(smallBodyLimit)...)
 }
 
 func redirect(to string) echo.HandlerFunc {
 	return func(c echo.Context) error { return c.Redirect(http.StatusFound, to) }
 }
 
-// healthz answers 200 while serving, with the hub's counters: how many
-// streams are open, how many changes were rendered, how many stalled
-// streams were dropped. The load tool reads them.
+// healthReply is /healthz's answer.
+type healthReply struct {
+	OK         bool          `json:"ok"`
+	Streams    int           `json:"streams"`    // open now
+	MaxStreams int           `json:"maxStreams"` // admitted at once (0: no cap)
+	Refused    int64         `json:"refused"`    // streams refused for the cap so far
+	Renders    int64         `json:"renders"`    // changes rendered so far
+	Drops      int64         `json:"drops"`      // stalled streams dropped so far
+	Window     window.Status `json:"window"`     // the desktop window's supervisor
+}
+
+// healthz answers 200 while serving, with the hub's counters and the
+// window's state. The load tool and the tests read them.
 func (s *Server) healthz(c echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]any{
-		"ok": true, "streams": s.Hub.Clients(), "maxStreams": s.Hub.MaxStreams, "refused": s.Hub.Refused(),
-		"renders": s.Hub.Renders(), "drops": s.Hub.Drops(),
+	return c.JSON(http.StatusOK, healthReply{
+		OK: true, Streams: s.Hub.Clients(), MaxStreams: s.Hub.MaxStreams, Refused: s.Hub.Refused(),
+		Renders: s.Hub.Renders(), Drops: s.Hub.Drops(), Window: s.Window.Status(),
 	})
 }

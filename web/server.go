@@ -4,7 +4,6 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"io/fs"
 	"log/slog"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/settings"
@@ -21,7 +22,9 @@ import (
 // Deps is everything the server needs, passed explicitly.
 type Deps struct {
 	Settings *settings.Service
-	Board    *Board
+	Board    *host.Board
+	// Window is the desktop window's supervisor; nil when there is none.
+	Window *window.Supervisor
 	Hub      *Hub
 	Locks    *security.Locks
 	Log      *slog.Logger
@@ -109,10 +112,4 @@ func (s *Server) handleError(err error, c echo.Context) {
 // fail is an error with a public message and a logged cause.
 func fail(status int, public string, cause error) error {
 	return echo.NewHTTPError(status, public).SetInternal(cause)
-}
-
-// Shutdown ends open streams and stops the server, waiting up to ctx.
-func (s *Server) Shutdown(ctx context.Context, srv *http.Server) error {
-	s.Hub.Close()
-	return srv.Shutdown(ctx)
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
@@ -26,7 +27,7 @@ type testEnv struct {
 	ts     *httptest.Server
 	home   string
 	base   string
-	board  *Board
+	board  *host.Board
 	hub    *Hub
 	svc    *settings.Service
 	manual string
@@ -52,14 +53,14 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 	log := slog.New(slog.DiscardHandler)
 	svc := settings.NewService(settings.Options{PatchPaths: []string{patch}, PanePath: filepath.Join(home, "state", "agents-notch", "settings.json"), Log: log})
 	locks := security.New(security.Config{HarnessOrigins: o.harness, Log: log})
-	cfg := BoardConfig{HostPid: 42, Follow: o.follow}
+	cfg := host.BoardConfig{HostPid: 42, Follow: o.follow}
 	if o.finishedURL != "" {
 		cfg.FinishedURL = &o.finishedURL
 	}
 	if o.openURL != "" {
 		cfg.OpenURL = &o.openURL
 	}
-	board := NewBoard(cfg, svc)
+	board := host.NewBoard(cfg, svc)
 	hub := NewHub(board, svc, log)
 	manual := filepath.Join(home, "state", "session-finished", "manual.json")
 	srv := New(Deps{Settings: svc, Board: board, Hub: hub, Locks: locks, Log: log, Static: static.FS, ManualPath: manual, OpenDoor: o.openURL})

@@ -1,7 +1,7 @@
 // Command notch-web is the agents notch's web face: it owns the notch's
 // settings and serves them behind their locks, folds session events into the
-// schema-4 state.json the desktop window reads, and pushes the live board and
-// the Settings pane to any browser tab over SSE.
+// schema-4 state.json the desktop window reads, supervises that window, and
+// pushes the live board and the Settings pane to any browser tab over SSE.
 //
 // Usage:
 //
@@ -14,7 +14,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -23,8 +22,8 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// run reports its own errors (a log record and one plain line).
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "notch-web:", err)
 		os.Exit(1)
 	}
 }

@@ -9,173 +9,119 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/internal/fdlimit"
 	"github.com/notch-web/notch-web/internal/fsx"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/settings"
-	"github.com/notch-web/notch-web/state"
 	"github.com/notch-web/notch-web/web"
 	"github.com/notch-web/notch-web/web/static"
 )
 
-// DefaultAddr is loopback only: notch-web never listens beyond this machine
-// unless asked.
-const DefaultAddr = "127.0.0.1:7340"
+// errReported marks an error run has already told the user about.
+var errReported = errors.New("reported")
 
-// listFlag is a repeatable string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
-
-type config struct {
-	addr, dshHome, rowID, statePath, follow, finishedURL, openURL, logLevel, pprof string
-	patches, allowHosts, harnessOrigins                                            listFlag
-	demo                                                                           bool
-	retireAfter                                                                    time.Duration
-}
-
-func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*config, error) {
-	var c config
-	fs := flag.NewFlagSet("notch-web", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&c.addr, "addr", DefaultAddr, "`HOST:PORT` to listen on (port 0 picks a free port)")
-	fs.StringVar(&c.dshHome, "dsh-home", "", "the DSH home `DIR` (default $DSH_HOME, else ~/.dsh)")
-	fs.Var(&c.patches, "patch", "a patch `FILE` holding the plugin row, repeatable in layer order (default $DSH_HOME/cordis.patch.yml)")
-	fs.StringVar(&c.rowID, "row-id", settings.DefaultRowID, "the plugin row's `ID` in the patch files")
-	fs.Var(&c.allowHosts, "allow-host", "also accept this Host `NAME` (or NAME:PORT), e.g. a Tailscale name; repeatable")
-	fs.Var(&c.harnessOrigins, "harness-origin", "trust this harness page `ORIGIN` (scheme://host:port) for writes and CORS; repeatable")
-	fs.StringVar(&c.statePath, "state", "", "where to write state.json (default $DSH_HOME/state/agents-notch/state.json)")
-	fs.StringVar(&c.follow, "follow", "", "mirror the state.json another host writes at `PATH` (no events, no writer)")
-	fs.StringVar(&c.finishedURL, "finished-url", "", "the harness's close-out `URL` (finishedUrl); without it the ✕ writes manual.json")
-	fs.StringVar(&c.openURL, "open-url", "", "the harness's open-session `URL` (openUrl); without it there is no Open")
-	fs.BoolVar(&c.demo, "demo", false, "play a built-in scenario through the events path, in a loop")
-	fs.DurationVar(&c.retireAfter, "retire-after", state.DefaultRetireAfter, "how long a settled row stays when the row says retire: timer")
-	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warning or error")
-	fs.StringVar(&c.pprof, "pprof", "", "serve Go's pprof profiles on this loopback `HOST:PORT` (off by default)")
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if c.dshHome == "" {
-		c.dshHome = getenv("DSH_HOME")
-	}
-	if c.dshHome == "" {
-		home := getenv("HOME")
-		if runtime.GOOS == "windows" && home == "" {
-			home = getenv("USERPROFILE")
-		}
-		if home == "" {
-			return nil, errors.New("no DSH home: set DSH_HOME or HOME, or pass --dsh-home")
-		}
-		c.dshHome = filepath.Join(home, ".dsh")
-	}
-	if len(c.patches) == 0 {
-		c.patches = listFlag{filepath.Join(c.dshHome, "cordis.patch.yml")}
-	}
-	if c.statePath == "" {
-		c.statePath = filepath.Join(c.dshHome, "state", "agents-notch", "state.json")
-	}
-	for _, u := range []string{c.finishedURL, c.openURL} {
-		if u == "" {
-			continue
-		}
-		p, err := url.Parse(u)
-		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return nil, fmt.Errorf("%q is not an absolute http(s) URL", u)
-		}
-	}
-	for _, o := range c.harnessOrigins {
-		p, err := url.Parse(o)
-		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || (p.Path != "" && p.Path != "/") {
-			return nil, fmt.Errorf("--harness-origin %q is not an origin (scheme://host[:port])", o)
-		}
-	}
-	if c.pprof != "" {
-		host, _, err := net.SplitHostPort(c.pprof)
-		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
-			return nil, fmt.Errorf("--pprof %q: profiles are served on a loopback address only", c.pprof)
-		}
-	}
-	if c.follow != "" && c.demo {
-		return nil, errors.New("--follow and --demo do not mix: a follower takes no events")
-	}
-	return &c, nil
-}
-
-func logLevel(s string) (slog.Level, error) {
-	switch strings.ToLower(s) {
-	case "debug":
-		return slog.LevelDebug, nil
-	case "info":
-		return slog.LevelInfo, nil
-	case "warning", "warn":
-		return slog.LevelWarn, nil
-	case "error":
-		return slog.LevelError, nil
-	}
-	return 0, fmt.Errorf("--log-level %q: want debug, info, warning or error", s)
-}
-
-// run is the whole program: flags, wiring, serving, and a graceful shutdown
-// when ctx ends.
+// run is the whole program: flags, construction, serving, and a graceful
+// shutdown when ctx ends. An error that stops it is reported by run itself,
+// once: a standard log record with "fatal": true, then one plain line.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && (args[0] == "hook" || args[0] == "hooks") {
 		return runAgentHooks(ctx, args, getenv, os.Stdin, stdout, stderr) // hooks.go
 	}
-	cfg, err := parseFlags(args, getenv, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return err
+	cfg, err := parseFlags(args, getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		printUsage(stdout)
+		return nil
 	}
-	level, err := logLevel(cfg.logLevel)
-	if err != nil {
-		return err
+	level := slog.LevelInfo
+	if cfg != nil {
+		level = cfg.level
 	}
-	log := logx.New(stderr, level)
+	log, quiet := logx.NewQuiet(stderr, level, logx.DefaultRepeatWindow)
+	if err == nil {
+		err = serve(ctx, cfg, log, quiet, stdout)
+	}
+	if err != nil && !errors.Is(err, errReported) {
+		log.Error("notch-web stopped", "log_type", "agents-notch.host.v1", "fatal", true, logx.Err("FatalError", err))
+		fmt.Fprintln(stderr, "notch-web:", err)
+	}
+	return err
+}
 
-	paneDir := filepath.Join(cfg.dshHome, "state", "agents-notch")
+// paths are the files notch-web keeps under the DSH home.
+type paths struct {
+	pane, manual string
+}
+
+func pathsOf(c *config) paths {
+	return paths{
+		pane:   filepath.Join(c.dshHome, "state", "agents-notch", "settings.json"),
+		manual: filepath.Join(c.dshHome, "state", "session-finished", "manual.json"),
+	}
+}
+
+// serve builds the program from cfg and runs it until ctx ends. Errors
+// before the URL is printed are start-up errors.
+func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet, stdout io.Writer) error {
+	p := pathsOf(cfg)
+	if cfg.window != "" {
+		if err := window.CheckProgram(cfg.window); err != nil {
+			return fmt.Errorf("--window: %w", err)
+		}
+	}
+	// A directory notch-web cannot write is a start-up error, not an ERROR
+	// every 340 ms for ever after.
+	dirs := []string{filepath.Dir(p.pane), filepath.Dir(p.manual)}
+	if cfg.follow == "" {
+		dirs = append(dirs, filepath.Dir(cfg.statePath))
+	}
+	for _, d := range dirs {
+		if err := fsx.CheckWritable(d); err != nil {
+			return err
+		}
+	}
+
 	svc := settings.NewService(settings.Options{
-		PatchPaths: cfg.patches, RowID: cfg.rowID,
-		PanePath: filepath.Join(paneDir, "settings.json"), Log: log,
+		PatchPaths: cfg.patches, ExplicitPatches: cfg.explicitPatches, RowID: cfg.rowID,
+		PanePath: p.pane, Log: log,
 	})
 	locks := security.New(security.Config{AllowHosts: cfg.allowHosts, HarnessOrigins: cfg.harnessOrigins, Log: log})
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
-		return fmt.Errorf("listening on %s: %w", cfg.addr, err)
+		return listenError(cfg.addr, err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	locks.SetPort(port)
 
-	bcfg := web.BoardConfig{HostPid: os.Getpid(), RetireAfter: cfg.retireAfter, Follow: cfg.follow != ""}
+	hcfg := host.Config{
+		Board:     host.BoardConfig{HostPid: os.Getpid(), RetireAfter: cfg.retireAfter},
+		Follow:    cfg.follow,
+		StatePath: cfg.statePath, ManualPath: p.manual,
+		Demo: cfg.demo, Window: cfg.window, Log: log,
+	}
 	if cfg.finishedURL != "" {
-		bcfg.FinishedURL = &cfg.finishedURL
+		hcfg.Board.FinishedURL = &cfg.finishedURL
 	}
 	if cfg.openURL != "" {
-		bcfg.OpenURL = &cfg.openURL
+		hcfg.Board.OpenURL = &cfg.openURL
 	}
-	board := web.NewBoard(bcfg, svc)
-	hub := web.NewHub(board, svc, log)
+	h := host.New(hcfg, svc)
+	hub := web.NewHub(h.Board(), svc, log)
 	hub.MaxStreams = fdlimit.Streams()
-	manualPath := filepath.Join(cfg.dshHome, "state", "session-finished", "manual.json")
 	srv := web.New(web.Deps{
-		Settings: svc, Board: board, Hub: hub, Locks: locks, Log: log,
-		Static: static.FS, ManualPath: manualPath, OpenDoor: cfg.openURL,
+		Settings: svc, Board: h.Board(), Window: h.Window(), Hub: hub, Locks: locks, Log: log,
+		Static: static.FS, ManualPath: p.manual, OpenDoor: cfg.openURL,
 	})
 	httpSrv := &http.Server{
 		Handler:           srv.Handler(),
@@ -185,103 +131,83 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	// Open streams end through the hub, which Shutdown would wait for.
 	httpSrv.RegisterOnShutdown(hub.Close)
 
-	host := cfg.addr[:strings.LastIndex(cfg.addr, ":")]
-	if host == "" || host == "0.0.0.0" || host == "[::]" {
-		host = "127.0.0.1"
-	}
-	pageURL := fmt.Sprintf("http://%s/agents-notch/", net.JoinHostPort(strings.Trim(host, "[]"), fmt.Sprint(port)))
-	fmt.Fprintln(stdout, pageURL)
-	log.Info("serving", "log_type", "agents-notch.host.v1", slog.Group("data",
-		"url", pageURL, "dshHome", cfg.dshHome, "patches", []string(cfg.patches), "follow", cfg.follow, "demo", cfg.demo))
+	base := baseURL(cfg.addr, port)
+	fmt.Fprintln(stdout, base+"/agents-notch/")
+	startRecord(log, cfg, p, base, hub.MaxStreams)
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		if err := httpSrv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			return err
+			return fmt.Errorf("serving: %w", err)
 		}
 		return nil
 	})
 	g.Go(func() error {
 		<-gctx.Done()
+		log.Info("shutting down", "log_type", "agents-notch.host.v1", slog.Group("data", "reason", context.Cause(gctx).Error()))
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		return srv.Shutdown(sctx, httpSrv)
+		return httpSrv.Shutdown(sctx)
 	})
 	if cfg.pprof != "" {
 		g.Go(func() error { return servePprof(gctx, cfg.pprof) })
 	}
 	g.Go(func() error { return svc.Watch(gctx) })
 	g.Go(func() error { hub.Run(gctx); return nil })
-
-	if cfg.follow != "" {
-		f := &state.Follower{
-			Path:       cfg.follow,
-			OnDocument: board.SetFollowed,
-			OnError: func(err error) {
-				log.Warn("followed state.json not read; keeping the last good one", "log_type", "agents-notch.follow.v1", logx.Err("FollowError", err))
-			},
-		}
-		g.Go(func() error { return f.Run(gctx) })
-	} else {
-		changes, stopC := board.Subscribe()
-		setChanges, stopS := svc.Subscribe()
-		notify := make(chan struct{}, 1)
-		g.Go(func() error {
-			defer stopC()
-			defer stopS()
-			for {
-				select {
-				case <-gctx.Done():
-					return nil
-				case <-changes:
-				case <-setChanges:
-				}
-				select {
-				case notify <- struct{}{}:
-				default:
-				}
-			}
-		})
-		w := &state.Writer{
-			Path: cfg.statePath, Interval: state.Heartbeat,
-			Snapshot: func(now time.Time) state.Document { d, _ := board.Snapshot(now); return d },
-			OnError: func(err error) {
-				log.Error("state.json not written", "log_type", "agents-notch.state.v1", logx.Err("WriteError", err))
-			},
-		}
-		g.Go(func() error { return w.Run(gctx, notify) })
-		g.Go(func() error { return watchMarks(gctx, manualPath, board, log) })
-		if cfg.demo {
-			g.Go(func() error { return playDemo(gctx, board, log) })
-		}
-	}
-	return g.Wait()
+	g.Go(func() error { return h.Run(gctx) })
+	err = g.Wait()
+	log.Info("stopped", "log_type", "agents-notch.host.v1")
+	// The repeats held back go out last; quiet.Run returns when its
+	// context has ended, which it has.
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = quiet.Run(done)
+	return err
 }
 
-// watchMarks retires the rows whose close-out mark appears in manual.json
-// (the window writes it too). Only marks new since the last read count, so a
-// session that comes back under the same id is not retired again.
-func watchMarks(ctx context.Context, path string, b *web.Board, log *slog.Logger) error {
-	seen := map[string]int64{}
-	read := func() {
-		// A partly unreadable file still yields the marks it holds.
-		marks, err := state.ReadMarks(path)
-		if err != nil {
-			log.Warn("manual.json not fully read", "log_type", "agents-notch.state.v1", logx.Err("MarksError", err))
-		}
-		var ids []string
-		for id, m := range marks {
-			if m.State == state.MarkFinished && seen[id] != m.At {
-				ids = append(ids, id)
-			}
-			seen[id] = m.At
-		}
-		if len(ids) > 0 {
-			b.Retire(ids...)
-		}
+// listenError says why the address could not be had, and what to do.
+func listenError(addr string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Errorf("cannot listen on %s: the address is in use (another notch-web?); --addr 127.0.0.1:0 picks a free port", addr)
+	case errors.Is(err, syscall.EACCES):
+		return fmt.Errorf("cannot listen on %s: permission denied (a port below 1024?); --addr 127.0.0.1:0 picks a free port", addr)
 	}
-	read()
-	return fsx.Watch(ctx, []string{path}, read, nil)
+	return fmt.Errorf("cannot listen on %s: %w", addr, err)
+}
+
+// baseURL is the URL a browser on this machine opens.
+func baseURL(addr string, port int) string {
+	host := addr[:strings.LastIndex(addr, ":")]
+	if host == "" || host == "0.0.0.0" || host == "[::]" {
+		host = "127.0.0.1"
+	}
+	return fmt.Sprintf("http://%s", net.JoinHostPort(strings.Trim(host, "[]"), fmt.Sprint(port)))
+}
+
+// startRecord logs where everything lives, so one line answers "which files
+// is it using, and where do my agents point".
+func startRecord(log *slog.Logger, cfg *config, p paths, base string, maxStreams int) {
+	mode := "host"
+	if cfg.follow != "" {
+		mode = "follow"
+	}
+	files := []any{"settingsJson", p.pane, "manualJson", p.manual, "patches", []string(cfg.patches)}
+	if cfg.follow == "" {
+		files = append(files, "stateJson", cfg.statePath)
+	} else {
+		files = append(files, "followed", cfg.follow)
+	}
+	log.Info("serving", "log_type", "agents-notch.host.v1", slog.Group("data",
+		"url", base+"/agents-notch/", "mode", mode, "dshHome", cfg.dshHome,
+		slog.Group("files", files...),
+		slog.Group("hooks",
+			"claude-code", base+"/agents-notch/hooks/claude-code",
+			"codex", base+"/agents-notch/hooks/codex",
+			"gemini", base+"/agents-notch/hooks/gemini",
+			"events", base+"/agents-notch/events"),
+		"demo", cfg.demo, "window", cfg.window, "maxStreams", maxStreams))
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"io"
 	"net/http"
 	"os"
@@ -315,4 +317,80 @@ func TestStreamsCappedByTheDescriptorLimit(t *testing.T) {
 	}
 	res.Body.Close()
 	t.Logf("limit 256: admitted %d streams, refused %d", admitted, refused)
+}
+
+// runOnce runs the program with args and a fresh DSH home, and returns
+// run's error with what it wrote to stdout and stderr.
+func runOnce(t *testing.T, home string, args ...string) (error, string, string) {
+	t.Helper()
+	var out, errb strings.Builder
+	getenv := func(k string) string {
+		if k == "DSH_HOME" {
+			return home
+		}
+		return ""
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // a start-up error must come before serving; a good start stops at once
+	err := run(ctx, args, getenv, &out, &errb)
+	return err, out.String(), errb.String()
+}
+
+// A start-up error is one standard record with "fatal": true and one plain
+// line, naming what is wrong and what would be right; never twice.
+func TestStartupErrors(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	fileHome := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(fileHome, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "no-such-window")
+	for _, tc := range []struct {
+		name string
+		home string
+		args []string
+		want string
+	}{
+		{"port taken", t.TempDir(), []string{"--addr", busy.Addr().String()}, "--addr 127.0.0.1:0 picks a free port"},
+		{"a bare port", t.TempDir(), []string{"--addr", "7341"}, `--addr "7341": want HOST:PORT, e.g. 127.0.0.1:7341`},
+		{"an unknown flag", t.TempDir(), []string{"--colour"}, "flag provided but not defined: -colour (notch-web -h lists the flags)"},
+		{"a bad log level", t.TempDir(), []string{"--log-level", "loud"}, `--log-level "loud": want debug, info, warning or error`},
+		{"an unwritable DSH home", fileHome, []string{"--addr", "127.0.0.1:0"}, "cannot create " + filepath.Join(fileHome, "state")},
+		{"a window that does not exist", t.TempDir(), []string{"--addr", "127.0.0.1:0", "--window", missing}, missing},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err, stdout, stderr := runOnce(t, tc.home, tc.args...)
+			if err == nil {
+				t.Fatalf("run started; want a start-up error saying %q", tc.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q: the URL line must not be printed before a start-up error", stdout)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if len(lines) != 2 {
+				t.Fatalf("stderr has %d lines, want a record and a plain line:\n%s", len(lines), stderr)
+			}
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
+				t.Fatalf("first line is not a log record: %q", lines[0])
+			}
+			if rec["fatal"] != true || rec["level"] != "ERROR" {
+				t.Errorf("record %v, want level ERROR and fatal true", rec)
+			}
+			if e, _ := rec["error"].(map[string]any); !strings.Contains(fmt.Sprint(e["message"]), tc.want) {
+				t.Errorf("record error %v, want it to say %q", e, tc.want)
+			}
+			if !strings.HasPrefix(lines[1], "notch-web: ") || !strings.Contains(lines[1], tc.want) {
+				t.Errorf("plain line %q, want \"notch-web: …%s…\"", lines[1], tc.want)
+			}
+		})
+	}
+	// -h is not an error: the usage goes to stdout.
+	if err, stdout, _ := runOnce(t, t.TempDir(), "-h"); err != nil || !strings.Contains(stdout, "--addr") && !strings.Contains(stdout, "-addr") {
+		t.Errorf("-h: %v, stdout %q", err, stdout)
+	}
 }

@@ -122,3 +122,32 @@ func ReadFileLimit(path string, limit int64) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// CheckWritable makes sure dir exists (creating it) and that a file can be
+// created in it, so that a directory notch-web cannot write is named at
+// start rather than failing every write after. Its error names dir and why.
+func CheckWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cannot create %s: %w", dir, unwrapPath(err))
+	}
+	f, err := os.CreateTemp(dir, ".notch-web-check-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %w", dir, unwrapPath(err))
+	}
+	name := f.Name()
+	f.Close()
+	if err := os.Remove(name); err != nil {
+		return fmt.Errorf("cannot remove a file in %s: %w", dir, unwrapPath(err))
+	}
+	return nil
+}
+
+// unwrapPath drops the *PathError's own path and operation, which the
+// caller's message already names.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

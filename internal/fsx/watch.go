@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -13,63 +14,113 @@ import (
 // removed, until ctx ends. It watches the files' directories, not the files:
 // an editor's or a writer's rename-into-place replaces the file, and a watch
 // on the old file would go deaf. Events are debounced briefly; a directory
-// that does not exist yet is polled for (and changed called every poll while
-// it is missing, so a file that appears is not missed). onError hears watcher
-// errors; it may be nil.
+// that does not exist yet (or was removed) is polled for every second, and
+// changed called on each poll while it is missing, so a file that appears is
+// not missed. changed is also called once the watches are in place, for
+// what changed before them. onError hears watcher errors; it may be nil.
 func Watch(ctx context.Context, files []string, changed func(), onError func(error)) error {
+	return WatchEvery(ctx, files, 0, changed, onError)
+}
+
+// WatchEvery is Watch that also calls changed every period (when period >
+// 0), whatever the events say: file events are lost on some file systems
+// (network shares, some containers), and kqueue (macOS, BSD) may not report
+// a rename over a name the directory already held. With a period, a
+// watcher that cannot start at all is reported to onError and polling
+// carries on alone.
+func WatchEvery(ctx context.Context, files []string, period time.Duration, changed func(), onError func(error)) error {
+	report := func(err error) {
+		if onError != nil {
+			onError(err)
+		}
+	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		return fmt.Errorf("starting the file watcher: %w", err)
+		if period <= 0 {
+			return fmt.Errorf("starting the file watcher: %w", err)
+		}
+		report(fmt.Errorf("file events are unavailable, polling every %v: %w", period, err))
+		w = nil
+	} else {
+		defer w.Close()
 	}
-	defer w.Close()
 	want := map[string]bool{}
+	var dirs []string
 	for _, f := range files {
-		want[filepath.Clean(f)] = true
+		f = filepath.Clean(f)
+		want[f] = true
+		if d := filepath.Dir(f); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
 	}
-	watched := map[string]bool{}
+	// addDirs (re)places the directory watches, reporting whether every
+	// directory is watched: one that is missing, or was removed (which
+	// drops its watch), is retried on the next poll.
 	addDirs := func() bool {
+		if w == nil {
+			return true
+		}
+		have := w.WatchList()
 		all := true
-		for f := range want {
-			d := filepath.Dir(f)
-			if watched[d] {
-				continue
-			}
-			if err := w.Add(d); err != nil {
+		for _, d := range dirs {
+			if !slices.Contains(have, d) && w.Add(d) != nil {
 				all = false
-				continue
 			}
-			watched[d] = true
 		}
 		return all
 	}
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if w != nil {
+		events, errs = w.Events, w.Errors
+	}
 	complete := addDirs()
-	poll := time.NewTicker(time.Second)
+	// The caller read the files before calling Watch; anything that
+	// changed before the watches were in place would be missed: read again.
+	changed()
+	settle := false
+	tick := period
+	if tick <= 0 {
+		tick = time.Second
+	}
+	poll := time.NewTicker(tick)
 	defer poll.Stop()
 	var debounce <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-w.Events:
+		case ev, ok := <-events:
 			if !ok {
-				return nil
+				events = nil
+				continue
 			}
 			if want[filepath.Clean(ev.Name)] {
 				debounce = time.After(20 * time.Millisecond)
 			}
-		case err, ok := <-w.Errors:
+		case err, ok := <-errs:
 			if !ok {
-				return nil
+				errs = nil
+				continue
 			}
-			if onError != nil {
-				onError(err)
-			}
+			report(err)
 		case <-debounce:
 			debounce = nil
 			changed()
 		case <-poll.C:
-			if !complete {
-				complete = addDirs()
+			wasComplete := complete
+			complete = addDirs()
+			switch {
+			case period > 0 || !complete:
+				changed()
+				settle = false
+			case !wasComplete:
+				// A file created between the last poll's read and the new
+				// watch would be missed: read once more.
+				changed()
+				settle = true
+			case settle:
+				settle = false
 				changed()
 			}
 		}

@@ -1,4 +1,4 @@
-package main
+package host
 
 import (
 	"context"
@@ -8,13 +8,12 @@ import (
 
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/state"
-	"github.com/notch-web/notch-web/web"
 )
 
 // playDemo plays the built-in scenario in a loop through the same path a
 // harness's POST takes: each event is encoded, decoded and validated by
 // state.DecodeEvents, then applied to the board.
-func playDemo(ctx context.Context, b *web.Board, log *slog.Logger) error {
+func playDemo(ctx context.Context, b *Board, log *slog.Logger) error {
 	for loop := 0; ; loop++ {
 		start := time.Now()
 		for _, te := range state.DemoScript(loop) {

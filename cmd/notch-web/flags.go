@@ -1,0 +1,190 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/notch-web/notch-web/settings"
+	"github.com/notch-web/notch-web/state"
+)
+
+// DefaultAddr is loopback only: notch-web never listens beyond this machine
+// unless asked.
+const DefaultAddr = "127.0.0.1:7340"
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// config is the command line, checked and with its defaults filled in.
+type config struct {
+	addr, dshHome, rowID, statePath, follow, finishedURL, openURL, pprof, window string
+	patches, allowHosts, harnessOrigins                                          listFlag
+	// explicitPatches is set when --patch was given: a missing file is then
+	// worth a warning (the default one may well not exist).
+	explicitPatches bool
+	demo            bool
+	retireAfter     time.Duration
+	level           slog.Level
+}
+
+const usageHead = `notch-web: the agents notch's web face — its settings, the live board, state.json.
+
+Usage:
+  notch-web [flags]
+  notch-web hook <agent> [--url URL]                  an agent's command hook: stdin → the host
+  notch-web hooks install|uninstall|status [<agent>]  put the hooks into an agent's settings
+
+Flags:`
+
+// flagSet declares the flags into c.
+func flagSet(c *config, logLevel *string) *flag.FlagSet {
+	fs := flag.NewFlagSet("notch-web", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported once, by run
+	fs.StringVar(&c.addr, "addr", DefaultAddr, "`HOST:PORT` to listen on (port 0 picks a free port)")
+	fs.StringVar(&c.dshHome, "dsh-home", "", "the DSH home `DIR` (default $DSH_HOME, else ~/.dsh)")
+	fs.Var(&c.patches, "patch", "a patch `FILE` holding the plugin row, repeatable in layer order (default $DSH_HOME/cordis.patch.yml)")
+	fs.StringVar(&c.rowID, "row-id", settings.DefaultRowID, "the plugin row's `ID` in the patch files")
+	fs.Var(&c.allowHosts, "allow-host", "also accept this Host `NAME` (or NAME:PORT), e.g. a Tailscale name; repeatable")
+	fs.Var(&c.harnessOrigins, "harness-origin", "trust this harness page `ORIGIN` (scheme://host:port) for writes, CORS and framing; repeatable")
+	fs.StringVar(&c.statePath, "state", "", "where to write state.json (default $DSH_HOME/state/agents-notch/state.json)")
+	fs.StringVar(&c.follow, "follow", "", "mirror the state.json another host writes at `PATH` (no events, no writer)")
+	fs.StringVar(&c.finishedURL, "finished-url", "", "the harness's close-out `URL` (finishedUrl); without it the ✕ writes manual.json")
+	fs.StringVar(&c.openURL, "open-url", "", "the harness's open-session `URL` (openUrl); without it there is no Open")
+	fs.StringVar(&c.window, "window", "", "the desktop window `PROGRAM`: spawned with --state and --parent-pid, supervised, respawned")
+	fs.BoolVar(&c.demo, "demo", false, "play a built-in scenario through the events path, in a loop")
+	fs.DurationVar(&c.retireAfter, "retire-after", state.DefaultRetireAfter, "how long a settled row stays when the row says retire: timer")
+	fs.StringVar(logLevel, "log-level", "info", "debug, info, warning or error")
+	fs.StringVar(&c.pprof, "pprof", "", "serve Go's pprof profiles on this loopback `HOST:PORT` (off by default)")
+	return fs
+}
+
+// printUsage writes -h's answer.
+func printUsage(w io.Writer) {
+	var c config
+	var lv string
+	fs := flagSet(&c, &lv)
+	fmt.Fprintln(w, usageHead)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// parseFlags reads the command line. Its errors say what was wrong and what
+// would be right, in one line.
+func parseFlags(args []string, getenv func(string) string) (*config, error) {
+	var c config
+	var lv string
+	fs := flagSet(&c, &lv)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%v (notch-web -h lists the flags)", err)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (notch-web -h lists the flags)", fs.Arg(0))
+	}
+	fs.Visit(func(f *flag.Flag) { c.explicitPatches = c.explicitPatches || f.Name == "patch" })
+	var err error
+	if c.level, err = logLevel(lv); err != nil {
+		return nil, err
+	}
+	if err := checkAddr("--addr", c.addr); err != nil {
+		return nil, err
+	}
+	if c.dshHome == "" {
+		c.dshHome = getenv("DSH_HOME")
+	}
+	if c.dshHome == "" {
+		home := getenv("HOME")
+		if runtime.GOOS == "windows" && home == "" {
+			home = getenv("USERPROFILE")
+		}
+		if home == "" {
+			return nil, errors.New("no DSH home: set DSH_HOME or HOME, or pass --dsh-home DIR")
+		}
+		c.dshHome = filepath.Join(home, ".dsh")
+	}
+	if len(c.patches) == 0 {
+		c.patches = listFlag{filepath.Join(c.dshHome, "cordis.patch.yml")}
+	}
+	if c.statePath == "" {
+		c.statePath = filepath.Join(c.dshHome, "state", "agents-notch", "state.json")
+	}
+	for _, u := range []struct{ flag, value string }{{"--finished-url", c.finishedURL}, {"--open-url", c.openURL}} {
+		if u.value == "" {
+			continue
+		}
+		p, err := url.Parse(u.value)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return nil, fmt.Errorf("%s %q: want an absolute http(s) URL, e.g. http://127.0.0.1:51234/agents-notch/open", u.flag, u.value)
+		}
+	}
+	for _, o := range c.harnessOrigins {
+		p, err := url.Parse(o)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || (p.Path != "" && p.Path != "/") {
+			return nil, fmt.Errorf("--harness-origin %q: want an origin, scheme://host[:port], e.g. http://127.0.0.1:5173", o)
+		}
+	}
+	if c.pprof != "" {
+		if err := checkAddr("--pprof", c.pprof); err != nil {
+			return nil, err
+		}
+		host, _, _ := net.SplitHostPort(c.pprof)
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			return nil, fmt.Errorf("--pprof %q: profiles are served on a loopback address only, e.g. 127.0.0.1:6060", c.pprof)
+		}
+	}
+	if c.retireAfter <= 0 {
+		return nil, fmt.Errorf("--retire-after %v: want a positive duration, e.g. 15m", c.retireAfter)
+	}
+	if c.follow != "" && c.demo {
+		return nil, errors.New("--follow and --demo do not mix: a follower takes no events")
+	}
+	if c.follow != "" && c.window != "" {
+		return nil, errors.New("--follow and --window do not mix: the window reads the state.json its own host writes")
+	}
+	return &c, nil
+}
+
+// checkAddr wants HOST:PORT, and says so with an example built from what
+// was given.
+func checkAddr(name, addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		if n, perr := strconv.Atoi(port); perr == nil && n >= 0 && n <= 65535 {
+			return nil
+		}
+		return fmt.Errorf("%s %q: the port must be a number from 0 to 65535", name, addr)
+	}
+	if n, perr := strconv.Atoi(addr); perr == nil && n >= 0 && n <= 65535 {
+		return fmt.Errorf("%s %q: want HOST:PORT, e.g. 127.0.0.1:%d", name, addr, n)
+	}
+	return fmt.Errorf("%s %q: want HOST:PORT, e.g. 127.0.0.1:7340", name, addr)
+}
+
+func logLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(s) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warning", "warn":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("--log-level %q: want debug, info, warning or error", s)
+}

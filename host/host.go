@@ -1,0 +1,174 @@
+// Package host is notch-web's domain as the contract's host: it owns the
+// board (the session fold in host mode, or another host's document in
+// follow mode, composed with the effective settings into the schema-4
+// snapshot), keeps state.json written (the heartbeat), retires rows whose
+// close-out marks appear in manual.json, plays the demo, restores its
+// sessions from its own last state.json on start, and supervises the
+// desktop window (host/window). Nothing here knows HTTP: package web serves
+// what the host holds.
+package host
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/notch-web/notch-web/host/window"
+	"github.com/notch-web/notch-web/internal/fsx"
+	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/settings"
+	"github.com/notch-web/notch-web/state"
+)
+
+// Config is what the host needs, passed explicitly.
+type Config struct {
+	Board BoardConfig
+	// Follow is another host's state.json to mirror; "" is host mode.
+	Follow string
+	// StatePath is where this host writes state.json (host mode).
+	StatePath string
+	// ManualPath is $DSH_HOME/state/session-finished/manual.json.
+	ManualPath string
+	// Demo plays the built-in scenario in a loop (host mode).
+	Demo bool
+	// Window is the desktop window program to spawn and supervise once
+	// state.json is written; "" runs no window (host/window).
+	Window string
+	// Boot is when this host started: a quit.json older than it is
+	// history. Zero means when New is called.
+	Boot time.Time
+	// Log receives the host's records; nil discards.
+	Log *slog.Logger
+}
+
+// Host runs the host's side of the contract. Create it with New, start it
+// with Run.
+type Host struct {
+	cfg      Config
+	settings *settings.Service
+	board    *Board
+	window   *window.Supervisor // nil without Config.Window
+	log      *slog.Logger
+
+	readyOnce sync.Once
+	ready     chan struct{} // closed after the first state.json is written
+}
+
+// New returns a host over the settings service s.
+func New(cfg Config, s *settings.Service) *Host {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	cfg.Board.Follow = cfg.Follow != ""
+	if cfg.Boot.IsZero() {
+		cfg.Boot = time.Now()
+	}
+	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, s), log: cfg.Log, ready: make(chan struct{})}
+	if cfg.Window != "" && cfg.Follow == "" {
+		h.window = window.New(window.Config{
+			Path: cfg.Window, StatePath: cfg.StatePath, ParentPID: os.Getpid(), Boot: cfg.Boot, Log: cfg.Log,
+		})
+	}
+	return h
+}
+
+// Window is the window supervisor, or nil when there is no window (its
+// Status then says "off").
+func (h *Host) Window() *window.Supervisor { return h.window }
+
+// Board is the host's board.
+func (h *Host) Board() *Board { return h.board }
+
+// Written is closed once the first state.json has been written (never in
+// follow mode, which writes none): the window is spawned after it.
+func (h *Host) Written() <-chan struct{} { return h.ready }
+
+// Run does the host's work until ctx ends: in follow mode it mirrors the
+// followed file; in host mode it writes state.json at once on every change
+// of the board or the settings and at least every state.Heartbeat, retires
+// rows closed out in manual.json, and plays the demo when asked.
+func (h *Host) Run(ctx context.Context) error {
+	g, ctx := errgroup.WithContext(ctx)
+	if h.cfg.Follow != "" {
+		f := &state.Follower{
+			Path:       h.cfg.Follow,
+			OnDocument: h.board.SetFollowed,
+			OnError: func(err error) {
+				h.log.Warn("followed state.json not read; keeping the last good one", "log_type", "agents-notch.follow.v1", logx.Err("FollowError", err))
+			},
+		}
+		g.Go(func() error { return f.Run(ctx) })
+		return g.Wait()
+	}
+	notify := make(chan struct{}, 1)
+	g.Go(func() error { h.mergeChanges(ctx, notify); return nil })
+	w := &state.Writer{
+		Path: h.cfg.StatePath, Interval: state.Heartbeat,
+		Snapshot: func(now time.Time) state.Document { d, _ := h.board.Snapshot(now); return d },
+		OnError: func(err error) {
+			h.log.Error("state.json not written", "log_type", "agents-notch.state.v1", logx.Err("WriteError", err))
+		},
+		OnWritten: func() { h.readyOnce.Do(func() { close(h.ready) }) },
+	}
+	g.Go(func() error { return w.Run(ctx, notify) })
+	g.Go(func() error { return h.watchMarks(ctx) })
+	if h.cfg.Demo {
+		g.Go(func() error { return playDemo(ctx, h.board, h.log) })
+	}
+	if h.window != nil {
+		g.Go(func() error { return h.window.Run(ctx, h.ready) })
+	}
+	return g.Wait()
+}
+
+// mergeChanges wakes the writer (through notify, a queue of one) after every
+// change of the board or of the settings.
+func (h *Host) mergeChanges(ctx context.Context, notify chan<- struct{}) {
+	changes, stopC := h.board.Subscribe()
+	defer stopC()
+	setChanges, stopS := h.settings.Subscribe()
+	defer stopS()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-changes:
+		case <-setChanges:
+		}
+		select {
+		case notify <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// watchMarks retires the rows whose close-out mark appears in manual.json
+// (the window writes it too). Only marks new since the last read count, so a
+// session that comes back under the same id is not retired again.
+func (h *Host) watchMarks(ctx context.Context) error {
+	path := h.cfg.ManualPath
+	seen := map[string]int64{}
+	read := func() {
+		// A partly unreadable file still yields the marks it holds.
+		marks, err := state.ReadMarks(path)
+		if err != nil {
+			h.log.Warn("manual.json not fully read", "log_type", "agents-notch.state.v1", logx.Err("MarksError", err))
+		}
+		var ids []string
+		for id, m := range marks {
+			if m.State == state.MarkFinished && seen[id] != m.At {
+				ids = append(ids, id)
+			}
+			seen[id] = m.At
+		}
+		if len(ids) > 0 {
+			h.board.Retire(ids...)
+		}
+	}
+	read()
+	return fsx.Watch(ctx, []string{path}, read, nil)
+}

@@ -1,0 +1,43 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/notch-web/notch-web/host/window"
+)
+
+// windowRequest is the body of POST /agents-notch/window.
+type windowRequest struct {
+	Start bool `json:"start"`
+}
+
+// windowReply answers it: the supervisor's state after the request.
+type windowReply struct {
+	OK     bool          `json:"ok"`
+	Window window.Status `json:"window"`
+}
+
+// postWindow is the pane's Start now: {"start": true} ends a quit hold or a
+// wait and spawns the desktop window at once. Without --window there is no
+// window to start (409).
+func (s *Server) postWindow(c echo.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	var req windowRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || !req.Start {
+		return echo.NewHTTPError(http.StatusBadRequest, `want {"start": true}`)
+	}
+	if s.Window == nil {
+		return echo.NewHTTPError(http.StatusConflict, "no desktop window is configured (--window)")
+	}
+	s.Window.StartNow()
+	return written(c, windowReply{OK: true, Window: s.Window.Status()})
+}
