@@ -111,7 +111,7 @@ func (b *Board) SetFollowed(d state.Document) {
 
 // Snapshot is the schema-4 document as of now. In follow mode it is the
 // followed document as read (its own wallMs: staleness is the reader's call,
-// rule 3), or ok=false when nothing has been read yet.
+// docs/contract.md rule 3), or ok=false when nothing has been read yet.
 func (b *Board) Snapshot(now time.Time) (doc state.Document, ok bool) {
 	if b.cfg.Follow {
 		b.mu.Lock()

@@ -368,7 +368,7 @@ func (s Settings) Get(key string) any {
 }
 
 // Clamped returns s with every key brought into its domain, as a reader of
-// a document from elsewhere must (rule 4: the window clamps what it is
+// a document from elsewhere must (docs/contract.md rule 4: the window clamps what it is
 // given): numbers clamp, a value that does not parse takes its default.
 func (s Settings) Clamped() Settings {
 	out := Defaults

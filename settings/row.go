@@ -21,7 +21,7 @@ const MaxPatchBytes = 4 << 20
 var ErrNotPatch = errors.New("not a patch file: want a top-level list of rows")
 
 // RowContext is what the row says of the route's context window. Budget is
-// nil unless the row states the real window (rule 1: never guessed).
+// nil unless the row states the real window (docs/contract.md rule 1: never guessed).
 type RowContext struct {
 	Budget *int64  `json:"budget"`
 	HotAt  float64 `json:"hotAt"`

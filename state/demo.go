@@ -14,7 +14,7 @@ const DemoLoop = 60 * time.Second
 // DemoBudget is the context window the demo's token counts are scaled for:
 // the busiest session crosses DefaultHotAt of it late in the loop. Nothing
 // publishes it by itself — the budget is the row's fact, never the events'
-// (rule 1) — so `make run` gives the demo a row that says 1,000,000
+// (docs/contract.md rule 1) — so `make run` gives the demo a row that says 1,000,000
 // (examples/cordis.patch.yml); without one the board shows bare counts.
 const DemoBudget int64 = 1_000_000
 

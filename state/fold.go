@@ -8,7 +8,7 @@ import (
 // MaxTracked bounds how many sessions the fold holds at once, so a harness
 // that opens sessions and never closes them out costs bounded memory. A
 // session.opened beyond it is refused with ErrTooManySessions (loudly,
-// rather than evicting a row the human has not closed out: rule 2).
+// rather than evicting a row the human has not closed out: docs/contract.md rule 2).
 const MaxTracked = 1000
 
 // Fold is the session-event fold: it turns session events into rows. It is

@@ -21,7 +21,7 @@ import (
 // of another schema or not JSON is reported to OnError and the last good
 // document stays. A good document is passed through Sanitize: its strings
 // lose their control characters and are bounded, its settings clamped.
-// Whether that document is current is rule 3's question (docs/contract.md):
+// Whether that document is current is docs/contract.md rule 3's question (docs/contract.md):
 // see Stale.
 type Follower struct {
 	Path string
@@ -100,7 +100,7 @@ func (f *Follower) Run(ctx context.Context) error {
 	})
 }
 
-// Stale reports rule 3: a document whose wallMs is more than StaleAfter
+// Stale reports docs/contract.md rule 3: a document whose wallMs is more than StaleAfter
 // older than now (or that has no wallMs at all) says nothing about the
 // present, and its summary must be shown as unknown.
 func Stale(d Document, now time.Time) bool {

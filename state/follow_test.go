@@ -152,7 +152,7 @@ func TestStale(t *testing.T) {
 	}{
 		{"just written", t0, false},
 		{"exactly 4 s old", t0 - 4000, false},
-		{"4 s and 1 ms old (rule 3)", t0 - 4001, true},
+		{"4 s and 1 ms old (docs/contract.md rule 3)", t0 - 4001, true},
 		{"an hour old", t0 - 3_600_000, true},
 		{"no wallMs", 0, true},
 		{"from a clock ahead of ours", t0 + 60_000, false},

@@ -29,9 +29,9 @@ type SnapshotInput struct {
 // Which rows it carries:
 //   - Under retire "timer", a done or error row whose since is more than
 //     RetireAfter before Now is left out. This is the only removal by time
-//     (rule 2); working and attention rows never age out, and under
+//     (docs/contract.md rule 2); working and attention rows never age out, and under
 //     "route" nothing does.
-//   - settings.ShowDone false leaves done rows out (rule 6), and the
+//   - settings.ShowDone false leaves done rows out (docs/contract.md rule 6), and the
 //     summary is computed after, so it agrees with the rows.
 //   - At most MaxSessions rows. When there are more, the most relevant
 //     are kept: attention, then error, then working, then done; within a
@@ -117,7 +117,7 @@ func Settled(status string) bool { return status == StatusDone || status == Stat
 // summaryStatus is the tab's dot as the contract's example computes it (2
 // working, 1 attention, 1 done ⇒ "working"): whether anything is working,
 // else the human's attention, else a failure, else done; "" with no rows,
-// since nothing is invented (docs/contract.md, rule 5). "Needs you" is the
+// since nothing is invented (docs/contract.md, docs/contract.md rule 5). "Needs you" is the
 // alert island's to say, not the dot's.
 func summaryStatus(sum Summary) string {
 	switch {
@@ -151,7 +151,7 @@ func Relevance(status string) int {
 
 // normalContext publishes only a budget that can be a window's size (a
 // zero or negative one would be a guess, or a division by zero in the
-// window: rule 1), and the default hotAt for one out of settings.ValidHotAt's
+// window: docs/contract.md rule 1), and the default hotAt for one out of settings.ValidHotAt's
 // range, so the document and the board it is drawn on agree.
 func normalContext(c Context) Context {
 	out := Context{HotAt: c.HotAt}

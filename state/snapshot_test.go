@@ -32,7 +32,7 @@ func TestSnapshotSummary(t *testing.T) {
 		events []Event
 		want   Summary
 	}{
-		// Rule 5: with no rows nothing is invented; "idle" is no contract value.
+		// docs/contract.md rule 5: with no rows nothing is invented; "idle" is no contract value.
 		{"no sessions: no status", nil, Summary{}},
 		{"done only", []Event{opened(0, "a"), turnEnd(1, "a", OutcomeCompleted)}, Summary{Status: StatusDone, Done: 1, Total: 1}},
 		{"error beats done", []Event{opened(0, "a"), turnEnd(1, "a", OutcomeError), opened(2, "b"), turnEnd(3, "b", OutcomeCompleted)},
@@ -61,8 +61,8 @@ func TestSnapshotSummary(t *testing.T) {
 	}
 }
 
-// TestSnapshotRows covers which rows a document carries: rule 2 (retire),
-// rule 6 (showDone) and the MaxSessions cut, each with the summary that
+// TestSnapshotRows covers which rows a document carries: docs/contract.md rule 2 (retire),
+// docs/contract.md rule 6 (showDone) and the MaxSessions cut, each with the summary that
 // must agree with the rows.
 func TestSnapshotRows(t *testing.T) {
 	minute := int64(time.Minute / time.Millisecond)
@@ -88,7 +88,7 @@ func TestSnapshotRows(t *testing.T) {
 			in.Retire, in.RetireAfter = RetireTimer, time.Minute
 			in.Now = time.UnixMilli(at(40 + minute))
 		}, []string{"w", "n"}, Summary{StatusWorking, 1, 1, 0, 0, 2}},
-		{"showDone false drops done rows, not error rows (rule 6)", func(in *SnapshotInput) { in.Settings.ShowDone = false },
+		{"showDone false drops done rows, not error rows (docs/contract.md rule 6)", func(in *SnapshotInput) { in.Settings.ShowDone = false },
 			[]string{"w", "n", "e"}, Summary{StatusWorking, 1, 1, 0, 1, 3}},
 	}
 	for _, tc := range tests {
@@ -199,7 +199,7 @@ func TestSnapshotContext(t *testing.T) {
 		in   Context
 		want Context
 	}{
-		{"budget null stays null, hotAt defaults (rule 1)", Context{}, Context{Budget: nil, HotAt: 0.5}},
+		{"budget null stays null, hotAt defaults (docs/contract.md rule 1)", Context{}, Context{Budget: nil, HotAt: 0.5}},
 		{"a real budget is published", Context{Budget: ptr[int64](1_000_000), HotAt: 0.7}, Context{Budget: ptr[int64](1_000_000), HotAt: 0.7}},
 		{"a zero budget is not a budget", Context{Budget: ptr[int64](0), HotAt: 0.5}, Context{HotAt: 0.5}},
 		{"a negative budget is not a budget", Context{Budget: ptr[int64](-5), HotAt: 0.5}, Context{HotAt: 0.5}},

@@ -28,7 +28,7 @@ const Plugin = "dsh-agents-notch/host"
 // "sessions[] carries them all, up to 40").
 const MaxSessions = 40
 
-// StaleAfter is rule 3: a document whose wallMs is older than this is not
+// StaleAfter is docs/contract.md rule 3: a document whose wallMs is older than this is not
 // current, and its summary must be shown as unknown.
 const StaleAfter = 4 * time.Second
 
@@ -50,7 +50,7 @@ const (
 	// mark) removes a row.
 	RetireRoute = "route"
 	// RetireTimer: the close-out verdict is unavailable, so a settled row
-	// leaves after SnapshotInput.RetireAfter (rule 2's one exception).
+	// leaves after SnapshotInput.RetireAfter (docs/contract.md rule 2's one exception).
 	RetireTimer = "timer"
 )
 
@@ -78,11 +78,11 @@ var identities = [...]string{"teal", "violet", "coral", "pink", "lime"}
 
 // Document is state.json, schema 4, field for field as the frozen contract
 // names them. Pointer fields are the contract's nulls: nil means "not
-// known", never a guessed default (rule 5).
+// known", never a guessed default (docs/contract.md rule 5).
 type Document struct {
 	Schema      int               `json:"schema"`
 	Plugin      string            `json:"plugin"`
-	WallMs      int64             `json:"wallMs"` // host clock at write: the heartbeat (rule 3)
+	WallMs      int64             `json:"wallMs"` // host clock at write: the heartbeat (docs/contract.md rule 3)
 	HostPid     int               `json:"hostPid"`
 	Retire      string            `json:"retire"`      // RetireRoute | RetireTimer
 	FinishedURL *string           `json:"finishedUrl"` // null: the ✕ falls back to manual.json
@@ -94,7 +94,7 @@ type Document struct {
 }
 
 // Context is the route's context window. Budget is nil whenever the host
-// cannot establish the real window (rule 1): the window then shows a bare
+// cannot establish the real window (docs/contract.md rule 1): the window then shows a bare
 // token count and no percentage.
 type Context struct {
 	Budget *int64  `json:"budget"`
@@ -102,7 +102,7 @@ type Context struct {
 }
 
 // Summary is the tab's counts, always computed from the rows the document
-// carries so that it can never disagree with them (rule 6).
+// carries so that it can never disagree with them (docs/contract.md rule 6).
 type Summary struct {
 	Status    string `json:"status"` // working > attention > error > done; "" with no rows
 	Working   int    `json:"working"`
@@ -112,7 +112,7 @@ type Summary struct {
 	Total     int    `json:"total"`
 }
 
-// Session is one row. "", 0 and null mean "not known yet" (rule 5).
+// Session is one row. "", 0 and null mean "not known yet" (docs/contract.md rule 5).
 type Session struct {
 	ID            string    `json:"id"`
 	Title         string    `json:"title"`

@@ -10,7 +10,7 @@ import (
 
 // Writer keeps state.json current: it writes at once when notified of a
 // change, and otherwise at least every Interval with a fresh wallMs, which
-// is the window's heartbeat (rule 3). Each write is atomic, so a reader
+// is the window's heartbeat (docs/contract.md rule 3). Each write is atomic, so a reader
 // never sees half a file, but not fsynced (fsx.WriteFileAtomicNoSync): after
 // a power cut the next beat rewrites the file anyway.
 type Writer struct {

@@ -25,9 +25,9 @@ type Deps struct {
 	Board    *host.Board
 	// Window is the desktop window's supervisor; nil when there is none.
 	Window *window.Supervisor
-	Hub      *Hub
-	Locks    *security.Locks
-	Log      *slog.Logger
+	Hub    *Hub
+	Locks  *security.Locks
+	Log    *slog.Logger
 	// Static holds the stylesheet, scripts and the Datastar client.
 	Static fs.FS
 	// ManualPath is $DSH_HOME/state/session-finished/manual.json, where the

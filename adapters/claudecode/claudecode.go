@@ -49,7 +49,7 @@
 //   - A subagent's row stays done after its SubagentStop; SessionEnd closes
 //     out only the session's own row (a subagent row leaves like any
 //     settled row: ✕, a mark, or retire).
-//   - The context budget (rule 1): only the row gives it.
+//   - The context budget (docs/contract.md rule 1): only the row gives it.
 package claudecode
 
 import (

@@ -28,7 +28,7 @@ const DefaultTail = 64 << 10
 // path, not a regular file, a tail with no complete assistant line, a line
 // longer than the tail) gives (0, false). A FIFO or device is refused
 // without blocking. The host calls it off the hook's path; the budget the
-// tokens are measured against still comes only from the row (rule 1).
+// tokens are measured against still comes only from the row (docs/contract.md rule 1).
 func ContextTokens(path string, maxTail int64) (int64, bool) {
 	if maxTail <= 0 || !filepath.IsAbs(path) || !strings.EqualFold(filepath.Ext(path), ".jsonl") {
 		return 0, false

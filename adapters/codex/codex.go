@@ -41,7 +41,7 @@
 // tool's failure (PostToolUse comes for every call that ran, so every
 // result reads ok), a title, and the context tokens (its transcript is a
 // rollout in its own format, not read here). The budget comes only from the
-// row (rule 1).
+// row (docs/contract.md rule 1).
 package codex
 
 import (

@@ -29,7 +29,7 @@
 // turn's end), a turn that ends on an error (no hook: the last state
 // stays), an interrupt, subagents (delegation is a tool call on the
 // session's own row), a title, and the context tokens. The budget comes
-// only from the row (rule 1).
+// only from the row (docs/contract.md rule 1).
 package gemini
 
 import (

@@ -128,7 +128,7 @@ test.describe('board on the shared host', () => {
     expect(drawn).toBe('412k');
     await expect(r.locator('.ctx-bar')).toHaveCount(0);
     await expect(r).not.toContainText('%');
-    // rule 5: 0 tokens and "" title draw nothing, not a placeholder
+    // docs/contract.md rule 5: 0 tokens and "" title draw nothing, not a placeholder
     const f = row(page, fresh);
     await expect(f).toBeAttached();
     await expect(f.locator('.ctx, .ctx-tokens')).toHaveCount(0);

@@ -4,7 +4,7 @@
 // on the viewer or on the clock, and keeps it outside the patched fragments
 // (on <html>) or re-applies it after every patch:
 //   - liveness: no stream event for 3.5 s marks <html data-live="unknown">,
-//     the next event clears it (rule 3, judged on the client);
+//     the next event clears it (docs/contract.md rule 3, judged on the client);
 //   - the polite live region, fed from the data-say of #board-say / #pane-say;
 //   - relative times (data-since-ms) and the pleased face (data-approved-at);
 //   - the tab: hover / ghost / hold / top edge / pin, per the settings the
@@ -16,7 +16,7 @@ const page = root.dataset.page;
 // The stream carries an event at least every second (a heartbeat fills any
 // silence). Silence for 3.5 s (three missed heartbeats) marks the page
 // unknown, so the unknown state shows within 5 s of the host's last word
-// even when that word came a second before it stopped (rule 3's 4 s,
+// even when that word came a second before it stopped (docs/contract.md rule 3's 4 s,
 // judged here on what arrived).
 const STALE_MS = 3500;
 const PLEASED_MS = 3000;

@@ -15,7 +15,7 @@ import (
 type BoardView struct {
 	// Doc is the schema-4 snapshot, exactly as state.json carries it.
 	Doc state.Document
-	// Unknown is rule 3: the host's heartbeat is stale (follow mode) or no
+	// Unknown is docs/contract.md rule 3: the host's heartbeat is stale (follow mode) or no
 	// document has been read yet. The page then shows the unknown state,
 	// never the last summary as though it were current.
 	Unknown bool
@@ -28,7 +28,7 @@ type BoardView struct {
 
 // rowCtx is what every row needs from the board around it.
 type rowCtx struct {
-	Budget      *int64 // nil: no real budget (rule 1), so a bare token count
+	Budget      *int64 // nil: no real budget (docs/contract.md rule 1), so a bare token count
 	HotAt       float64
 	ShowProject bool
 	CanOpen     bool // the document carries an openUrl

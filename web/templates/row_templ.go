@@ -18,7 +18,7 @@ import (
 // row is one session. Its parts carry ids derived from the row's, so the
 // hub's diff can patch the part that changed (a new title sends line1, not
 // the row). It draws only what is known: "", 0 and null draw
-// nothing (rule 5), the context bar needs a real budget (rule 1), and the
+// nothing (docs/contract.md rule 5), the context bar needs a real budget (docs/contract.md rule 1), and the
 // relative time is left empty for notch.js to tick from data-since-ms.
 func row(s state.Session, c rowCtx) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

@@ -157,14 +157,14 @@ func TestRowGolden(t *testing.T) {
 			s:    with(func(s *state.Session) { s.ContextTokens = 412_034 }),
 			c:    noBudget,
 			has:  []string{`class="ctx-tokens"`, `412k`},
-			// rule 1: no bar, no percentage without a real budget
+			// docs/contract.md rule 1: no bar, no percentage without a real budget
 			hasNot: []string{`ctx-bar`, `%`, `role="meter"`},
 		},
 		{
 			name: "zero_tokens",
 			s:    with(func(s *state.Session) { s.ContextTokens = 0 }),
 			c:    budget,
-			// rule 5: not known yet, so nothing at all
+			// docs/contract.md rule 5: not known yet, so nothing at all
 			hasNot: []string{`class="ctx`, `ctx-tokens`},
 		},
 		{
@@ -175,7 +175,7 @@ func TestRowGolden(t *testing.T) {
 			}),
 			c:   noBudget,
 			has: []string{`aria-label="Close out blindKnifeArgon"`},
-			// rule 5: no title, no placeholder
+			// docs/contract.md rule 5: no title, no placeholder
 			hasNot: []string{`class="title"`, `Untitled`},
 		},
 		{
@@ -298,7 +298,7 @@ func TestBoardGolden(t *testing.T) {
 				t.Errorf("unknown board lacks %q", want)
 			}
 		}
-		// rule 3: never the last summary as though current
+		// docs/contract.md rule 3: never the last summary as though current
 		if bytes.Contains(got, []byte(`class="island"`)) {
 			t.Error("unknown board shows the alert island")
 		}
