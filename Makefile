@@ -1,28 +1,29 @@
 # notch-web — see README.md.
 #   make run    the demo board on loopback (a throwaway DSH home under .run/)
-#   make test   every test: Go (-race), generated-code freshness, Playwright
+#   make test   every test: Go (-race), freshness and lint, Playwright; sets up what it can
 #   make bench  benchmarks and the load tool
+#
+# Overrides: ADDR=127.0.0.1:7341 make run (where the demo listens);
+# NOTCH_PORT=7561 make test (the port of the browser tests' shared host);
+# CHROMIUM=/path/to/chromium make test.
 
 GO       ?= go
 BIN      := bin/notch-web
 LOAD     := bin/notch-load
 ADDR     ?= 127.0.0.1:7340
-# The Datastar client is not a Go package: go mod tidy would drop a require
-# line for it, so its version lives here and in scripts/fetch-datastar.sh.
-DATASTAR := web/static/vendor/datastar.js
+CHROMIUM ?= /usr/bin/chromium
+export CHROMIUM_PATH := $(CHROMIUM)
 
-.PHONY: all build run test test-go test-fresh test-browser bench fuzz datastar generate fmt clean
+.PHONY: all build run test test-setup test-fresh test-go test-browser screenshots bench fuzz \
+	update-datastar generate fmt clean
 
 all: build
 
-datastar: $(DATASTAR)
-$(DATASTAR): scripts/fetch-datastar.sh
-	./scripts/fetch-datastar.sh
-
+# templ's generated code is committed; this only refreshes it after an edit.
 generate:
-	$(GO) tool templ generate
+	$(GO) tool templ generate -log-level error
 
-build: datastar generate
+build: generate
 	$(GO) build -trimpath -o $(BIN) ./cmd/notch-web
 	$(GO) build -trimpath -o $(LOAD) ./cmd/notch-load
 
@@ -30,20 +31,44 @@ run: build
 	mkdir -p .run/dsh
 	./$(BIN) --demo --addr $(ADDR) --dsh-home .run/dsh --patch examples/cordis.patch.yml
 
-test: test-fresh test-go test-browser
+# The browser first: a machine without it learns so at once, not after
+# minutes of Go tests.
+test: test-setup test-fresh test-go test-browser
 
-# Generated templ code must match its sources, and the sources be formatted.
+# What the browser tests need: Debian's Chromium (installed here when this
+# runs as root with apt, else the one command to run is printed) and the
+# npm packages of playwright/ (installed when missing or older than the lock).
+test-setup: playwright/node_modules/.package-lock.json
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing chromium (apt)"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "make test needs Chromium at $(CHROMIUM); install it with: sudo apt-get install chromium" >&2; \
+	    echo "(or point CHROMIUM= at another Chromium binary)" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+
+playwright/node_modules/.package-lock.json: playwright/package.json playwright/package-lock.json
+	cd playwright && npm ci --no-audit --no-fund
+
+# Generated code matches its sources; formatting, vet, staticcheck and the
+# module files are clean; the Windows and macOS builds compile.
 test-fresh:
-	$(GO) tool templ generate -check
-	$(GO) tool templ fmt -fail web/templates
+	$(GO) tool templ generate -check -log-level error
+	$(GO) tool templ fmt -fail -log-level error web/templates
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 	$(GO) vet ./...
-	GOOS=windows $(GO) build ./... && GOOS=darwin $(GO) build ./...
+	$(GO) tool staticcheck ./...
+	$(GO) mod tidy -diff
+	GOOS=windows $(GO) vet ./... && GOOS=darwin $(GO) vet ./...
 
-test-go: datastar
+test-go:
 	$(GO) test -race -count=1 ./...
 
-test-browser: build
+test-browser: build test-setup
 	cd playwright && npx playwright test
 
 bench: build
@@ -52,9 +77,14 @@ bench: build
 fuzz:
 	./scripts/fuzz.sh 20s
 
+# The Datastar client is committed (web/static/vendor/); refresh it only on
+# purpose: fetched through the Go module proxy, its sha256 checked.
+update-datastar:
+	./scripts/update-datastar.sh
+
 fmt:
 	gofmt -w $$(git ls-files '*.go')
-	$(GO) tool templ fmt web/templates
+	$(GO) tool templ fmt -log-level error web/templates
 
 clean:
 	rm -rf bin .run playwright/test-results playwright/.tmp

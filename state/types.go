@@ -1,14 +1,17 @@
 // Package state holds the agents notch's schema-4 document and everything
 // that produces or consumes it: the typed schema (types.go), the session
 // event vocabulary and its validation (event.go), the pure session-event
-// fold (fold.go, snapshot.go), the state.json reader and writer (codec.go,
-// atomic.go, writer.go), follow mode for a state.json another host writes
-// (follow.go), the close-out marks in manual.json (marks.go, lock_*.go) and
-// the demo scenario (demo.go).
+// fold (fold.go, snapshot.go), the state.json codec (codec.go) and writer
+// (writer.go), follow mode for a state.json another host writes
+// (follow.go) with the sanitising of what it reads (sanitize.go), the
+// close-out marks in manual.json (marks.go), the demo scenario (demo.go)
+// and the sentinel errors (errors.go). Atomic writes, bounded reads, locks
+// and watches are internal/fsx's.
 //
 // Nothing here knows HTTP. The fold never reads a clock and does no I/O, so
 // the same events always produce the same document; the clock enters only
-// through SnapshotInput.Now and the Writer.
+// through SnapshotInput.Now and the Writer. The rules cited as "rule N" are
+// those of the contract, docs/contract.md.
 package state
 
 import (

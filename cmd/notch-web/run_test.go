@@ -321,7 +321,7 @@ func TestStreamsCappedByTheDescriptorLimit(t *testing.T) {
 
 // runOnce runs the program with args and a fresh DSH home, and returns
 // run's error with what it wrote to stdout and stderr.
-func runOnce(t *testing.T, home string, args ...string) (error, string, string) {
+func runOnce(t *testing.T, home string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errb strings.Builder
 	getenv := func(k string) string {
@@ -332,8 +332,8 @@ func runOnce(t *testing.T, home string, args ...string) (error, string, string) 
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // a start-up error must come before serving; a good start stops at once
-	err := run(ctx, args, getenv, &out, &errb)
-	return err, out.String(), errb.String()
+	err = run(ctx, args, getenv, &out, &errb)
+	return out.String(), errb.String(), err
 }
 
 // A start-up error is one standard record with "fatal": true and one plain
@@ -363,7 +363,7 @@ func TestStartupErrors(t *testing.T) {
 		{"a window that does not exist", t.TempDir(), []string{"--addr", "127.0.0.1:0", "--window", missing}, missing},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err, stdout, stderr := runOnce(t, tc.home, tc.args...)
+			stdout, stderr, err := runOnce(t, tc.home, tc.args...)
 			if err == nil {
 				t.Fatalf("run started; want a start-up error saying %q", tc.want)
 			}
@@ -390,7 +390,7 @@ func TestStartupErrors(t *testing.T) {
 		})
 	}
 	// -h is not an error: the usage goes to stdout.
-	if err, stdout, _ := runOnce(t, t.TempDir(), "-h"); err != nil || !strings.Contains(stdout, "--addr") && !strings.Contains(stdout, "-addr") {
+	if stdout, _, err := runOnce(t, t.TempDir(), "-h"); err != nil || !strings.Contains(stdout, "--addr") && !strings.Contains(stdout, "-addr") {
 		t.Errorf("-h: %v, stdout %q", err, stdout)
 	}
 }

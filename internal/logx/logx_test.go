@@ -2,6 +2,7 @@ package logx
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -109,9 +110,9 @@ func TestEveryLineIsAStandardRecord(t *testing.T) {
 				t.Errorf("error = %v", rec["error"])
 			}
 		}},
-		{"level between info and warn", func(l *slog.Logger) { l.Log(nil, slog.Level(2), "x") }, "INFO", DefaultType, nil},
-		{"level above error", func(l *slog.Logger) { l.Log(nil, slog.Level(12), "x") }, "ERROR", DefaultType, nil},
-		{"level below debug", func(l *slog.Logger) { l.Log(nil, slog.Level(-8), "x") }, "DEBUG", DefaultType, nil},
+		{"level between info and warn", func(l *slog.Logger) { l.Log(context.Background(), slog.Level(2), "x") }, "INFO", DefaultType, nil},
+		{"level above error", func(l *slog.Logger) { l.Log(context.Background(), slog.Level(12), "x") }, "ERROR", DefaultType, nil},
+		{"level below debug", func(l *slog.Logger) { l.Log(context.Background(), slog.Level(-8), "x") }, "DEBUG", DefaultType, nil},
 		{"With log_type", func(l *slog.Logger) { l.With("log_type", "agents-notch.hub.v1").Info("x") }, "INFO", "agents-notch.hub.v1", nil},
 		{"With other attrs", func(l *slog.Logger) { l.With("operation_id", "op-1").Info("x") }, "INFO", DefaultType, func(t *testing.T, rec map[string]any) {
 			if rec["operation_id"] != "op-1" {

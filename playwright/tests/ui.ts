@@ -64,7 +64,7 @@ export async function openBoard(page: Page, base = ''): Promise<void> {
   await expect(page.locator('#sheet')).toBeVisible();
 }
 
-/** paneFile parses a pane settings.json (null when there is none). */
+/** parseSettings parses the text of a pane settings.json (null when there is none). */
 export function parseSettings(text: string | null): Record<string, unknown> | null {
   return text === null ? null : (JSON.parse(text) as Record<string, unknown>);
 }
