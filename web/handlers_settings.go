@@ -18,6 +18,13 @@ type settingsReply struct {
 	settings.View
 }
 
+// settingsRefusal is a 400 of POST /agents-notch/settings: the keys it does
+// not know, and the values it cannot take with their reasons.
+type settingsRefusal struct {
+	OK bool `json:"ok"`
+	*settings.RequestError
+}
+
 func (s *Server) getSettings(c echo.Context) error {
 	return c.JSON(http.StatusOK, settingsReply{OK: true, View: s.Settings.View()})
 }
@@ -36,10 +43,7 @@ func (s *Server) postSettings(c echo.Context) error {
 	change, err := settings.ParseRequest(body)
 	var re *settings.RequestError
 	if errors.As(err, &re) {
-		return c.JSON(http.StatusBadRequest, struct {
-			OK bool `json:"ok"`
-			*settings.RequestError
-		}{false, re})
+		return c.JSON(http.StatusBadRequest, settingsRefusal{RequestError: re})
 	}
 	if err != nil {
 		return err

@@ -46,11 +46,11 @@ func (s *Server) postEvents(c echo.Context) error {
 		if errors.As(err, &le) {
 			line = le.Line
 		}
-		return c.JSON(http.StatusBadRequest, map[string]any{"ok": false, "error": err.Error(), "line": line})
+		return c.JSON(http.StatusBadRequest, errReply{Error: err.Error(), Line: line})
 	}
 	warns, err := s.Board.Ingest(evs, s.Now())
 	if err != nil {
-		return c.JSON(http.StatusBadRequest, map[string]any{"ok": false, "error": err.Error()})
+		return c.JSON(http.StatusBadRequest, errReply{Error: err.Error()})
 	}
 	for _, w := range warns {
 		s.Log.Warn("event accepted with a correction", "log_type", "agents-notch.events.v1", slog.Group("data", "warning", w))
@@ -59,7 +59,7 @@ func (s *Server) postEvents(c echo.Context) error {
 	if warns == nil {
 		warns = []string{}
 	}
-	return written(c, map[string]any{"ok": true, "applied": len(evs), "warnings": warns})
+	return written(c, eventsReply{OK: true, Applied: len(evs), Warnings: warns})
 }
 
 // sessionRequest is the body of /finish and /open.
@@ -112,7 +112,7 @@ func (s *Server) postFinish(c echo.Context) error {
 			logx.Err("MarksCorrupt", err))
 	}
 	s.Board.Retire(id)
-	return written(c, map[string]any{"ok": true})
+	return written(c, ok)
 }
 
 // postOpen is the board's Open: forwarded to the harness's door.
@@ -127,7 +127,7 @@ func (s *Server) postOpen(c echo.Context) error {
 	if err := s.forward(c, s.OpenDoor, map[string]string{"sessionId": id}); err != nil {
 		return err
 	}
-	return written(c, map[string]any{"ok": true})
+	return written(c, ok)
 }
 
 // forward POSTs body as JSON to the harness at url.

@@ -106,7 +106,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		_ = c.NoContent(status)
 		return
 	}
-	_ = c.JSON(status, map[string]any{"ok": false, "error": msg})
+	_ = c.JSON(status, errReply{Error: msg})
 }
 
 // fail is an error with a public message and a logged cause.
