@@ -52,6 +52,7 @@ type Host struct {
 	settings *settings.Service
 	board    *Board
 	window   *window.Supervisor // nil without Config.Window
+	tokens   *tokenReader
 	log      *slog.Logger
 
 	readyOnce sync.Once
@@ -67,7 +68,10 @@ func New(cfg Config, s *settings.Service) *Host {
 	if cfg.Boot.IsZero() {
 		cfg.Boot = time.Now()
 	}
-	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, s), log: cfg.Log, ready: make(chan struct{})}
+	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, s), tokens: newTokenReader(), log: cfg.Log, ready: make(chan struct{})}
+	if cfg.Follow == "" {
+		h.restore(time.Now())
+	}
 	if cfg.Window != "" && cfg.Follow == "" {
 		h.window = window.New(window.Config{
 			Path: cfg.Window, StatePath: cfg.StatePath, ParentPID: os.Getpid(), Boot: cfg.Boot, Log: cfg.Log,
@@ -116,6 +120,16 @@ func (h *Host) Run(ctx context.Context) error {
 	}
 	g.Go(func() error { return w.Run(ctx, notify) })
 	g.Go(func() error { return h.watchMarks(ctx) })
+	g.Go(func() error {
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-h.tokens.wake:
+				h.readTokens(h.tokens.take())
+			}
+		}
+	})
 	if h.cfg.Demo {
 		g.Go(func() error { return playDemo(ctx, h.board, h.log) })
 	}

@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -277,3 +278,34 @@ func ProjectFromCwd(cwd string) string {
 }
 
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// Restore refills an empty fold with the rows of a document this host wrote
+// before it restarted, so rows, colours and counters carry on and the next
+// event for a running session is applied as though the host never left. It
+// keeps the document's order as the open order, each row's identity and
+// since, and continues the colours after the last one handed out. Rows the
+// document did not carry (done rows under showDone false, rows beyond the
+// 40 it carries) are not known, and stay gone. It reports how many rows it
+// restored; a fold that already holds rows is left alone (0).
+func (f *Fold) Restore(d Document) int {
+	if len(f.rows) > 0 {
+		return 0
+	}
+	for _, s := range d.Sessions {
+		if s.ID == "" || len(s.ID) > MaxSessionID || HasControl(s.ID) || f.rows[s.ID] != nil || len(f.rows) >= MaxTracked {
+			continue
+		}
+		s = s.clone()
+		r := &row{s: s, seq: f.opened, lastAt: s.Since}
+		if s.ApprovedAt != nil && *s.ApprovedAt > r.lastAt {
+			r.lastAt = *s.ApprovedAt
+		}
+		r.derived = s.Project != "" && s.Project == ProjectFromCwd(s.Cwd)
+		f.rows[s.ID] = r
+		f.opened++
+		if i := slices.Index(identities[:], s.Identity); i >= 0 && s.ParentSession == "" {
+			f.next = (i + 1) % len(identities)
+		}
+	}
+	return len(f.rows)
+}

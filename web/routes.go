@@ -34,6 +34,7 @@ func (s *Server) routes() {
 	e.POST("/agents-notch/finish", s.postFinish, write(smallBodyLimit)...)
 	e.POST("/agents-notch/open", s.postOpen, write(smallBodyLimit)...)
 	e.POST("/agents-notch/window", s.postWindow, write(smallBodyLimit)...)
+	e.POST("/agents-notch/hooks/:agent", s.postHook, write(hooksBodyLimit)...)
 }
 
 func redirect(to string) echo.HandlerFunc {

@@ -22,9 +22,9 @@ import (
 // Deps is everything the server needs, passed explicitly.
 type Deps struct {
 	Settings *settings.Service
-	Board    *host.Board
-	// Window is the desktop window's supervisor; nil when there is none.
-	Window *window.Supervisor
+	// Host holds the board (the fold or the followed document), applies
+	// the agents' hooks and supervises the desktop window.
+	Host *host.Host
 	Hub    *Hub
 	Locks  *security.Locks
 	Log    *slog.Logger
@@ -44,7 +44,10 @@ type Deps struct {
 // Server is the HTTP face. Create it with New.
 type Server struct {
 	Deps
-	echo *echo.Echo
+	// Board and Window are the host's, for the handlers.
+	Board  *host.Board
+	Window *window.Supervisor // nil: no window
+	echo   *echo.Echo
 }
 
 // Body limits: a settings POST is a few keys; an events batch may be long.
@@ -64,7 +67,7 @@ func New(d Deps) *Server {
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	s := &Server{Deps: d, echo: e}
+	s := &Server{Deps: d, Board: d.Host.Board(), Window: d.Host.Window(), echo: e}
 	e.HTTPErrorHandler = s.handleError
 	s.routes()
 	return s

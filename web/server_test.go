@@ -53,17 +53,21 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 	log := slog.New(slog.DiscardHandler)
 	svc := settings.NewService(settings.Options{PatchPaths: []string{patch}, PanePath: filepath.Join(home, "state", "agents-notch", "settings.json"), Log: log})
 	locks := security.New(security.Config{HarnessOrigins: o.harness, Log: log})
-	cfg := host.BoardConfig{HostPid: 42, Follow: o.follow}
+	manual := filepath.Join(home, "state", "session-finished", "manual.json")
+	hcfg := host.Config{Board: host.BoardConfig{HostPid: 42}, StatePath: filepath.Join(home, "state", "agents-notch", "state.json"), ManualPath: manual, Log: log}
+	if o.follow {
+		hcfg.Follow = filepath.Join(home, "followed", "state.json")
+	}
 	if o.finishedURL != "" {
-		cfg.FinishedURL = &o.finishedURL
+		hcfg.Board.FinishedURL = &o.finishedURL
 	}
 	if o.openURL != "" {
-		cfg.OpenURL = &o.openURL
+		hcfg.Board.OpenURL = &o.openURL
 	}
-	board := host.NewBoard(cfg, svc)
+	h := host.New(hcfg, svc)
+	board := h.Board()
 	hub := NewHub(board, svc, log)
-	manual := filepath.Join(home, "state", "session-finished", "manual.json")
-	srv := New(Deps{Settings: svc, Board: board, Hub: hub, Locks: locks, Log: log, Static: static.FS, ManualPath: manual, OpenDoor: o.openURL})
+	srv := New(Deps{Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log, Static: static.FS, ManualPath: manual, OpenDoor: o.openURL})
 	ts := httptest.NewUnstartedServer(srv.Handler())
 	ts.Config.ConnContext = ConnContext
 	ts.Start()

@@ -120,7 +120,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 	hub := web.NewHub(h.Board(), svc, log)
 	hub.MaxStreams = fdlimit.Streams()
 	srv := web.New(web.Deps{
-		Settings: svc, Board: h.Board(), Window: h.Window(), Hub: hub, Locks: locks, Log: log,
+		Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log,
 		Static: static.FS, ManualPath: p.manual, OpenDoor: cfg.openURL,
 	})
 	httpSrv := &http.Server{

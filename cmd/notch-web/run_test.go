@@ -240,11 +240,18 @@ func TestMain(m *testing.M) {
 // base URL.
 func startChild(t *testing.T, shellPrefix string, args ...string) string {
 	t.Helper()
+	base, _ := startChildIn(t, t.TempDir(), shellPrefix, args...)
+	return base
+}
+
+// startChildIn is startChild with a DSH home of the test's choosing, and the
+// child's process.
+func startChildIn(t *testing.T, home, shellPrefix string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	home := t.TempDir()
 	args = append([]string{"--addr", "127.0.0.1:0", "--dsh-home", home, "--log-level", "error"}, args...)
 	cmd := exec.Command("sh", "-c", shellPrefix+` exec "$0"`, self)
 	cmd.Env = append(os.Environ(), "NOTCH_WEB_RUN_ARGS="+strings.Join(args, "\x1f"))
@@ -264,7 +271,7 @@ func startChild(t *testing.T, shellPrefix string, args ...string) string {
 	if err != nil {
 		t.Fatalf("the child printed no URL: %v", err)
 	}
-	return strings.TrimSuffix(strings.TrimSpace(line), "/agents-notch/")
+	return strings.TrimSuffix(strings.TrimSpace(line), "/agents-notch/"), cmd
 }
 
 // With few file descriptors, streams are admitted up to a cap below the
@@ -392,5 +399,62 @@ func TestStartupErrors(t *testing.T) {
 	// -h is not an error: the usage goes to stdout.
 	if stdout, _, err := runOnce(t, t.TempDir(), "-h"); err != nil || !strings.Contains(stdout, "--addr") && !strings.Contains(stdout, "-addr") {
 		t.Errorf("-h: %v, stdout %q", err, stdout)
+	}
+}
+
+// A host killed outright (kill -9) and started again carries its sessions
+// on: the rows, their colours and counters, and the next event for a
+// running session is applied, not refused.
+func TestRestartAfterKillLosesNoSession(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no kill -9 on Windows")
+	}
+	home := t.TempDir()
+	base, cmd := startChildIn(t, home, "")
+	post := func(base, body string) int {
+		res, err := http.Post(base+"/agents-notch/events", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if status := post(base, `{"type":"session.opened","session":"s1","title":"Survivor","cwd":"/src/argon"}
+{"type":"session.opened","session":"s2"}
+{"type":"turn.started","session":"s1"}
+{"type":"tool.started","session":"s1","tool":"bash"}
+{"type":"approval.requested","session":"s1","tool":"pwsh","reason":"why"}`); status != 200 {
+		t.Fatalf("events: %d", status)
+	}
+	statePath := filepath.Join(home, "state", "agents-notch", "state.json")
+	var before state.Document
+	waitUntil(t, func() bool {
+		d, err := state.ReadFile(statePath)
+		before = d
+		return err == nil && len(d.Sessions) == 2
+	})
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+
+	base, _ = startChildIn(t, home, "")
+	var after state.Document
+	waitUntil(t, func() bool {
+		res, err := http.Get(base + "/agents-notch/state")
+		if err != nil {
+			return false
+		}
+		defer res.Body.Close()
+		return json.NewDecoder(res.Body).Decode(&after) == nil && len(after.Sessions) == 2
+	})
+	for i, s := range after.Sessions {
+		b := before.Sessions[i]
+		if s.ID != b.ID || s.Status != b.Status || s.Since != b.Since || s.Identity != b.Identity || s.Steps != b.Steps || s.Title != b.Title {
+			t.Errorf("row %d after the restart %+v, before %+v", i, s, b)
+		}
+	}
+	if status := post(base, `{"type":"approval.resolved","session":"s1","outcome":"allowed-once"}`); status != 200 {
+		t.Errorf("the next event for a restored session: %d, want 200", status)
 	}
 }

@@ -1,0 +1,158 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/notch-web/notch-web/adapters/claudecode"
+	"github.com/notch-web/notch-web/adapters/codex"
+	"github.com/notch-web/notch-web/adapters/gemini"
+	"github.com/notch-web/notch-web/adapters/hookjson"
+	"github.com/notch-web/notch-web/state"
+)
+
+// Adapter maps one agent's hook payload to vocabulary v1 (adapters/...).
+type Adapter func(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error)
+
+// Adapters are the agents whose own hooks reach the board, by the name in
+// their route (/agents-notch/hooks/<name>).
+var Adapters = map[string]Adapter{
+	claudecode.Agent: claudecode.Map,
+	codex.Agent:      codex.Map,
+	gemini.Agent:     gemini.Map,
+}
+
+// ErrNoAgent: a hook for an agent notch-web has no adapter for.
+var ErrNoAgent = errors.New("no such agent")
+
+// ErrPayload: a hook body that is not the agent's hook JSON (a 400). It is
+// hookjson.ErrPayload.
+var ErrPayload = hookjson.ErrPayload
+
+// Hook applies one hook payload of an agent to the board: mapped by the
+// agent's adapter against the rows as they are (so a pending approval is
+// seen), with a session.opened first for a session the board does not hold
+// yet (the host may have restarted while the agent ran). A payload that is
+// not the agent's hook JSON is ErrPayload; one the board refuses (too many
+// sessions, say) is returned too, and the caller answers the agent all the
+// same: an agent is never held up by its hooks. The transcript, when the
+// payload names one, is read later, off the hook's path.
+func (h *Host) Hook(agent string, payload []byte, now time.Time) (applied int, err error) {
+	adapt, ok := Adapters[agent]
+	if !ok {
+		return 0, fmt.Errorf("%w %q", ErrNoAgent, agent)
+	}
+	if h.board.Follow() {
+		return 0, ErrFollowing
+	}
+	m, n, err := h.board.applyHook(adapt, payload, now)
+	if m.Transcript.Path != "" {
+		h.tokens.want(m.Transcript)
+	}
+	return n, err
+}
+
+// ErrFollowing: a follower takes no events and no hooks.
+var ErrFollowing = errors.New("this notch-web follows another host's state.json; it takes no events")
+
+// tokenReader reads context tokens from agents' transcripts in the
+// background: the newest transcript named for each row wins, one read at a
+// time, so a burst of hooks costs one read per row, never a hook's time.
+type tokenReader struct {
+	mu      sync.Mutex
+	pending map[string]string // row → transcript path
+	wake    chan struct{}
+}
+
+func newTokenReader() *tokenReader {
+	return &tokenReader{pending: map[string]string{}, wake: make(chan struct{}, 1)}
+}
+
+// maxPendingTranscripts bounds the rows waiting for a read.
+const maxPendingTranscripts = 256
+
+func (t *tokenReader) want(tr hookjson.Transcript) {
+	t.mu.Lock()
+	if _, ok := t.pending[tr.Session]; ok || len(t.pending) < maxPendingTranscripts {
+		t.pending[tr.Session] = tr.Path
+	}
+	t.mu.Unlock()
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the pending reads and forgets them.
+func (t *tokenReader) take() map[string]string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.pending
+	t.pending = map[string]string{}
+	return p
+}
+
+// readTokens applies the context tokens of the transcripts named, for rows
+// the board still holds, when they changed.
+func (h *Host) readTokens(batch map[string]string) {
+	for session, path := range batch {
+		tokens, ok := claudecode.ContextTokens(path, claudecode.DefaultTail)
+		if !ok {
+			continue
+		}
+		h.board.setTokens(session, tokens, time.Now())
+	}
+}
+
+// applyHook maps and applies a hook under the board's lock, so the adapter
+// sees the rows exactly as its events will find them.
+func (b *Board) applyHook(adapt Adapter, payload []byte, now time.Time) (hookjson.Mapping, int, error) {
+	b.mu.Lock()
+	m, err := adapt(payload, b.fold.Session)
+	if err != nil {
+		b.mu.Unlock()
+		return m, 0, err
+	}
+	evs := m.Batch(b.fold.Has)
+	state.Stamp(evs, now)
+	_, err = b.fold.Apply(evs...)
+	b.mu.Unlock()
+	if err != nil {
+		return m, 0, err
+	}
+	if len(evs) > 0 {
+		b.changed()
+	}
+	return m, len(evs), nil
+}
+
+// setTokens applies a context.tokens event to a row the board holds, when
+// the count changed.
+func (b *Board) setTokens(session string, tokens int64, now time.Time) {
+	b.mu.Lock()
+	s, ok := b.fold.Session(session)
+	if !ok || s.ContextTokens == tokens {
+		b.mu.Unlock()
+		return
+	}
+	ev := hookjson.TokensEvent(session, tokens)
+	ev.At = now.UnixMilli()
+	_, err := b.fold.Apply(ev)
+	b.mu.Unlock()
+	if err == nil {
+		b.changed()
+	}
+}
+
+// restore refills the fold from a document (see state.Fold.Restore).
+func (b *Board) restore(d state.Document) int {
+	b.mu.Lock()
+	n := b.fold.Restore(d)
+	b.mu.Unlock()
+	if n > 0 {
+		b.changed()
+	}
+	return n
+}

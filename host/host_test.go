@@ -1,0 +1,127 @@
+package host
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/notch-web/notch-web/settings"
+	"github.com/notch-web/notch-web/state"
+)
+
+func newHost(t *testing.T, home string) *Host {
+	t.Helper()
+	svc := settings.NewService(settings.Options{PanePath: filepath.Join(home, "settings.json")})
+	return New(Config{
+		StatePath:  filepath.Join(home, "state", "agents-notch", "state.json"),
+		ManualPath: filepath.Join(home, "manual.json"),
+		Log:        slog.New(slog.DiscardHandler),
+	}, svc)
+}
+
+func rows(t *testing.T, h *Host) map[string]state.Session {
+	t.Helper()
+	doc, _ := h.Board().Snapshot(time.Now())
+	out := map[string]state.Session{}
+	for _, s := range doc.Sessions {
+		out[s.ID] = s
+	}
+	return out
+}
+
+func writeState(t *testing.T, path string, d state.Document) {
+	t.Helper()
+	data, err := state.Encode(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A host that starts where its last state.json is recent carries its rows
+// on: status, since, colours and counters, and the next event applies.
+func TestRestoreFromTheLastStateJSON(t *testing.T) {
+	home := t.TempDir()
+	now := time.Now()
+	since := now.Add(-time.Minute).UnixMilli()
+	approved := since + 10
+	writeState(t, filepath.Join(home, "state", "agents-notch", "state.json"), state.Document{
+		Schema: state.Schema, Plugin: state.Plugin, WallMs: now.Add(-5 * time.Second).UnixMilli(),
+		Sessions: []state.Session{
+			{ID: "a", Title: "Argon", Project: "argon", Cwd: "/src/argon", Status: state.StatusWorking, Since: since,
+				Activity: &state.Activity{Kind: state.ActivityTool, Label: "bash"}, Steps: 4, Identity: "teal", ApprovedAt: &approved, ContextTokens: 5000},
+			{ID: "b", Project: "docs", Status: state.StatusAttention, Since: since, Identity: "violet",
+				Approval: &state.Approval{ToolName: "pwsh", Reason: "why"}},
+			{ID: "b-sub", Status: state.StatusWorking, Since: since, Identity: "violet", Origin: state.OriginSubagent, ParentSession: "b"},
+		},
+	})
+	h := newHost(t, home)
+	got := rows(t, h)
+	if len(got) != 3 || got["a"].Steps != 4 || got["a"].Since != since || got["a"].Identity != "teal" || got["b"].Approval == nil {
+		t.Fatalf("restored rows %+v", got)
+	}
+	if _, err := h.Board().Ingest([]state.Event{
+		{Type: state.TypeToolStarted, Session: "a", Tool: "grep"},
+		{Type: state.TypeApprovalResolved, Session: "b", Outcome: state.OutcomeAllowedOnce},
+		{Type: state.TypeSessionOpened, Session: "c"},
+	}, now); err != nil {
+		t.Fatalf("events for restored sessions: %v", err)
+	}
+	got = rows(t, h)
+	if got["a"].Steps != 5 || got["b"].Status != state.StatusWorking {
+		t.Errorf("after events: a %+v, b %+v", got["a"], got["b"])
+	}
+	if got["c"].Identity != "coral" {
+		t.Errorf("a new session's colour %q, want coral (after teal, violet)", got["c"].Identity)
+	}
+}
+
+func TestRestoreSkipsOldOrForeignFiles(t *testing.T) {
+	for name, d := range map[string]state.Document{
+		"a day old":      {Schema: state.Schema, Plugin: state.Plugin, WallMs: time.Now().Add(-25 * time.Hour).UnixMilli(), Sessions: []state.Session{{ID: "x", Status: "working"}}},
+		"another plugin": {Schema: state.Schema, Plugin: "someone-else", WallMs: time.Now().UnixMilli(), Sessions: []state.Session{{ID: "x", Status: "working"}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			home := t.TempDir()
+			writeState(t, filepath.Join(home, "state", "agents-notch", "state.json"), d)
+			if got := rows(t, newHost(t, home)); len(got) != 0 {
+				t.Errorf("restored %v", got)
+			}
+		})
+	}
+}
+
+// A hook that names a transcript gets its context tokens, read off the
+// hook's path.
+func TestHookReadsTranscriptTokens(t *testing.T) {
+	home := t.TempDir()
+	h := newHost(t, home)
+	transcript := filepath.Join(home, "s1.jsonl")
+	line := `{"type":"assistant","requestId":"r1","message":{"role":"assistant","usage":{"input_tokens":1000,"cache_creation_input_tokens":2000,"cache_read_input_tokens":409034,"output_tokens":50}}}` + "\n"
+	if err := os.WriteFile(transcript, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go h.Run(ctx)
+	payload := `{"session_id":"s1","transcript_path":` + strconv.Quote(transcript) + `,"cwd":"/src/x","hook_event_name":"UserPromptSubmit","prompt":"go"}`
+	if _, err := h.Hook("claude-code", []byte(payload), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for rows(t, h)["s1"].ContextTokens != 412034 {
+		if time.Now().After(deadline) {
+			t.Fatalf("context tokens %d, want 412034", rows(t, h)["s1"].ContextTokens)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

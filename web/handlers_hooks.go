@@ -1,0 +1,47 @@
+package web
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/internal/logx"
+)
+
+// hooksBodyLimit bounds a hook's body: a PostToolUse carries the tool's
+// whole response (a file read, a command's output).
+const hooksBodyLimit = 8 << 20
+
+// postHook is POST /agents-notch/hooks/<agent>: an agent's own hook JSON,
+// as the agent sends it (Claude Code's "type": "http" hooks post here
+// directly; notch-web hook <agent> relays the others). It answers at once
+// with an empty 200 — never a decision, which would approve or deny on the
+// human's behalf — whatever the board made of it; only a body that is not
+// the agent's hook JSON is refused (400), so a broken bridge is noticed.
+func (s *Server) postHook(c echo.Context) error {
+	agent := c.Param("agent")
+	if _, ok := host.Adapters[agent]; !ok {
+		return echo.NewHTTPError(http.StatusNotFound, "no adapter for agent "+agent+" (claude-code, codex, gemini)")
+	}
+	if s.Board.Follow() {
+		return echo.NewHTTPError(http.StatusConflict, host.ErrFollowing.Error())
+	}
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	n, err := s.Host.Hook(agent, body, s.Now())
+	switch {
+	case errors.Is(err, host.ErrPayload):
+		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	case err != nil:
+		s.Log.Warn("hook not applied", "log_type", "agents-notch.hooks.v1",
+			logx.Err("HookError", err), slog.Group("data", "agent", agent))
+	default:
+		s.Log.Debug("hook applied", "log_type", "agents-notch.hooks.v1", slog.Group("data", "agent", agent, "events", n))
+	}
+	return c.NoContent(http.StatusOK)
+}
