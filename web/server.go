@@ -24,10 +24,10 @@ type Deps struct {
 	Settings *settings.Service
 	// Host holds the board (the fold or the followed document), applies
 	// the agents' hooks and supervises the desktop window.
-	Host *host.Host
-	Hub    *Hub
-	Locks  *security.Locks
-	Log    *slog.Logger
+	Host  *host.Host
+	Hub   *Hub
+	Locks *security.Locks
+	Log   *slog.Logger
 	// Static holds the stylesheet, scripts and the Datastar client.
 	Static fs.FS
 	// ManualPath is $DSH_HOME/state/session-finished/manual.json, where the
