@@ -18,3 +18,6 @@ echo
 echo "== notch-load (notch-web against the floor; settings-triggered changes; targets)"
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 ./bin/notch-load -out "$out/load.jsonl" ${LOAD_ARGS:-} | tee "$out/load.md"
+echo
+echo "== notch-load hooks (what an agent waits for: the hook endpoint's reply, the command hook)"
+./bin/notch-load hooks | tee "$out/hooks.md"
