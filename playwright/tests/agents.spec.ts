@@ -1,0 +1,71 @@
+// Agents in: a Claude Code session, replayed as Claude Code's own http hooks
+// post it, drives its row on the board in a real browser — working, needs
+// you, working again once the tool runs, done at Stop.
+import { test, expect } from '@playwright/test';
+import { postJSON, startHost, type Host } from './host';
+import { row } from './ui';
+
+const SESSION = '9b1de7a4-3f0c-4d5e-8a21-6c7f0e9d2b13';
+
+/** hook is one Claude Code hook payload, as Claude Code sends it. */
+function hook(event: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    session_id: SESSION,
+    transcript_path: `/home/me/.claude/projects/-home-me-src-argon/${SESSION}.jsonl`,
+    cwd: '/home/me/src/argon',
+    permission_mode: 'default',
+    hook_event_name: event,
+    ...extra,
+  };
+}
+
+const bash = { tool_name: 'Bash', tool_input: { command: 'rm -rf build', description: 'Clean the build' }, tool_use_id: 'toolu_01' };
+
+test.describe('a replayed Claude Code session', () => {
+  let host: Host;
+  test.beforeAll(async () => {
+    host = await startHost();
+  });
+  test.afterAll(async () => {
+    await host.stop();
+  });
+
+  async function send(body: Record<string, unknown>) {
+    const res = await postJSON(host.url, '/agents-notch/hooks/claude-code', body);
+    expect(res.status).toBe(200);
+    expect(await res.text(), 'a hook is answered with an empty body, never a decision').toBe('');
+  }
+
+  test('drives its row working → needs you → working → done', async ({ page }) => {
+    await page.goto(host.url + '/agents-notch/');
+    await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
+    await page.locator('#pin').click();
+
+    await send(hook('SessionStart', { source: 'startup', model: 'claude-sonnet-4-5' }));
+    const r = row(page, SESSION);
+    await expect(r).toHaveAttribute('data-status', 'working');
+    await expect(r.locator('.project')).toHaveText('argon');
+
+    await send(hook('UserPromptSubmit', { prompt: 'Clean and rebuild' }));
+    await send(hook('PreToolUse', bash));
+    await expect(r.locator('.activity[data-kind="tool"]')).toContainText('Bash');
+
+    await send(hook('PermissionRequest', { tool_name: 'Bash', tool_input: bash.tool_input, permission_suggestions: [] }));
+    await expect(r).toHaveAttribute('data-status', 'attention');
+    await expect(r.locator('.approval .tool')).toHaveText('Bash');
+    await expect(r.locator('.approval .reason')).toHaveText('Clean the build');
+    await expect(page.locator('#tab')).toHaveAccessibleName(/needs you/);
+
+    // The human allowed it at the terminal: the tool runs.
+    await send(hook('PostToolUse', { ...bash, tool_response: { stdout: '', stderr: '', interrupted: false } }));
+    await expect(r).toHaveAttribute('data-status', 'working');
+    await expect(r.locator('.approval')).toHaveCount(0);
+
+    await send(hook('Stop', { stop_hook_active: false }));
+    await expect(r).toHaveAttribute('data-status', 'done');
+    await expect(r.locator('.chip')).toHaveText('done');
+
+    await send(hook('SessionEnd', { reason: 'prompt_input_exit' }));
+    await expect(r).toHaveCount(0);
+  });
+});
