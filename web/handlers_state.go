@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -62,25 +60,14 @@ func (s *Server) postEvents(c echo.Context) error {
 	return written(c, eventsReply{OK: true, Applied: len(evs), Warnings: warns})
 }
 
-// sessionRequest is the body of /finish and /open.
-type sessionRequest struct {
-	SessionID string `json:"sessionId"`
-}
-
 func readSessionRequest(c echo.Context) (string, error) {
 	body, err := readBody(c)
 	if err != nil {
 		return "", err
 	}
-	var req sessionRequest
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return "", echo.NewHTTPError(http.StatusBadRequest, `want {"sessionId": "…"}: `+err.Error())
-	}
-	id := strings.TrimSpace(req.SessionID)
-	if id == "" || len(id) > 200 || !utf8.ValidString(id) {
-		return "", echo.NewHTTPError(http.StatusBadRequest, "sessionId must be 1 to 200 bytes of text")
+	id, err := parseSessionRequest(body)
+	if err != nil {
+		return "", echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
 	return id, nil
 }

@@ -1,19 +1,12 @@
 package web
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/notch-web/notch-web/host/window"
 )
-
-// windowRequest is the body of POST /agents-notch/window.
-type windowRequest struct {
-	Start bool `json:"start"`
-}
 
 // windowReply answers it: the supervisor's state after the request.
 type windowReply struct {
@@ -29,11 +22,8 @@ func (s *Server) postWindow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var req windowRequest
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil || !req.Start {
-		return echo.NewHTTPError(http.StatusBadRequest, `want {"start": true}`)
+	if err := parseWindowRequest(body); err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
 	if s.Window == nil {
 		return echo.NewHTTPError(http.StatusConflict, "no desktop window is configured (--window)")
