@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"fmt"
+	"github.com/notch-web/notch-web/state"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,4 +129,19 @@ func BenchmarkContextTokens(b *testing.B) {
 			b.Fatal("no answer")
 		}
 	}
+}
+
+// FuzzLatestUsage: any tail of a transcript — torn lines, huge numbers,
+// lines that are not JSON — gives a count in the vocabulary's range or
+// nothing, never a panic.
+func FuzzLatestUsage(f *testing.F) {
+	f.Add([]byte(`{"type":"assistant","requestId":"r","message":{"usage":{"input_tokens":1,"cache_creation_input_tokens":2,"cache_read_input_tokens":3}}}` + "\n"))
+	f.Add([]byte(`ge":{"input_tokens":5}}}` + "\n" + `{"type":"assistant","requestId":"a","message":{"usage":{"input_tokens":9e999}}}` + "\n"))
+	f.Add([]byte("\n\n{}\n[1]\nnot json\n"))
+	f.Fuzz(func(t *testing.T, tail []byte) {
+		n, ok := latestUsage(tail)
+		if ok && (n < 0 || n > state.MaxInteger) {
+			t.Fatalf("latestUsage gave %d", n)
+		}
+	})
 }
