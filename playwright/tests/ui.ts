@@ -69,14 +69,92 @@ export function parseSettings(text: string | null): Record<string, unknown> | nu
   return text === null ? null : (JSON.parse(text) as Record<string, unknown>);
 }
 
-/** screenshotTo saves a screenshot under test-results/ and copies it to docs/screenshots/. */
+/**
+ * screenshotTo saves a screenshot under test-results/ (git-ignored): a test
+ * run leaves the tree clean. The README's images come from `make screenshots`
+ * (tests/screenshots.spec.ts), never from `make test`.
+ */
 export async function screenshotTo(page: Page, name: string, fullPage = false): Promise<void> {
-  const out = path.join(__dirname, '..', 'test-results', name);
-  await page.screenshot({ path: out, fullPage });
-  const docs = path.join(__dirname, '..', '..', 'docs', 'screenshots');
-  fs.mkdirSync(docs, { recursive: true });
-  fs.copyFileSync(out, path.join(docs, name));
+  await page.screenshot({ path: path.join(__dirname, '..', 'test-results', name), fullPage });
 }
+
+/**
+ * seedDesk posts a realistic desk of sessions — several projects, a
+ * subagent, a question, an error streak, a failure, a finished one, context
+ * towards amber — each event minutes ago and in order, so the rows' relative
+ * times differ as they would. Ids start with `shot-`.
+ */
+export async function seedDesk(base: string): Promise<string[]> {
+  const S = (name: string) => `shot-${name}`;
+  const start: Record<string, number> = {
+    hub: 14 * 60, survey: 9 * 60, docs: 6 * 60, argon: 22 * 60, bill: 31 * 60, release: 48 * 60, scratch: 40,
+  };
+  const step: Record<string, number> = {};
+  const timed = (e: object) => {
+    const name = (e as { session: string }).session.slice('shot-'.length);
+    step[name] = (step[name] ?? 0) + 1;
+    const ago = Math.max(1, start[name] - step[name] * (start[name] > 600 ? 97 : 23));
+    return { ...e, at: Date.now() - ago * 1000 };
+  };
+  const events = [
+    ev('session.opened', S('hub'), { cwd: '/home/dev/src/notch-web', title: 'Wire the SSE hub to the board' }),
+    ev('turn.started', S('hub')),
+    ev('tool.started', S('hub'), { tool: 'grep' }),
+    ev('tool.ended', S('hub'), { tool: 'grep', outcome: 'ok' }),
+    ev('tool.started', S('hub'), { tool: 'edit' }),
+    ev('tool.ended', S('hub'), { tool: 'edit', outcome: 'ok' }),
+    ev('tool.started', S('hub'), { tool: 'go test ./web/...' }),
+    ev('context.tokens', S('hub'), { tokens: 612034 }),
+    ev('session.opened', S('survey'), {
+      cwd: '/home/dev/src/notch-web',
+      title: 'Survey Datastar patch semantics',
+      origin: 'subagent',
+      parent: S('hub'),
+    }),
+    ev('turn.started', S('survey')),
+    ev('tool.started', S('survey'), { tool: 'web_fetch' }),
+    ev('tool.ended', S('survey'), { tool: 'web_fetch', outcome: 'ok' }),
+    ev('context.tokens', S('survey'), { tokens: 48200 }),
+    ev('session.opened', S('docs'), { cwd: '/home/dev/notes', project: 'dsh-docs', title: 'Refresh the protocol page' }),
+    ev('turn.started', S('docs')),
+    ev('tool.started', S('docs'), { tool: 'read_file' }),
+    ev('tool.ended', S('docs'), { tool: 'read_file', outcome: 'ok' }),
+    ev('approval.requested', S('docs'), { tool: 'web_fetch', reason: 'GET https://example.com/protocol/v2' }),
+    ev('context.tokens', S('docs'), { tokens: 64000 }),
+    ev('session.opened', S('argon'), { cwd: 'C:\\Users\\me\\Projects\\blindKnifeArgon', title: 'Argon 0/4 on laptop — fix' }),
+    ev('turn.started', S('argon')),
+    ev('tool.started', S('argon'), { tool: 'bash' }),
+    ev('tool.ended', S('argon'), { tool: 'bash', outcome: 'error' }),
+    ev('tool.started', S('argon'), { tool: 'bash' }),
+    ev('tool.ended', S('argon'), { tool: 'bash', outcome: 'error' }),
+    ev('context.tokens', S('argon'), { tokens: 210000 }),
+    ev('session.opened', S('bill'), { cwd: '/srv/billing-api/', title: 'Migrate the invoices table' }),
+    ev('turn.started', S('bill')),
+    ev('tool.started', S('bill'), { tool: 'psql' }),
+    ev('tool.ended', S('bill'), { tool: 'psql', outcome: 'error' }),
+    ev('turn.ended', S('bill'), { outcome: 'error' }),
+    ev('context.tokens', S('bill'), { tokens: 90000 }),
+    ev('session.opened', S('release'), { cwd: '/home/dev/src/notch-web', title: 'Tag v0.4 and write the notes' }),
+    ev('turn.started', S('release')),
+    ev('tool.started', S('release'), { tool: 'git' }),
+    ev('tool.ended', S('release'), { tool: 'git', outcome: 'ok' }),
+    ev('tool.started', S('release'), { tool: 'gh release create' }),
+    ev('tool.ended', S('release'), { tool: 'gh release create', outcome: 'ok' }),
+    ev('turn.ended', S('release'), { outcome: 'completed' }),
+    ev('context.tokens', S('release'), { tokens: 96000 }),
+    ev('session.opened', S('scratch'), { cwd: '/home/dev/src/scratch' }),
+    ev('turn.started', S('scratch')),
+  ];
+  await sendEvents(base, events.map(timed));
+  return Object.keys(start).map(S);
+}
+
+/** DESK_PATCH is the row the desk is shown with: a real budget, room for every row. */
+export const DESK_PATCH = `- id: agents-notch
+  config:
+    maxRows: 8
+    context: { budget: 1000000, hotAt: 0.5 }
+`;
 
 export const BUDGET_PATCH = `- id: agents-notch
   config:
