@@ -1,6 +1,6 @@
 // Helpers for the board and pane specs: unique session ids, event builders,
 // settings resets, private hosts with a patch file, and the board's pin.
-import { expect, type Page, type Locator } from '@playwright/test';
+import { expect, type Frame, type Page, type Locator } from '@playwright/test';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -161,3 +161,54 @@ export const BUDGET_PATCH = `- id: agents-notch
     scale: 1.0
     context: { budget: 1000000, hotAt: 0.5 }
 `;
+
+/**
+ * layoutProblems measures element boxes (never pixels) under root and lists
+ * what a reader would see as broken: the document scrolling sideways, a box
+ * past the viewport, text cut by a clipping ancestor or cut without an
+ * ellipsis, and text ended in an ellipsis that cannot be read whole (it
+ * must carry data-clipped: the tip on hover and focus). Screen-reader-only
+ * text and hidden elements are skipped.
+ */
+export async function layoutProblems(target: Page | Frame, rootSelector: string): Promise<string[]> {
+  return target.evaluate((sel) => {
+    const out: string[] = [];
+    const doc = document.documentElement;
+    const vw = doc.clientWidth;
+    if (doc.scrollWidth > vw + 1) out.push(`the page scrolls sideways: ${doc.scrollWidth} > ${vw}`);
+    const name = (e: Element) =>
+      `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${[...e.classList].join('.')} "${(e.textContent ?? '').trim().slice(0, 40)}"`;
+    const root = document.querySelector(sel);
+    if (!root) return [`no ${sel}`];
+    for (const e of [root, ...root.querySelectorAll('*')]) {
+      if (e.closest('.sr-only, svg, #tip, [hidden]')) continue;
+      const r = e.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) continue;
+      const cs = getComputedStyle(e);
+      if (cs.visibility === 'hidden') continue;
+      const text = [...e.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim() !== '');
+      const cut = text && (e as HTMLElement).scrollWidth > (e as HTMLElement).clientWidth + 1 && cs.overflowX !== 'visible';
+      if (cut && cs.textOverflow !== 'ellipsis') out.push(`${name(e)} is cut without an ellipsis`);
+      if (cut && cs.textOverflow === 'ellipsis' && !e.closest('[data-clipped]')) out.push(`${name(e)} ends in an ellipsis with no way to read it whole`);
+      // The nearest ancestor that clips and that this box does not fit in.
+      let clip: Element | null = null;
+      for (let a = e.parentElement; a && a !== doc; a = a.parentElement) {
+        if (getComputedStyle(a).overflowX === 'visible') continue;
+        const ar = a.getBoundingClientRect();
+        if (r.right > ar.right + 1 || r.left < ar.left - 1) {
+          clip = a;
+          break;
+        }
+      }
+      if (!clip) {
+        if (r.right > vw + 1 || r.left < -1) out.push(`${name(e)} is past the viewport (${r.left.toFixed(0)}…${r.right.toFixed(0)} of ${vw})`);
+      } else if (getComputedStyle(clip).textOverflow === 'ellipsis') {
+        // inside a piece that ends in an ellipsis: fine if it can be read whole
+        if (!clip.closest('[data-clipped]')) out.push(`${name(clip)} ends in an ellipsis with no way to read it whole`);
+      } else if (text) {
+        out.push(`${name(e)} is cut by ${name(clip)}`);
+      }
+    }
+    return out;
+  }, rootSelector);
+}

@@ -206,6 +206,9 @@ function applyUI() {
   $('pin')?.setAttribute('aria-pressed', String(ui.pinned));
   applyTools();
   mirrorRoot();
+  // Unfolding lays the rows out: what is cut short shows only now.
+  markClipped(document);
+  if (pop.kind === 'pip') markClipped(pop.win.document);
 }
 
 function openBoard(by) {
@@ -597,7 +600,7 @@ async function popOut() {
   const w = Math.max(FOLDED_MIN.w, Math.ceil(r?.width ?? 0));
   const h = Math.max(FOLDED_MIN.h, Math.ceil(r?.height ?? 0));
   pop.folded = { w, h };
-  if ('documentPictureInPicture' in window) {
+  if (window.documentPictureInPicture?.requestWindow) {
     try {
       const win = await window.documentPictureInPicture.requestWindow({ width: w, height: h });
       startMirror(win);
@@ -776,8 +779,12 @@ function fitPopout() {
   const em = parseFloat(win.getComputedStyle(doc.getElementById('board')).fontSize);
   const w = Math.ceil(open ? Math.max(folded.w, 40 * em) : folded.w);
   const h = Math.ceil(open ? Math.max(folded.h, notch.scrollHeight) : folded.h);
+  // resizeTo sets the outer size: add the window's frame (never less than
+  // none — an emulated viewport can be larger than its window).
+  const frameW = Math.max(0, win.outerWidth - win.innerWidth);
+  const frameH = Math.max(0, win.outerHeight - win.innerHeight);
   try {
-    win.resizeTo(w + (win.outerWidth - win.innerWidth), h + (win.outerHeight - win.innerHeight));
+    win.resizeTo(w + frameW, h + frameH);
   } catch {
     // no user activation: the window keeps its size
   }
@@ -952,8 +959,9 @@ function say(text) {
 // A Datastar request answered >= 400 fires 'error' with the status only.
 // The pane never sends a value it knows the host refuses (see initPane), so
 // a refusal here is the host disagreeing: say so, with its status.
-function refused(el, status) {
+function refused(el, raw) {
   if (!(el instanceof Element) || el === document.body) return;
+  const status = Number(raw) || 0; // Datastar may hand it over as text
   const code = status ? ` (HTTP ${status})` : '';
   const setting = el.closest('.setting');
   if (setting) {
