@@ -2,6 +2,7 @@
 #   make run    the demo board on loopback (a throwaway DSH home under .run/)
 #   make test   every test: Go (-race), generated-code freshness, Playwright
 #   make bench  benchmarks and the load tool
+#   make screenshots  the README's screenshots (docs/screenshots/), on purpose only
 
 GO       ?= go
 BIN      := bin/notch-web
@@ -11,7 +12,7 @@ ADDR     ?= 127.0.0.1:7340
 # line for it, so its version lives here and in scripts/fetch-datastar.sh.
 DATASTAR := web/static/vendor/datastar.js
 
-.PHONY: all build run test test-go test-fresh test-browser bench fuzz datastar generate fmt clean
+.PHONY: all build run test test-go test-fresh test-browser bench fuzz datastar generate fmt clean screenshots icons
 
 all: build
 
@@ -48,6 +49,16 @@ test-browser: build
 
 bench: build
 	./scripts/bench.sh
+
+# The README's images: the board folded and open and the Settings pane, at
+# 1280 and 390 px. Only this target writes docs/screenshots/; `make test`
+# skips the spec and leaves the tree clean.
+screenshots: build
+	cd playwright && NOTCH_SCREENSHOTS=1 npx playwright test tests/screenshots.spec.ts
+
+# The app's icons (web/static/icon*.{svg,png}), drawn from one list of shapes.
+icons:
+	$(GO) run scripts/icons/main.go
 
 fuzz:
 	./scripts/fuzz.sh 20s

@@ -22,12 +22,16 @@ test.afterAll(async () => {
   await host?.stop();
 });
 
-const shot = (page: Page, name: string, opts: { fullPage?: boolean; height?: number } = {}) =>
-  page.screenshot({
+// shot saves the page, or its top centre (width × height) when given.
+const shot = (page: Page, name: string, opts: { fullPage?: boolean; width?: number; height?: number } = {}) => {
+  const vw = page.viewportSize()!.width;
+  const w = Math.min(opts.width ?? vw, vw);
+  return page.screenshot({
     path: path.join(OUT, name),
     fullPage: opts.fullPage,
-    clip: opts.height ? { x: 0, y: 0, width: page.viewportSize()!.width, height: opts.height } : undefined,
+    clip: opts.height ? { x: Math.round((vw - w) / 2), y: 0, width: w, height: opts.height } : undefined,
   });
+};
 
 for (const [width, height] of [
   [1280, 640],
@@ -41,7 +45,7 @@ for (const [width, height] of [
       await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
       await page.keyboard.press('Tab'); // focus shows the legend
       await expect(page.locator('#tab .legend')).toBeVisible();
-      await shot(page, `board-${width}-folded.png`, { height: 200 });
+      await shot(page, `board-${width}-folded.png`, { width: 640, height: 170 });
     });
 
     test('the board, open', async ({ page }) => {
@@ -55,7 +59,8 @@ for (const [width, height] of [
     test('the Settings pane', async ({ page }) => {
       await page.goto(host.url + '/agents-notch/pane');
       await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
-      await shot(page, `pane-${width}.png`, { fullPage: true });
+      // the whole pane at a desk; a phone's first screen
+      await shot(page, `pane-${width}.png`, { fullPage: width > 500 });
     });
   });
 }

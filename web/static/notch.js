@@ -422,7 +422,11 @@ const NOTIFY = {
   off: new Set(),
 };
 
-const canNotify = () => 'Notification' in window && window.isSecureContext;
+// Some browsers have Notification but show one only from a service worker
+// (Chrome on Android): the first refusal says so, and the bell stops
+// promising.
+let constructorRefused = false;
+const canNotify = () => 'Notification' in window && window.isSecureContext && !constructorRefused;
 
 // looking reports whether the human can see the board: the page is visible,
 // or the board is popped out (an always-on-top window is in view).
@@ -469,7 +473,9 @@ function notify(r) {
       lang: 'en',
     });
   } catch {
-    return; // a browser that only notifies through a service worker
+    constructorRefused = true; // only through a service worker, which notch-web has none of
+    applyTools();
+    return;
   }
   n.addEventListener('click', () => {
     window.focus();
