@@ -8,7 +8,7 @@ import { test, expect, type ConsoleMessage } from '@playwright/test';
 import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { readSettingsFile, startHost, type Host } from './host';
-import { layoutProblems, parseSettings } from './ui';
+import { expectAxeClean, layoutProblems, parseSettings } from './ui';
 
 type Harness = { origin: string; close: () => void };
 
@@ -63,6 +63,7 @@ test.afterEach(async () => {
 });
 
 test('the configured harness frames the pane: live, one click stores one key, fits 360 px, and is told its height', async ({ page }) => {
+  test.slow(); // an axe scan
   await page.goto(harness.origin + '/');
   const frame = page.frameLocator('#pane');
   await expect(frame.locator('html')).toHaveAttribute('data-live', 'live');
@@ -80,6 +81,7 @@ test('the configured harness frames the pane: live, one click stores one key, fi
   // so the frame shows the whole pane, without a scrollbar either way
   expect(await pane.evaluate(() => document.documentElement.scrollHeight <= document.documentElement.clientHeight + 1)).toBe(true);
   expect(await layoutProblems(pane, 'main')).toEqual([]);
+  await expectAxeClean(page, 'the pane framed by the harness');
 
   // one click, one key
   expect(readSettingsFile(host.home)).toBeNull();

@@ -5,7 +5,7 @@ import { test, expect } from '@playwright/test';
 import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { sendEvents, startHost, type Host } from './host';
-import { ev, openBoard, row, setSettings, uid } from './ui';
+import { ev, expectAxeClean, openBoard, row, setSettings, uid } from './ui';
 
 let host: Host | undefined;
 test.afterEach(async () => {
@@ -109,6 +109,7 @@ test('a refused Open or ✕ names who refused it: the harness behind notch-web, 
     await row(page, id).getByRole('button', { name: 'Open Refused' }).click();
     await expect(toast).toHaveText('Could not open the session: the harness’s open door did not answer (HTTP 502).');
     await expect(page.locator('#announce')).toHaveText(/harness’s open door/);
+    await expectAxeClean(page, 'the toast shown');
 
     // a ✕ for a session notch-web no longer has (another tab closed it)
     const close = row(page, id).getByRole('button', { name: 'Close out Refused' });

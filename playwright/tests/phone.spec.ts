@@ -4,7 +4,7 @@
 // narrow layout keeps its lines together. Boxes are measured, never pixels.
 import { test, expect, type Page } from '@playwright/test';
 import { type Host } from './host';
-import { DESK_PATCH, layoutProblems, openBoard, row, seedDesk, startHostWithPatch } from './ui';
+import { DESK_PATCH, expectAxeClean, layoutProblems, openBoard, row, seedDesk, startHostWithPatch } from './ui';
 
 let host: Host;
 test.beforeAll(async () => {
@@ -27,12 +27,19 @@ for (const [width, height] of [
     test.use({ viewport: { width, height } });
 
     test('the board, folded and open: nothing cut, nothing sideways; the chips line up', async ({ page }) => {
+      test.slow(); // two axe scans
       await page.goto(host.url + '/agents-notch/');
       await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
       expect(await layoutProblems(page, '#notch')).toEqual([]);
+      // folded, the legend shown by keyboard focus
+      await page.keyboard.press('Tab');
+      await expect(page.locator('#tab .legend')).toBeVisible();
+      expect(await layoutProblems(page, '#notch')).toEqual([]);
+      await expectAxeClean(page, `board folded at ${width}`);
       await openBoard(page, host.url);
       await expect(page.locator('#board .row')).toHaveCount(7);
       expect(await layoutProblems(page, '#notch')).toEqual([]);
+      await expectAxeClean(page, `board open at ${width}`);
       // rows with a ✕ (done, failed) and without one end their chips alike
       const edges = await chipEdges(page);
       expect(new Set(edges).size, `chip right edges ${edges}`).toBe(1);
@@ -46,6 +53,7 @@ for (const [width, height] of [
       await page.goto(host.url + '/agents-notch/pane');
       await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
       expect(await layoutProblems(page, 'main')).toEqual([]);
+      await expectAxeClean(page, `pane at ${width}`);
       // the "desktop window" pill never breaks over two lines
       for (const pill of await page.locator('.window-only').all()) {
         expect(await pill.evaluate((e) => e.getClientRects().length)).toBe(1);
@@ -83,6 +91,7 @@ test.describe('at 390 × 844, text cut short', () => {
     await title.focus();
     await expect(tip).toBeVisible();
     await expect(tip).toHaveText('Wire the SSE hub to the board');
+    await expectAxeClean(page, 'a truncated title focused, its tip shown');
     const [t, r] = await Promise.all([tip.boundingBox(), page.locator('html').evaluate((e) => e.clientWidth)]);
     expect(t!.x).toBeGreaterThanOrEqual(0);
     expect(t!.x + t!.width).toBeLessThanOrEqual(r);

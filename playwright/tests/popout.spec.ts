@@ -3,15 +3,11 @@
 // always-on-top window that mirrors the page's board on the page's own
 // stream; without it, a small window of its own on ?popout=1. Both stay
 // live, both pass axe, and closing either brings the board back.
-import { test, expect, type Page } from '@playwright/test';
-import AxeBuilder from '@axe-core/playwright';
+import { test, expect } from '@playwright/test';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sendEvents, startHost, type Host } from './host';
-import { ev, row, uid } from './ui';
-
-const serious = async (page: Page) =>
-  (await new AxeBuilder({ page }).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+import { ev, expectAxeClean, row, uid } from './ui';
 
 async function streams(host: Host): Promise<number> {
   return (await (await fetch(host.url + '/healthz')).json()).streams;
@@ -29,7 +25,7 @@ test('Picture-in-Picture: sized to the folded tab, live on the same stream, grow
   page,
   context,
 }) => {
-  test.slow(); // two axe scans
+  test.slow(); // three axe scans
   // Record the sizes asked of the pop-out (headless Chromium keeps Playwright's
   // viewport whatever the window is asked to be).
   await page.addInitScript(() => {
@@ -75,7 +71,8 @@ test('Picture-in-Picture: sized to the folded tab, live on the same stream, grow
   const asked = await page.evaluate(() => (window as any).__pip);
   expect(asked[0].open[0]).toBeLessThanOrEqual(Math.max(240, Math.ceil(tabBox.width)));
   expect(asked[0].open[1]).toBeLessThan(80); // the folded tab, not the board
-  expect(await serious(pip)).toEqual([]);
+  await expectAxeClean(pip, 'the pop-out, folded');
+  await expectAxeClean(page, 'the page, its board popped out');
 
   // live, on the page's own stream
   const c = uid('pip-c');
@@ -91,7 +88,7 @@ test('Picture-in-Picture: sized to the folded tab, live on the same stream, grow
   await expect(pip.locator('#tab')).toHaveAttribute('aria-expanded', 'true');
   const resized = (await page.evaluate(() => (window as any).__pip)).filter((x: any) => x.resize);
   expect(resized.at(-1).resize[1]).toBeGreaterThan(asked[0].open[1] + 100);
-  expect(await serious(pip)).toEqual([]);
+  await expectAxeClean(pip, 'the pop-out, unfolded');
 
   // the ✕ there closes out the session here, and focus moves on
   await pip.getByRole('button', { name: 'Close out First to close' }).click();
@@ -144,7 +141,7 @@ test('without Picture-in-Picture: a small window of its own, live, and putting i
   await sendEvents(host.url, [ev('approval.requested', id, { tool: 'bash' })]);
   await expect(row(popup, id)).toHaveAttribute('data-status', 'attention');
   await expect(popup.locator('.tool-link')).toBeHidden(); // no way out of the small window
-  expect(await serious(popup)).toEqual([]);
+  await expectAxeClean(popup, 'the pop-out window, unfolded');
 
   await expect(popup.locator('#popout')).toHaveAccessibleName('Put the board back in the page');
   await Promise.all([popup.waitForEvent('close'), popup.locator('#popout').click()]);

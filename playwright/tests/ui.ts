@@ -1,6 +1,7 @@
 // Helpers for the board and pane specs: unique session ids, event builders,
 // settings resets, private hosts with a patch file, and the board's pin.
 import { expect, type Frame, type Page, type Locator } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -211,4 +212,11 @@ export async function layoutProblems(target: Page | Frame, rootSelector: string)
     }
     return out;
   }, rootSelector);
+}
+
+/** expectAxeClean fails on any serious or critical axe violation on the page (frames included). */
+export async function expectAxeClean(page: Page, state: string): Promise<void> {
+  const res = await new AxeBuilder({ page }).analyze();
+  const bad = res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), `axe, ${state}`).toEqual([]);
 }
