@@ -388,7 +388,7 @@ function applyTitle() {
   const status = unknown ? 'unknown' : $('tab')?.querySelector('.dot')?.dataset.status || 'idle';
   if (status === iconStatus) return;
   iconStatus = status;
-  const fill = DOT[status] ?? DOT.idle;
+  const fill = Object.hasOwn(DOT, status) ? DOT[status] : DOT.idle;
   const mark =
     status === 'unknown'
       ? '<text x="16" y="21.5" font-family="sans-serif" font-size="15" font-weight="700" text-anchor="middle" fill="#f3f4f6">?</text>'
