@@ -2,6 +2,7 @@
 #   make run    the demo board on loopback (a throwaway DSH home under .run/)
 #   make test   every test: Go (-race), freshness and lint, Playwright; sets up what it can
 #   make bench  benchmarks and the load tool
+#   make screenshots  the README's screenshots (docs/screenshots/), on purpose only
 #
 # Overrides: ADDR=127.0.0.1:7341 make run (where the demo listens);
 # NOTCH_PORT=7561 make test (the port of the browser tests' shared host);
@@ -14,7 +15,7 @@ ADDR     ?= 127.0.0.1:7340
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM_PATH := $(CHROMIUM)
 
-.PHONY: all build run test test-setup test-fresh test-go test-browser screenshots bench fuzz \
+.PHONY: all build run test test-setup test-fresh test-go test-browser screenshots icons bench fuzz \
 	update-datastar generate fmt clean
 
 all: build
@@ -73,6 +74,16 @@ test-browser: build test-setup
 
 bench: build
 	./scripts/bench.sh
+
+# The README's images: the board folded and open and the Settings pane, at
+# 1280 and 390 px. Only this target writes docs/screenshots/; `make test`
+# skips the spec and leaves the tree clean.
+screenshots: build test-setup
+	cd playwright && NOTCH_SCREENSHOTS=1 npx playwright test tests/screenshots.spec.ts
+
+# The app's icons (web/static/icon*.{svg,png}), drawn from one list of shapes.
+icons:
+	$(GO) run scripts/icons/main.go
 
 fuzz:
 	./scripts/fuzz.sh 20s

@@ -16,7 +16,7 @@ func (s *Server) boardPage(c echo.Context) error {
 
 func (s *Server) panePage(c echo.Context) error {
 	_, pv := s.Hub.Models(s.Now())
-	return render(c, templates.PanePage(pv))
+	return render(c, templates.PanePage(pv, s.Locks.HarnessOrigins()))
 }
 
 // render renders a whole page into a buffer first, so a failed render never

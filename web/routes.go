@@ -26,6 +26,7 @@ func (s *Server) routes() {
 	e.GET("/agents-notch/pane", s.panePage, page)
 	e.GET("/agents-notch/stream", s.stream)
 	e.GET("/agents-notch/static/*", s.static())
+	e.GET("/agents-notch/manifest.webmanifest", s.serveManifest)
 
 	e.GET("/agents-notch/state", s.getState)
 	e.GET("/agents-notch/settings", s.getSettings)

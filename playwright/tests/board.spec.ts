@@ -14,7 +14,6 @@ import {
   openBoard,
   resetSettings,
   row,
-  screenshotTo,
   setSettings,
   startHostWithPatch,
   uid,
@@ -428,80 +427,5 @@ test.describe('board on a private host', () => {
     // the shared host has no open door: no Open button
     await openBoard(page);
     await expect(page.locator('#board .act.open')).toHaveCount(0);
-  });
-
-  test('screenshot: the board unfolded with a realistic set of sessions', async ({ page }) => {
-    host = await startHostWithPatch(`- id: agents-notch
-  config:
-    maxRows: 8
-    context: { budget: 1000000, hotAt: 0.5 }
-`);
-    await page.setViewportSize({ width: 960, height: 600 });
-    const S = (name: string) => `shot-${name}`;
-    // A realistic timeline: each session's events happened minutes ago, in
-    // order, so the rows' relative times differ as they would on a desk.
-    const start: Record<string, number> = {
-      hub: 14 * 60, survey: 9 * 60, docs: 6 * 60, argon: 22 * 60, bill: 31 * 60, release: 48 * 60, scratch: 40,
-    };
-    const step: Record<string, number> = {};
-    const timed = (e: object) => {
-      const name = (e as { session: string }).session.slice('shot-'.length);
-      step[name] = (step[name] ?? 0) + 1;
-      const ago = Math.max(1, start[name] - step[name] * (start[name] > 600 ? 97 : 23));
-      return { ...e, at: Date.now() - ago * 1000 };
-    };
-    const events = [
-      ev('session.opened', S('hub'), { cwd: '/home/dev/src/notch-web', title: 'Wire the SSE hub to the board' }),
-      ev('turn.started', S('hub')),
-      ev('tool.started', S('hub'), { tool: 'grep' }),
-      ev('tool.ended', S('hub'), { tool: 'grep', outcome: 'ok' }),
-      ev('tool.started', S('hub'), { tool: 'edit' }),
-      ev('tool.ended', S('hub'), { tool: 'edit', outcome: 'ok' }),
-      ev('tool.started', S('hub'), { tool: 'go test ./web/...' }),
-      ev('context.tokens', S('hub'), { tokens: 612034 }),
-      ev('session.opened', S('survey'), {
-        cwd: '/home/dev/src/notch-web',
-        title: 'Survey Datastar patch semantics',
-        origin: 'subagent',
-        parent: S('hub'),
-      }),
-      ev('turn.started', S('survey')),
-      ev('tool.started', S('survey'), { tool: 'web_fetch' }),
-      ev('tool.ended', S('survey'), { tool: 'web_fetch', outcome: 'ok' }),
-      ev('context.tokens', S('survey'), { tokens: 48200 }),
-      ev('session.opened', S('docs'), { cwd: '/home/dev/notes', project: 'dsh-docs', title: 'Refresh the protocol page' }),
-      ev('turn.started', S('docs')),
-      ev('tool.started', S('docs'), { tool: 'read_file' }),
-      ev('tool.ended', S('docs'), { tool: 'read_file', outcome: 'ok' }),
-      ev('approval.requested', S('docs'), { tool: 'web_fetch', reason: 'GET https://example.com/protocol/v2' }),
-      ev('context.tokens', S('docs'), { tokens: 64000 }),
-      ev('session.opened', S('argon'), { cwd: 'C:\\Users\\me\\Projects\\blindKnifeArgon', title: 'Argon 0/4 on laptop — fix' }),
-      ev('turn.started', S('argon')),
-      ev('tool.started', S('argon'), { tool: 'bash' }),
-      ev('tool.ended', S('argon'), { tool: 'bash', outcome: 'error' }),
-      ev('tool.started', S('argon'), { tool: 'bash' }),
-      ev('tool.ended', S('argon'), { tool: 'bash', outcome: 'error' }),
-      ev('context.tokens', S('argon'), { tokens: 210000 }),
-      ev('session.opened', S('bill'), { cwd: '/srv/billing-api/', title: 'Migrate the invoices table' }),
-      ev('turn.started', S('bill')),
-      ev('tool.started', S('bill'), { tool: 'psql' }),
-      ev('tool.ended', S('bill'), { tool: 'psql', outcome: 'error' }),
-      ev('turn.ended', S('bill'), { outcome: 'error' }),
-      ev('context.tokens', S('bill'), { tokens: 90000 }),
-      ev('session.opened', S('release'), { cwd: '/home/dev/src/notch-web', title: 'Tag v0.4 and write the notes' }),
-      ev('turn.started', S('release')),
-      ev('tool.started', S('release'), { tool: 'git' }),
-      ev('tool.ended', S('release'), { tool: 'git', outcome: 'ok' }),
-      ev('turn.ended', S('release'), { outcome: 'completed' }),
-      ev('context.tokens', S('release'), { tokens: 96000 }),
-      ev('session.opened', S('scratch'), { cwd: '/home/dev/src/scratch' }),
-      ev('turn.started', S('scratch')),
-    ];
-    await sendEvents(host.url, events.map(timed));
-    await openBoard(page, host.url);
-    await expect(page.locator('#board .row')).toHaveCount(7);
-    await page.locator('#pin').blur();
-    await page.mouse.move(900, 560);
-    await screenshotTo(page, 'board.png');
   });
 });

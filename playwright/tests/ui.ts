@@ -1,6 +1,7 @@
 // Helpers for the board and pane specs: unique session ids, event builders,
 // settings resets, private hosts with a patch file, and the board's pin.
-import { expect, type Page, type Locator } from '@playwright/test';
+import { expect, type Frame, type Page, type Locator } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -69,17 +70,153 @@ export function parseSettings(text: string | null): Record<string, unknown> | nu
   return text === null ? null : (JSON.parse(text) as Record<string, unknown>);
 }
 
-/** screenshotTo saves a screenshot under test-results/ and copies it to docs/screenshots/. */
+/**
+ * screenshotTo saves a screenshot under test-results/ (git-ignored): a test
+ * run leaves the tree clean. The README's images come from `make screenshots`
+ * (tests/screenshots.spec.ts), never from `make test`.
+ */
 export async function screenshotTo(page: Page, name: string, fullPage = false): Promise<void> {
-  const out = path.join(__dirname, '..', 'test-results', name);
-  await page.screenshot({ path: out, fullPage });
-  const docs = path.join(__dirname, '..', '..', 'docs', 'screenshots');
-  fs.mkdirSync(docs, { recursive: true });
-  fs.copyFileSync(out, path.join(docs, name));
+  await page.screenshot({ path: path.join(__dirname, '..', 'test-results', name), fullPage });
 }
+
+/**
+ * seedDesk posts a realistic desk of sessions — several projects, a
+ * subagent, a question, an error streak, a failure, a finished one, context
+ * towards amber — each event minutes ago and in order, so the rows' relative
+ * times differ as they would. Ids start with `shot-`.
+ */
+export async function seedDesk(base: string): Promise<string[]> {
+  const S = (name: string) => `shot-${name}`;
+  const start: Record<string, number> = {
+    hub: 14 * 60, survey: 9 * 60, docs: 6 * 60, argon: 22 * 60, bill: 31 * 60, release: 48 * 60, scratch: 40,
+  };
+  const step: Record<string, number> = {};
+  const timed = (e: object) => {
+    const name = (e as { session: string }).session.slice('shot-'.length);
+    step[name] = (step[name] ?? 0) + 1;
+    const ago = Math.max(1, start[name] - step[name] * (start[name] > 600 ? 97 : 23));
+    return { ...e, at: Date.now() - ago * 1000 };
+  };
+  const events = [
+    ev('session.opened', S('hub'), { cwd: '/home/dev/src/notch-web', title: 'Wire the SSE hub to the board' }),
+    ev('turn.started', S('hub')),
+    ev('tool.started', S('hub'), { tool: 'grep' }),
+    ev('tool.ended', S('hub'), { tool: 'grep', outcome: 'ok' }),
+    ev('tool.started', S('hub'), { tool: 'edit' }),
+    ev('tool.ended', S('hub'), { tool: 'edit', outcome: 'ok' }),
+    ev('tool.started', S('hub'), { tool: 'go test ./web/...' }),
+    ev('context.tokens', S('hub'), { tokens: 612034 }),
+    ev('session.opened', S('survey'), {
+      cwd: '/home/dev/src/notch-web',
+      title: 'Survey Datastar patch semantics',
+      origin: 'subagent',
+      parent: S('hub'),
+    }),
+    ev('turn.started', S('survey')),
+    ev('tool.started', S('survey'), { tool: 'web_fetch' }),
+    ev('tool.ended', S('survey'), { tool: 'web_fetch', outcome: 'ok' }),
+    ev('context.tokens', S('survey'), { tokens: 48200 }),
+    ev('session.opened', S('docs'), { cwd: '/home/dev/notes', project: 'dsh-docs', title: 'Refresh the protocol page' }),
+    ev('turn.started', S('docs')),
+    ev('tool.started', S('docs'), { tool: 'read_file' }),
+    ev('tool.ended', S('docs'), { tool: 'read_file', outcome: 'ok' }),
+    ev('approval.requested', S('docs'), { tool: 'web_fetch', reason: 'GET https://example.com/protocol/v2' }),
+    ev('context.tokens', S('docs'), { tokens: 64000 }),
+    ev('session.opened', S('argon'), { cwd: 'C:\\Users\\me\\Projects\\blindKnifeArgon', title: 'Argon 0/4 on laptop — fix' }),
+    ev('turn.started', S('argon')),
+    ev('tool.started', S('argon'), { tool: 'bash' }),
+    ev('tool.ended', S('argon'), { tool: 'bash', outcome: 'error' }),
+    ev('tool.started', S('argon'), { tool: 'bash' }),
+    ev('tool.ended', S('argon'), { tool: 'bash', outcome: 'error' }),
+    ev('context.tokens', S('argon'), { tokens: 210000 }),
+    ev('session.opened', S('bill'), { cwd: '/srv/billing-api/', title: 'Migrate the invoices table' }),
+    ev('turn.started', S('bill')),
+    ev('tool.started', S('bill'), { tool: 'psql' }),
+    ev('tool.ended', S('bill'), { tool: 'psql', outcome: 'error' }),
+    ev('turn.ended', S('bill'), { outcome: 'error' }),
+    ev('context.tokens', S('bill'), { tokens: 90000 }),
+    ev('session.opened', S('release'), { cwd: '/home/dev/src/notch-web', title: 'Tag v0.4 and write the notes' }),
+    ev('turn.started', S('release')),
+    ev('tool.started', S('release'), { tool: 'git' }),
+    ev('tool.ended', S('release'), { tool: 'git', outcome: 'ok' }),
+    ev('tool.started', S('release'), { tool: 'gh release create' }),
+    ev('tool.ended', S('release'), { tool: 'gh release create', outcome: 'ok' }),
+    ev('turn.ended', S('release'), { outcome: 'completed' }),
+    ev('context.tokens', S('release'), { tokens: 96000 }),
+    ev('session.opened', S('scratch'), { cwd: '/home/dev/src/scratch' }),
+    ev('turn.started', S('scratch')),
+  ];
+  await sendEvents(base, events.map(timed));
+  return Object.keys(start).map(S);
+}
+
+/** DESK_PATCH is the row the desk is shown with: a real budget, room for every row. */
+export const DESK_PATCH = `- id: agents-notch
+  config:
+    maxRows: 8
+    context: { budget: 1000000, hotAt: 0.5 }
+`;
 
 export const BUDGET_PATCH = `- id: agents-notch
   config:
     scale: 1.0
     context: { budget: 1000000, hotAt: 0.5 }
 `;
+
+/**
+ * layoutProblems measures element boxes (never pixels) under root and lists
+ * what a reader would see as broken: the document scrolling sideways, a box
+ * past the viewport, text cut by a clipping ancestor or cut without an
+ * ellipsis, and text ended in an ellipsis that cannot be read whole (it
+ * must carry data-clipped: the tip on hover and focus). Screen-reader-only
+ * text and hidden elements are skipped.
+ */
+export async function layoutProblems(target: Page | Frame, rootSelector: string): Promise<string[]> {
+  return target.evaluate((sel) => {
+    const out: string[] = [];
+    const doc = document.documentElement;
+    const vw = doc.clientWidth;
+    if (doc.scrollWidth > vw + 1) out.push(`the page scrolls sideways: ${doc.scrollWidth} > ${vw}`);
+    const name = (e: Element) =>
+      `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${[...e.classList].join('.')} "${(e.textContent ?? '').trim().slice(0, 40)}"`;
+    const root = document.querySelector(sel);
+    if (!root) return [`no ${sel}`];
+    for (const e of [root, ...root.querySelectorAll('*')]) {
+      if (e.closest('.sr-only, svg, #tip, [hidden]')) continue;
+      const r = e.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) continue;
+      const cs = getComputedStyle(e);
+      if (cs.visibility === 'hidden') continue;
+      const text = [...e.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim() !== '');
+      const cut = text && (e as HTMLElement).scrollWidth > (e as HTMLElement).clientWidth + 1 && cs.overflowX !== 'visible';
+      if (cut && cs.textOverflow !== 'ellipsis') out.push(`${name(e)} is cut without an ellipsis`);
+      if (cut && cs.textOverflow === 'ellipsis' && !e.closest('[data-clipped]')) out.push(`${name(e)} ends in an ellipsis with no way to read it whole`);
+      // The nearest ancestor that clips and that this box does not fit in.
+      let clip: Element | null = null;
+      for (let a = e.parentElement; a && a !== doc; a = a.parentElement) {
+        if (getComputedStyle(a).overflowX === 'visible') continue;
+        const ar = a.getBoundingClientRect();
+        if (r.right > ar.right + 1 || r.left < ar.left - 1) {
+          clip = a;
+          break;
+        }
+      }
+      if (!clip) {
+        if (r.right > vw + 1 || r.left < -1) out.push(`${name(e)} is past the viewport (${r.left.toFixed(0)}…${r.right.toFixed(0)} of ${vw})`);
+      } else if (getComputedStyle(clip).textOverflow === 'ellipsis') {
+        // inside a piece that ends in an ellipsis: fine if it can be read whole
+        if (!clip.closest('[data-clipped]')) out.push(`${name(clip)} ends in an ellipsis with no way to read it whole`);
+      } else if (text) {
+        out.push(`${name(e)} is cut by ${name(clip)}`);
+      }
+    }
+    return out;
+  }, rootSelector);
+}
+
+/** expectAxeClean fails on any serious or critical axe violation on the page (frames included). */
+export async function expectAxeClean(page: Page, state: string): Promise<void> {
+  const res = await new AxeBuilder({ page }).analyze();
+  const bad = res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), `axe, ${state}`).toEqual([]);
+}

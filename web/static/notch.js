@@ -1,15 +1,25 @@
 // notch.js: the client half of the board and the Settings pane.
 //
 // The server renders everything it knows; this file adds only what depends
-// on the viewer or on the clock, and keeps it outside the patched fragments
-// (on <html>) or re-applies it after every patch:
+// on the viewer, the browser or the clock, and keeps it outside the patched
+// fragments (on <html>) or re-applies it after every patch:
 //   - liveness: no stream event for 3.5 s marks <html data-live="unknown">,
 //     the next event clears it (docs/contract.md rule 3, judged on the client);
 //   - the polite live region, fed from the data-say of #board-say / #pane-say;
 //   - relative times (data-since-ms) and the pleased face (data-approved-at);
 //   - the tab: hover / ghost / hold / top edge / pin, per the settings the
 //     board carries; nothing is remembered on disk;
-//   - the pane: live preview while a slider moves, reasons for refusals.
+//   - the page's title (the count that needs you) and its icon (the dot);
+//   - notifications while the page is hidden, per the alerts setting;
+//   - the pop-out: a Document Picture-in-Picture window mirroring the board,
+//     or a small window of its own where the browser has no such thing;
+//   - the full text of truncated text on hover and focus;
+//   - focus after a ✕ or a Reset, which take away the focused control;
+//   - the pane: live preview while a slider moves, reasons for refusals, and
+//     its height for the harness app that frames it.
+//
+// Server text only ever reaches the page as text: this file sets
+// textContent and attributes, never markup.
 
 const root = document.documentElement;
 const page = root.dataset.page;
@@ -20,6 +30,14 @@ const page = root.dataset.page;
 // judged here on what arrived).
 const STALE_MS = 3500;
 const PLEASED_MS = 3000;
+// How long a ✕ or a Reset waits for the patch that takes its control away
+// before focus is no longer its business.
+const FOCUS_WAIT_MS = 8000;
+
+// ?popout=1 is the board as its own small window (the pop-out where the
+// browser has no Document Picture-in-Picture): the tab alone, click to unfold.
+const popoutPage = page === 'board' && new URLSearchParams(location.search).get('popout') === '1';
+if (popoutPage) root.setAttribute('data-popout', '');
 
 // The host's clock stamps since and approvedAt. When this machine's clock
 // disagrees with it by more than a moment, correct by the difference seen
@@ -36,6 +54,10 @@ let skew = 0;
 const now = () => Date.now() + skew;
 
 const $ = (id) => document.getElementById(id);
+// isEl works across windows: nodes in the pop-out belong to its realm, where
+// this realm's Element is not their constructor.
+const isEl = (n) => !!n && n.nodeType === 1;
+const isUnknown = () => root.dataset.live === 'unknown' || !!$('board')?.hasAttribute('data-unknown');
 
 // ---------- announcements ----------
 
@@ -149,6 +171,7 @@ function boardSettings() {
     hoverMode: d.hoverMode === 'open' ? 'open' : 'ghost',
     holdMs: Number(d.holdMs),
     topEdgeOpens: d.topEdgeOpens !== 'false',
+    alerts: d.alerts === 'off' || d.alerts === 'needs-you' ? d.alerts : 'all',
   };
 }
 
@@ -160,6 +183,9 @@ function applyUI() {
   flag('data-open', ui.open);
   flag('data-pinned', ui.pinned);
   flag('data-ghost', ui.ghost && !ui.open && !ui.pinned);
+  flag('data-popped', !!pop.kind);
+  const popped = $('popped');
+  if (popped) popped.hidden = !pop.kind;
   const tab = $('tab');
   if (tab) {
     tab.setAttribute('aria-expanded', String(ui.open || ui.pinned));
@@ -178,6 +204,11 @@ function applyUI() {
     }
   }
   $('pin')?.setAttribute('aria-pressed', String(ui.pinned));
+  applyTools();
+  mirrorRoot();
+  // Unfolding lays the rows out: what is cut short shows only now.
+  markClipped(document);
+  if (pop.kind === 'pip') markClipped(pop.win.document);
 }
 
 function openBoard(by) {
@@ -191,6 +222,7 @@ function openBoard(by) {
     ui.by = by;
   }
   applyUI();
+  fitPopout();
 }
 
 function foldBoard() {
@@ -199,6 +231,7 @@ function foldBoard() {
   ui.open = false;
   ui.by = '';
   applyUI();
+  fitPopout();
 }
 
 function unghost() {
@@ -214,6 +247,8 @@ const inside = (r, x, y, pad = 0) =>
   r && x >= r.left - pad && x <= r.right + pad && y >= r.top - pad && y <= r.bottom + pad;
 
 function onPointer(x, y) {
+  // A pop-out unfolds by click only, and a popped-out board is not here.
+  if (popoutPage || pop.kind) return;
   const notch = $('notch');
   if (!notch) return;
   const bar = notch.querySelector('.tabbar')?.getBoundingClientRect();
@@ -254,6 +289,15 @@ function onPointer(x, y) {
   }
 }
 
+// onEscape folds an unpinned board; focus inside it goes back to the tab
+// (in whichever document the board is showing).
+function onEscape(doc) {
+  if (!ui.open || ui.pinned) return;
+  const within = doc.getElementById('notch')?.contains(doc.activeElement);
+  foldBoard();
+  if (within) doc.getElementById('tab')?.focus();
+}
+
 function initBoard() {
   document.addEventListener(
     'pointermove',
@@ -273,6 +317,7 @@ function initBoard() {
         ui.by = 'click';
       }
       applyUI();
+      fitPopout();
       return;
     }
     if (t?.closest('#tab')) {
@@ -281,14 +326,27 @@ function initBoard() {
       else openBoard('click');
       return;
     }
+    if (t?.closest('#bell')) {
+      onBell();
+      return;
+    }
+    if (t?.closest('#popout')) {
+      if (popoutPage) leavePopoutPage();
+      else if (pop.kind) popIn();
+      else popOut();
+      return;
+    }
+    if (t?.closest('#popin')) {
+      popIn();
+      return;
+    }
+    const close = t?.closest('.act.close');
+    if (close) expectRowGone(close);
     if (ui.open && ui.by === 'click' && !t?.closest('#notch')) foldBoard();
   });
 
   document.addEventListener('keydown', (e) => {
-    if (e.key !== 'Escape' || !ui.open || ui.pinned) return;
-    const within = $('notch')?.contains(document.activeElement);
-    foldBoard();
-    if (within) $('tab')?.focus();
+    if (e.key === 'Escape') onEscape(document);
   });
 
   document.addEventListener('focusout', (e) => {
@@ -296,15 +354,600 @@ function initBoard() {
     if (!notch || !ui.open || ui.by !== 'click') return;
     if (e.relatedTarget instanceof Node && !notch.contains(e.relatedTarget)) foldBoard();
   });
+
+  document.addEventListener('visibilitychange', () => applyTitle());
+  initBell();
+  initTips(document);
+  addEventListener('resize', () => markClipped(document), { passive: true });
+}
+
+// ---------- the title and the icon ----------
+
+const baseTitle = document.title;
+const DOT = {
+  working: '#60a5fa',
+  attention: '#fbbf24',
+  error: '#f87171',
+  done: '#4ade80',
+  idle: '#9ca3af',
+  unknown: '#6b7280',
+};
+let iconStatus = '';
+
+// applyTitle puts the count that needs you in the title, "(2) needs you ·
+// notch", and the summary's dot in the icon; unknown shows neither count nor
+// colour (rule 3).
+function applyTitle() {
+  const unknown = isUnknown();
+  const needs = Number($('tab')?.dataset.needs ?? 0);
+  let t = baseTitle;
+  if (unknown) t = 'status unknown · notch';
+  else if (needs > 0) t = `(${needs}) needs you · notch`;
+  if (document.title !== t) document.title = t;
+
+  const status = unknown ? 'unknown' : $('tab')?.querySelector('.dot')?.dataset.status || 'idle';
+  if (status === iconStatus) return;
+  iconStatus = status;
+  const fill = Object.hasOwn(DOT, status) ? DOT[status] : DOT.idle;
+  const mark =
+    status === 'unknown'
+      ? '<text x="16" y="21.5" font-family="sans-serif" font-size="15" font-weight="700" text-anchor="middle" fill="#f3f4f6">?</text>'
+      : '';
+  const svg =
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">' +
+    `<circle cx="16" cy="16" r="13" fill="${fill}" stroke="#0f1117" stroke-width="3"/>${mark}</svg>`;
+  let link = document.querySelector('link[rel="icon"]');
+  if (!link) {
+    link = document.createElement('link');
+    link.rel = 'icon';
+    document.head.append(link);
+  }
+  link.type = 'image/svg+xml';
+  link.href = 'data:image/svg+xml,' + encodeURIComponent(svg);
+  link.dataset.status = status;
+}
+
+// ---------- notifications ----------
+
+// Statuses seen since the page loaded, by session id. A row present at load
+// is not news; a transition seen after it is, once.
+const seen = new Map();
+let seenReady = false;
+
+// NOTIFY says which transitions each alerts value raises: a question and a
+// failure with needs-you, a finish too with all, nothing with off.
+const NOTIFY = {
+  all: new Set(['attention', 'error', 'done']),
+  'needs-you': new Set(['attention', 'error']),
+  off: new Set(),
+};
+
+// Some browsers have Notification but show one only from a service worker
+// (Chrome on Android): the first refusal says so, and the bell stops
+// promising.
+let constructorRefused = false;
+const canNotify = () => 'Notification' in window && window.isSecureContext && !constructorRefused;
+
+// looking reports whether the human can see the board: the page is visible,
+// or the board is popped out (an always-on-top window is in view).
+const looking = () => document.visibilityState === 'visible' || !!pop.kind;
+
+function rowText(r, sel) {
+  return (r.querySelector(sel)?.textContent ?? '').replace(/\s+/g, ' ').trim();
+}
+
+function rowName(r) {
+  return rowText(r, '.title') || rowText(r, '.project') || r.dataset.sessionId;
+}
+
+function watchRows() {
+  const rows = document.querySelectorAll('#board .row[data-session-id]');
+  const fresh = [];
+  for (const r of rows) {
+    const id = r.dataset.sessionId;
+    const status = r.dataset.status;
+    if (seen.get(id) === status) continue;
+    seen.set(id, status);
+    if (seenReady) fresh.push(r);
+  }
+  seenReady = true;
+  if (!fresh.length || isUnknown() || looking() || !canNotify() || Notification.permission !== 'granted') return;
+  const want = NOTIFY[boardSettings().alerts];
+  for (const r of fresh) if (want.has(r.dataset.status)) notify(r);
+}
+
+function notify(r) {
+  const id = r.dataset.sessionId;
+  const name = rowName(r);
+  const status = r.dataset.status;
+  const title =
+    status === 'attention' ? `${name} needs you` : status === 'error' ? `${name} failed` : `${name} is done`;
+  const body = [rowText(r, '.project'), rowText(r, '.approval') || rowText(r, '.last')].filter(Boolean).join(' · ');
+  let n;
+  try {
+    n = new Notification(title, {
+      body,
+      // One notification per session on screen, however many tabs raise it.
+      tag: `agents-notch:${id}`,
+      icon: '/agents-notch/static/icon-192.png',
+      lang: 'en',
+    });
+  } catch {
+    constructorRefused = true; // only through a service worker, which notch-web has none of
+    applyTools();
+    return;
+  }
+  n.addEventListener('click', () => {
+    window.focus();
+    n.close();
+    showRow(id);
+  });
+}
+
+// showRow unfolds the board at a session's row, as a click on the tab would,
+// and puts focus there.
+function showRow(id) {
+  const r = [...document.querySelectorAll('#board .row[data-session-id]')].find((x) => x.dataset.sessionId === id);
+  openBoard('click');
+  if (!r) return;
+  r.scrollIntoView({ block: 'nearest' });
+  flash = { id, until: performance.now() + 2500 };
+  applyFlash();
+  focusIn(r.querySelector('.act') ?? r.closest('.rows-scroll'));
+}
+
+let flash = { id: '', until: 0 };
+function applyFlash() {
+  for (const r of document.querySelectorAll('#board .row[data-flash]')) {
+    if (r.dataset.sessionId !== flash.id || performance.now() > flash.until) r.removeAttribute('data-flash');
+  }
+  if (!flash.id || performance.now() > flash.until) return;
+  for (const r of document.querySelectorAll('#board .row[data-session-id]')) {
+    if (r.dataset.sessionId === flash.id) r.setAttribute('data-flash', '');
+  }
+}
+
+// ---------- the bell ----------
+
+function bellState() {
+  return canNotify() ? Notification.permission : 'unsupported';
+}
+
+function bellLabel() {
+  switch (bellState()) {
+    case 'default':
+      return 'Notify me when a session needs me';
+    case 'denied':
+      return 'Notifications are blocked in this browser’s site settings';
+    case 'granted':
+      switch (boardSettings().alerts) {
+        case 'off':
+          return 'Notifications allowed, but the alert island setting is None';
+        case 'needs-you':
+          return 'Notifications on: questions and failures, while this page is hidden';
+        default:
+          return 'Notifications on: questions, failures and finishes, while this page is hidden';
+      }
+  }
+  return 'Notifications are not available here';
+}
+
+function initBell() {
+  // Follow a change made in the browser's site settings.
+  navigator.permissions
+    ?.query({ name: 'notifications' })
+    .then((p) => p.addEventListener('change', () => applyTools()))
+    .catch(() => {});
+}
+
+// onBell asks for permission — only ever from this click, never on load —
+// or says where things stand.
+function onBell() {
+  if (bellState() === 'default') {
+    Notification.requestPermission().then(() => {
+      applyTools();
+      say(bellLabel());
+    });
+    return;
+  }
+  say(bellLabel());
+}
+
+// applyTools shows the sheet's controls this browser can use and names the
+// bell's permission; a patch of the sheet resets them, so after every patch.
+function applyTools() {
+  const bell = $('bell');
+  if (bell) {
+    const st = bellState();
+    bell.hidden = st === 'unsupported';
+    bell.dataset.perm = st;
+    const label = bellLabel();
+    bell.setAttribute('aria-label', label);
+    bell.title = label;
+  }
+  const po = $('popout');
+  if (po) {
+    po.hidden = false;
+    const label = popoutPage || pop.kind ? 'Put the board back in the page' : 'Pop out the board: a small window on top';
+    po.setAttribute('aria-label', label);
+    po.title = label;
+    po.dataset.popped = String(popoutPage || !!pop.kind);
+  }
+}
+
+// ---------- the pop-out ----------
+//
+// Where the browser has Document Picture-in-Picture, the board shows in an
+// always-on-top window: a mirror of #board (and of the live region and the
+// toast) that follows every change the page's own stream makes, through a
+// MutationObserver. Datastar patches by document.getElementById in this
+// page, so the real board stays here, hidden, and the pop-out's controls
+// forward their clicks to it. Elsewhere the pop-out is a small window of
+// its own on ?popout=1, with its own stream.
+
+const pop = {
+  kind: '', // '' | 'pip' | 'window'
+  win: null,
+  mirrorOf: new WeakMap(), // original node -> its copy in the pop-out
+  origOf: new WeakMap(), // copy -> original
+  observer: null,
+  tick: 0,
+  folded: { w: 0, h: 0 }, // the folded tab's size, measured before popping out
+};
+// FOLDED_MIN is the smallest folded pop-out, whatever the tab measures.
+const FOLDED_MIN = { w: 240, h: 48 };
+
+async function popOut() {
+  // The pop-out opens folded, sized to the folded tab.
+  ui.pinned = false;
+  foldBoard();
+  const notch = $('notch');
+  const r = notch?.getBoundingClientRect();
+  const w = Math.max(FOLDED_MIN.w, Math.ceil(r?.width ?? 0));
+  const h = Math.max(FOLDED_MIN.h, Math.ceil(r?.height ?? 0));
+  pop.folded = { w, h };
+  if (window.documentPictureInPicture?.requestWindow) {
+    try {
+      const win = await window.documentPictureInPicture.requestWindow({ width: w, height: h });
+      startMirror(win);
+      return;
+    } catch {
+      // refused (e.g. no user activation): fall through to a window
+    }
+  }
+  const win = window.open('/agents-notch/?popout=1', 'agents-notch-popout', `popup,width=${w},height=${h}`);
+  if (!win) {
+    toast('The browser blocked the pop-out window.', 'info');
+    return;
+  }
+  pop.kind = 'window';
+  pop.win = win;
+  applyUI();
+  afterPatch();
+}
+
+// popIn closes the pop-out; the board comes back to the page.
+function popIn() {
+  const w = pop.win;
+  if (w && !w.closed) w.close();
+  poppedIn();
+}
+
+function poppedIn() {
+  if (!pop.kind) return;
+  pop.observer?.disconnect();
+  pop.observer = null;
+  clearInterval(pop.tick);
+  pop.kind = '';
+  pop.win = null;
+  pop.mirrorOf = new WeakMap();
+  pop.origOf = new WeakMap();
+  applyUI();
+  afterPatch();
+  // Focus comes back to the control that sent the board away.
+  (ui.open || ui.pinned ? $('popout') : $('tab'))?.focus();
+}
+
+// leavePopoutPage is the pop-out window's own "put it back": the window
+// that opened it shows the board again when this one closes.
+function leavePopoutPage() {
+  if (window.opener) window.close();
+  else location.assign('/agents-notch/');
+}
+
+function startMirror(win) {
+  const doc = win.document;
+  pop.kind = 'pip';
+  pop.win = win;
+  doc.documentElement.lang = 'en';
+  doc.title = 'agents notch';
+  for (const l of document.querySelectorAll('link[rel="stylesheet"]')) {
+    const c = doc.createElement('link');
+    c.rel = 'stylesheet';
+    c.href = l.href;
+    doc.head.append(c);
+  }
+  const main = doc.createElement('main');
+  main.className = 'stage';
+  const h1 = doc.createElement('h1');
+  h1.className = 'sr-only';
+  h1.textContent = 'agents notch';
+  main.append(h1);
+  for (const id of ['board', 'announce', 'toast']) {
+    const o = $(id);
+    if (o) main.append(mirror(o, doc));
+  }
+  doc.body.append(main);
+
+  pop.observer = new MutationObserver(syncMirror);
+  for (const id of ['board', 'announce', 'toast']) {
+    const o = $(id);
+    if (o) pop.observer.observe(o, { subtree: true, childList: true, attributes: true, characterData: true });
+  }
+  pop.observer.observe(root, { attributes: true });
+
+  // The pop-out's controls act on the real board here.
+  doc.addEventListener('click', (e) => {
+    const t = isEl(e.target) ? e.target : null;
+    const ctl = t?.closest('button');
+    const o = ctl && pop.origOf.get(ctl);
+    if (!o) return;
+    e.preventDefault();
+    o.click();
+  });
+  doc.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') onEscape(doc);
+  });
+  initTips(doc);
+  win.addEventListener('pagehide', () => poppedIn(), { once: true });
+  // This page may be hidden behind the pop-out, where its timers slow to
+  // once a minute: the pop-out is visible, so its clock keeps the times,
+  // the faces and the liveness check running.
+  pop.tick = win.setInterval(tick, 250);
+  applyUI();
+  afterPatch();
+}
+
+// mirror copies node (deeply) into doc and remembers which copy is whose.
+function mirror(node, doc) {
+  const c = doc.importNode(node, false);
+  pop.mirrorOf.set(node, c);
+  pop.origOf.set(c, node);
+  for (const k of node.childNodes) c.append(mirror(k, doc));
+  return c;
+}
+
+// syncMirror applies what changed here to the copies: attributes, text, and
+// children (kept where they already have a copy, so focus in the pop-out
+// survives a patch of their siblings).
+function syncMirror(records) {
+  if (pop.kind !== 'pip') return;
+  const doc = pop.win.document;
+  for (const m of records) {
+    if (m.target === root) continue;
+    const c = pop.mirrorOf.get(m.target);
+    if (!c) continue;
+    if (m.type === 'attributes') {
+      const v = m.target.getAttribute(m.attributeName);
+      if (v === null) c.removeAttribute(m.attributeName);
+      else c.setAttribute(m.attributeName, v);
+    } else if (m.type === 'characterData') {
+      c.data = m.target.data;
+    } else {
+      const want = Array.from(m.target.childNodes, (k) => pop.mirrorOf.get(k) ?? mirror(k, doc));
+      const keep = new Set(want);
+      for (const k of [...c.childNodes]) {
+        if (!keep.has(k)) {
+          k.remove();
+          const o = pop.origOf.get(k);
+          if (o && pop.mirrorOf.get(o) === k) pop.mirrorOf.delete(o);
+        }
+      }
+      want.forEach((k, i) => {
+        if (c.childNodes[i] !== k) c.insertBefore(k, c.childNodes[i] ?? null);
+      });
+    }
+  }
+  mirrorRoot();
+  markClipped(doc);
+  settleFocus();
+}
+
+// mirrorRoot copies the page's own state (open, pinned, live …) to the
+// pop-out's <html>, at once, so the pop-out can be measured in the same turn.
+function mirrorRoot() {
+  if (pop.kind !== 'pip') return;
+  const pr = pop.win.document.documentElement;
+  for (const a of root.attributes) {
+    if (a.name.startsWith('data-') && a.name !== 'data-popped' && pr.getAttribute(a.name) !== a.value) {
+      pr.setAttribute(a.name, a.value);
+    }
+  }
+  for (const a of [...pr.attributes]) {
+    if (a.name.startsWith('data-') && a.name !== 'data-popout' && !root.hasAttribute(a.name)) pr.removeAttribute(a.name);
+  }
+  pr.setAttribute('data-popout', '');
+}
+
+// fitPopout sizes the pop-out to the tab when folded and to the board when
+// unfolded. Resizing needs the click that unfolded it; a window that cannot
+// be resized keeps its size and scrolls.
+function fitPopout() {
+  const win = pop.kind === 'pip' ? pop.win : popoutPage ? window : null;
+  if (!win) return;
+  const doc = win.document;
+  const notch = doc.getElementById('notch');
+  if (!notch) return;
+  const open = ui.open || ui.pinned;
+  const folded = pop.folded.w ? pop.folded : { w: FOLDED_MIN.w, h: FOLDED_MIN.h };
+  // Unfolded, as wide as the board's sheet (40em); rows have a fixed height,
+  // so the height does not depend on the width.
+  const em = parseFloat(win.getComputedStyle(doc.getElementById('board')).fontSize);
+  const w = Math.ceil(open ? Math.max(folded.w, 40 * em) : folded.w);
+  const h = Math.ceil(open ? Math.max(folded.h, notch.scrollHeight) : folded.h);
+  // resizeTo sets the outer size: add the window's frame (never less than
+  // none — an emulated viewport can be larger than its window).
+  const frameW = Math.max(0, win.outerWidth - win.innerWidth);
+  const frameH = Math.max(0, win.outerHeight - win.innerHeight);
+  try {
+    win.resizeTo(w + frameW, h + frameH);
+  } catch {
+    // no user activation: the window keeps its size
+  }
+}
+
+// ---------- full text of truncated text ----------
+
+// CLIPPED are the pieces of text that end in an ellipsis when the space is
+// short. One that is cut short becomes focusable (unless it sits inside a
+// button) and shows its whole text in a tip on hover and on focus — a tap
+// on a phone focuses it.
+const CLIPPED = [
+  '.title',
+  '.line2 > .project',
+  '.line2 > .approval',
+  '.line2 > .activity',
+  '.line2 > .last',
+  '.line2 > .steps',
+  '.bigbot-name',
+  '.bigbot-state .reason',
+  '.bigbot-state .label',
+  '.island-name',
+].join(',');
+
+function markClipped(doc) {
+  if (doc === document && pop.kind === 'pip') return; // measured in the pop-out
+  for (const el of doc.querySelectorAll(CLIPPED)) {
+    const cut = el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1;
+    if (cut === el.hasAttribute('data-clipped')) continue;
+    if (cut) {
+      el.setAttribute('data-clipped', '');
+      if (!el.closest('button')) el.tabIndex = 0;
+    } else {
+      el.removeAttribute('data-clipped');
+      el.removeAttribute('tabindex');
+    }
+  }
+}
+
+function initTips(doc) {
+  const show = (el) => {
+    let tip = doc.getElementById('tip');
+    if (!tip) {
+      tip = doc.createElement('div');
+      tip.id = 'tip';
+      tip.className = 'tip';
+      tip.setAttribute('aria-hidden', 'true'); // the whole text is in the page already
+      doc.body.append(tip);
+    }
+    tip.textContent = el.textContent.replace(/\s+/g, ' ').trim();
+    tip.hidden = false;
+    const r = el.getBoundingClientRect();
+    const vw = doc.documentElement.clientWidth;
+    const tw = Math.min(tip.offsetWidth, vw - 16);
+    tip.style.left = `${Math.max(8, Math.min(r.left, vw - tw - 8))}px`;
+    tip.style.top = `${r.bottom + 6}px`;
+  };
+  const hide = () => {
+    const tip = doc.getElementById('tip');
+    if (tip) tip.hidden = true;
+  };
+  const at = (e) => (isEl(e.target) ? e.target.closest('[data-clipped]') : null);
+  doc.addEventListener('pointerover', (e) => {
+    const el = at(e);
+    if (el) show(el);
+    else hide();
+  });
+  doc.addEventListener('focusin', (e) => {
+    const el = at(e);
+    if (el) show(el);
+    else hide();
+  });
+  doc.addEventListener('focusout', hide);
+  doc.addEventListener('scroll', hide, { capture: true, passive: true });
+  doc.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') hide();
+  });
+}
+
+// ---------- focus after a control goes away ----------
+//
+// A ✕ takes its row away and a Reset disables itself: focus would drop to
+// <body>. It goes instead to the next sensible control: after a ✕ the next
+// row's action (else the one before, else the list, else the tab); after a
+// Reset the control of that setting; after Reset all the first control.
+
+let pending = null;
+
+function expectRowGone(btn) {
+  const r = btn.closest('.row');
+  if (!r) return;
+  const rows = [...document.querySelectorAll('#board .row')];
+  pending = { kind: 'row', id: r.dataset.sessionId, index: rows.indexOf(r), at: performance.now() };
+}
+
+function expectReset(btn) {
+  pending = {
+    kind: 'reset',
+    key: btn.id === 'reset-all' ? '' : btn.closest('.setting')?.dataset.key ?? '',
+    btn,
+    at: performance.now(),
+  };
+}
+
+// focusIn focuses el, or its copy when the board is popped out.
+function focusIn(el) {
+  if (!el) return;
+  const target = pop.kind === 'pip' ? pop.mirrorOf.get(el) : el;
+  target?.focus();
+}
+
+function focusLost() {
+  const doc = pop.kind === 'pip' ? pop.win.document : document;
+  const a = doc.activeElement;
+  return !a || a === doc.body || (pending?.btn && a === pending.btn && pending.btn.disabled);
+}
+
+function settleFocus() {
+  if (!pending) return;
+  if (performance.now() - pending.at > FOCUS_WAIT_MS) {
+    pending = null;
+    return;
+  }
+  if (pending.kind === 'row') {
+    const rows = [...document.querySelectorAll('#board .row')];
+    if (rows.some((r) => r.dataset.sessionId === pending.id)) return; // not gone yet
+    const index = pending.index;
+    pending = null;
+    if (!focusLost()) return;
+    const act = (r) => r.querySelector('.act');
+    const next =
+      rows.slice(index).find(act) ?? rows.slice(0, index).reverse().find(act) ?? null;
+    focusIn(next ? act(next) : document.querySelector('#board .rows-scroll') ?? $('tab'));
+    return;
+  }
+  if (pending.kind === 'reset') {
+    if (!pending.btn.disabled && pending.btn.isConnected) return; // not applied yet
+    const key = pending.key;
+    if (!focusLost()) {
+      pending = null;
+      return;
+    }
+    pending = null;
+    const set = key ? $(`set-${key}`) : document.querySelector('.setting');
+    const ctl = set?.querySelector('input:checked, input:not([type="radio"])');
+    ctl?.focus();
+  }
 }
 
 // ---------- refusals ----------
 
 let toastTimer = 0;
-function toast(text) {
+function toast(text, kind = 'error') {
   const t = $('toast');
   if (!t) return;
   t.textContent = text;
+  t.dataset.kind = kind;
   t.hidden = false;
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => {
@@ -312,11 +955,19 @@ function toast(text) {
   }, 6000);
 }
 
+// say tells the human something that is not an error: in the live region,
+// and on the board as a brief note.
+function say(text) {
+  announce(text);
+  if (page === 'board') toast(text, 'info');
+}
+
 // A Datastar request answered >= 400 fires 'error' with the status only.
 // The pane never sends a value it knows the host refuses (see initPane), so
 // a refusal here is the host disagreeing: say so, with its status.
-function refused(el, status) {
+function refused(el, raw) {
   if (!(el instanceof Element) || el === document.body) return;
+  const status = Number(raw) || 0; // Datastar may hand it over as text
   const code = status ? ` (HTTP ${status})` : '';
   const setting = el.closest('.setting');
   if (setting) {
@@ -327,10 +978,22 @@ function refused(el, status) {
     return;
   }
   if (el.closest('.row')) {
-    const what = el.classList.contains('close') ? 'close out the session' : 'open the session';
-    const msg = `Could not ${what}: the host answered${code || ' with an error'}.`;
+    const closing = el.classList.contains('close');
+    const what = closing ? 'close out the session' : 'open the session';
+    // notch-web answers 502 when the harness's door behind it failed; any
+    // other refusal is notch-web's own.
+    let who;
+    if (status === 502) {
+      who = closing ? 'the harness’s close-out route did not answer' : 'the harness’s open door did not answer';
+    } else if (status >= 400) {
+      who = status === 404 && closing ? 'notch-web has no such session on the board' : 'notch-web refused it';
+    } else {
+      who = 'notch-web could not be reached';
+    }
+    const msg = `Could not ${what}: ${who}${code}.`;
     toast(msg);
     announce(msg);
+    if (closing) pending = null; // the row stays, and so does focus
   }
 }
 
@@ -374,6 +1037,44 @@ function initPane() {
     },
     true,
   );
+  document.addEventListener('click', (e) => {
+    const b = e.target instanceof Element ? e.target.closest('button.reset, #reset-all') : null;
+    if (b && !b.disabled) expectReset(b);
+  });
+  initEmbed();
+}
+
+// initEmbed: framed by the harness app, the pane tells it its height (for
+// sizing the frame) — to the configured harness origins only, never '*':
+// postMessage drops a message whose origin the parent does not have.
+// Message: {type: 'agents-notch:height', height: <CSS px>}.
+function initEmbed() {
+  if (window.parent === window) return;
+  root.setAttribute('data-framed', '');
+  const origins = (root.dataset.harnessOrigins ?? '').split(' ').filter(Boolean);
+  const main = document.querySelector('main');
+  if (!origins.length || !main) return;
+  let last = -1;
+  const post = () => {
+    const height = Math.ceil(main.getBoundingClientRect().height);
+    if (height === last) return;
+    last = height;
+    for (const o of origins) window.parent.postMessage({ type: 'agents-notch:height', height }, o);
+  };
+  new ResizeObserver(post).observe(main);
+  post();
+}
+
+// Links between the board and the pane open beside a framed pane or a
+// pop-out, rather than in the frame or the small window.
+function applyLinks() {
+  const away = root.hasAttribute('data-framed') || popoutPage;
+  for (const a of document.querySelectorAll('#to-board, .tool-link')) {
+    if (away) {
+      a.target = '_blank';
+      a.rel = 'noopener';
+    }
+  }
 }
 
 // ---------- after every patch, and on a tick ----------
@@ -383,18 +1084,31 @@ function afterPatch() {
     applyUI();
     tickTimes();
     tickFaces();
+    applyTitle();
+    applyFlash();
+    markClipped(document);
+    watchRows();
   }
+  applyLinks();
   sayStatus();
+  // With the board popped out, focus lives in the copy, which is brought up
+  // to date after this (syncMirror settles it then).
+  if (pop.kind !== 'pip') settleFocus();
 }
 
-if (page === 'board') initBoard();
-if (page === 'pane') initPane();
-afterPatch();
-
-setInterval(() => {
+function tick() {
   if (performance.now() - lastEvent > STALE_MS) setLive(false);
   if (page === 'board') {
     tickTimes();
     tickFaces();
+    applyFlash();
+    if (pop.kind === 'window' && pop.win?.closed) poppedIn();
   }
-}, 250);
+}
+
+if (popoutPage) pop.folded = { w: window.innerWidth, h: window.innerHeight };
+if (page === 'board') initBoard();
+if (page === 'pane') initPane();
+afterPatch();
+
+setInterval(tick, 250);

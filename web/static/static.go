@@ -1,13 +1,14 @@
 // Package static embeds what the pages load: the stylesheet (notch.css),
-// the page script (notch.js) and, under vendor/, the pinned Datastar 1.0.0
-// client with its licence. They are served under /agents-notch/static/.
+// the page script (notch.js), the app's icons (drawn by scripts/icons) and,
+// under vendor/, the pinned Datastar 1.0.0 client with its licence. They are
+// served under /agents-notch/static/.
 package static
 
 import "embed"
 
 // FS holds the static files.
 //
-//go:embed *.css *.js vendor
+//go:embed *.css *.js *.svg *.png vendor
 var FS embed.FS
 
 // DatastarSHA256 is the sha256 of vendor/datastar.js: Datastar 1.0.0's

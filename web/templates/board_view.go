@@ -270,6 +270,37 @@ func island(v BoardView) (s state.Session, ok bool) {
 	return urgent(pick)
 }
 
+// tabCount is one of the folded tab's counts.
+type tabCount struct {
+	Status string
+	N      int
+}
+
+// Text is the count as the tab draws it: the done count wears a ✓.
+func (c tabCount) Text() string {
+	if c.Status == state.StatusDone {
+		return "✓" + strconv.Itoa(c.N)
+	}
+	return strconv.Itoa(c.N)
+}
+
+// tabCounts are the tab's non-zero counts, most urgent first: the same
+// order as the summary phrase, so the legend reads like the tab's name.
+func tabCounts(sum state.Summary) []tabCount {
+	var out []tabCount
+	for _, c := range []tabCount{
+		{state.StatusAttention, sum.Attention},
+		{state.StatusError, sum.Error},
+		{state.StatusWorking, sum.Working},
+		{state.StatusDone, sum.Done},
+	} {
+		if c.N > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // Phrase is the terse line the polite live region announces when it
 // changes, e.g. "notch-web: 1 needs you, 2 working".
 func (v BoardView) Phrase() string { return summaryPhrase(v.Doc.Summary, v.Unknown) }

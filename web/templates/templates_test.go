@@ -193,10 +193,12 @@ func TestRowGolden(t *testing.T) {
 			has:  []string{`class="act open"`, `@post('/agents-notch/open', {payload: {sessionId: el.dataset.sessionId}})`, `data-session-id="session-db65f92b"`},
 		},
 		{
-			name:   "without_open",
-			s:      base(),
-			c:      noBudget,
-			hasNot: []string{`class="act open"`, `/agents-notch/open`, `row-actions`},
+			name: "without_open",
+			s:    base(),
+			c:    noBudget,
+			// the (empty) actions column stays, so the chips line up
+			has:    []string{`<div class="row-actions" id="row-c2Vzc2lvbi1kYjY1ZjkyYg-act"></div>`},
+			hasNot: []string{`class="act open"`, `/agents-notch/open`, `<button`},
 		},
 		{
 			name: "show_project_false",
@@ -282,6 +284,11 @@ func TestBoardGolden(t *testing.T) {
 			`id="bigbot" class="bigbot" data-status="attention"`,
 			`class="island" data-status="attention"`,
 			`style="--scale:1;--opacity:1;--ghost-opacity:0.18;--max-rows:6;"`,
+			// the title's count, the counts in words, the way to the pane
+			`data-needs="1"`,
+			`<span class="legend-item" data-status="attention">1 needs you</span>`,
+			`<span class="legend-item" data-status="done">1 done</span>`,
+			`href="/agents-notch/pane"`,
 		} {
 			if !bytes.Contains(got, []byte(want)) {
 				t.Errorf("board lacks %q", want)
@@ -304,6 +311,9 @@ func TestBoardGolden(t *testing.T) {
 		}
 		if bytes.Contains(got, []byte(`needs you,`)) {
 			t.Error("unknown board announces the last summary")
+		}
+		if bytes.Contains(got, []byte(`data-needs`)) {
+			t.Error("unknown board gives the title a count")
 		}
 		golden(t, "board_unknown", got)
 	})

@@ -1,0 +1,66 @@
+// The README's screenshots, taken only by `make screenshots`
+// (NOTCH_SCREENSHOTS=1): the board folded and open and the Settings pane, at
+// 1280 px and at a phone's 390 px, written to docs/screenshots/. A normal
+// test run skips this file, so it never touches the tree.
+import { test, expect, type Page } from '@playwright/test';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { type Host } from './host';
+import { DESK_PATCH, openBoard, seedDesk, startHostWithPatch } from './ui';
+
+const OUT = path.join(__dirname, '..', '..', 'docs', 'screenshots');
+
+test.skip(!process.env.NOTCH_SCREENSHOTS, 'README screenshots: run `make screenshots`');
+
+let host: Host;
+test.beforeAll(async () => {
+  host = await startHostWithPatch(DESK_PATCH);
+  await seedDesk(host.url);
+  fs.mkdirSync(OUT, { recursive: true });
+});
+test.afterAll(async () => {
+  await host?.stop();
+});
+
+// shot saves the page, or its top centre (width × height) when given.
+const shot = (page: Page, name: string, opts: { fullPage?: boolean; width?: number; height?: number } = {}) => {
+  const vw = page.viewportSize()!.width;
+  const w = Math.min(opts.width ?? vw, vw);
+  return page.screenshot({
+    path: path.join(OUT, name),
+    fullPage: opts.fullPage,
+    clip: opts.height ? { x: Math.round((vw - w) / 2), y: 0, width: w, height: opts.height } : undefined,
+  });
+};
+
+for (const [width, height] of [
+  [1280, 640],
+  [390, 844],
+] as const) {
+  test.describe(`${width} px`, () => {
+    test.use({ viewport: { width, height } });
+
+    test('the board, folded: the tab with its legend', async ({ page }) => {
+      await page.goto(host.url + '/agents-notch/');
+      await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
+      await page.keyboard.press('Tab'); // focus shows the legend
+      await expect(page.locator('#tab .legend')).toBeVisible();
+      await shot(page, `board-${width}-folded.png`, { width: 640, height: 170 });
+    });
+
+    test('the board, open', async ({ page }) => {
+      await openBoard(page, host.url);
+      await expect(page.locator('#board .row')).toHaveCount(7);
+      await page.locator('#pin').blur();
+      await page.mouse.move(width - 5, height - 5);
+      await shot(page, `board-${width}-open.png`);
+    });
+
+    test('the Settings pane', async ({ page }) => {
+      await page.goto(host.url + '/agents-notch/pane');
+      await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
+      // the whole pane at a desk; a phone's first screen
+      await shot(page, `pane-${width}.png`, { fullPage: width > 500 });
+    });
+  });
+}
