@@ -14,6 +14,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/internal/htmldiff"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/settings"
@@ -34,6 +35,9 @@ type Hub struct {
 	HeartbeatEvery time.Duration
 	// WriteTimeout drops a stream whose reader stalls this long.
 	WriteTimeout time.Duration
+	// Window is the desktop window's supervisor (nil: none), whose state
+	// the pane shows.
+	Window *window.Supervisor
 	// MaxStreams is how many streams are admitted at once (run sizes it
 	// from the process's descriptor limit, internal/fdlimit); beyond it a
 	// stream is answered 503 with Retry-After, so the health check and the
@@ -115,6 +119,8 @@ func (h *Hub) Run(ctx context.Context) {
 	defer stopB()
 	sc, stopS := h.settings.Subscribe()
 	defer stopS()
+	wc, stopW := h.Window.Subscribe() // nil-safe
+	defer stopW()
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	h.Refresh(time.Now())
@@ -124,6 +130,7 @@ func (h *Hub) Run(ctx context.Context) {
 			return
 		case <-bc:
 		case <-sc:
+		case <-wc:
 		case <-tick.C:
 		}
 		h.Refresh(time.Now())
@@ -135,7 +142,7 @@ func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
 	doc, ok := h.board.Snapshot(now)
 	unknown := !ok || (h.board.Follow() && state.Stale(doc, now))
 	bv := templates.BoardView{Doc: doc, Unknown: unknown, Follow: h.board.Follow(), NowMs: now.UnixMilli()}
-	pv := templates.PaneView{View: h.settings.View(), Summary: doc.Summary, Unknown: unknown}
+	pv := templates.PaneView{View: h.settings.View(), Summary: doc.Summary, Unknown: unknown, Window: h.Window.Status()}
 	return bv, pv
 }
 
@@ -147,6 +154,15 @@ type refreshKey struct {
 	board, settings uint64
 	unknown         bool
 	rows            int
+	window          windowKey
+}
+
+// windowKey is what the pane draws of the window's state.
+type windowKey struct {
+	state       window.State
+	since, next int64
+	crashed     bool
+	lastExit    string
 }
 
 // Refresh renders and publishes both pages if anything they draw changed.
@@ -160,6 +176,8 @@ func (h *Hub) Refresh(now time.Time) {
 	key := refreshKey{board: h.board.Version(), settings: h.settings.Version()}
 	bv, pv := h.Models(now)
 	key.unknown, key.rows = bv.Unknown, len(bv.Doc.Sessions)
+	w := pv.Window
+	key.window = windowKey{w.State, w.Since.UnixMilli(), w.Next.UnixMilli(), w.Crashed, w.LastExit}
 	if h.rendered && key == h.key {
 		return
 	}

@@ -2,8 +2,6 @@ package window
 
 import (
 	"encoding/json"
-	"fmt"
-	"math"
 	"time"
 )
 
@@ -80,38 +78,28 @@ func (s Status) MarshalJSON() ([]byte, error) {
 	})
 }
 
-// Words says the state as the pane's "Desktop window" group shows it:
-// "running since 10:42", "crashed; restarting in 12 s", "quit from the
-// tray; back at 11:42", "starting", "off". Clock times are in now's
-// location; a wait is counted in seconds up to two minutes, then named by
-// its clock time.
-func (s Status) Words(now time.Time) string {
-	clock := func(t time.Time) string { return t.In(now.Location()).Format("15:04") }
+// Lead is the clock-free start of the state in words, as the pane's
+// "Desktop window" group says it; the page finishes it from Since and Next
+// on its own clock (notch.js): "running since" 10:42, "crashed;
+// restarting" in 12 s (or at 10:47, or now), "quit from the tray; back at"
+// 11:42, "starting", "off".
+func (s Status) Lead() string {
 	switch s.State {
 	case Running:
-		return "running since " + clock(s.Since)
+		return "running since"
 	case Quit:
-		return "quit from the tray; back at " + clock(s.Next)
+		return "quit from the tray; back at"
 	case Waiting:
 		if s.Next.IsZero() {
 			return "starting"
 		}
-		what, again := "exited", "restarting"
 		switch {
 		case s.LastExit == notStarted:
-			what, again = "did not start", "retrying"
+			return "did not start; retrying"
 		case s.Crashed:
-			what = "crashed"
+			return "crashed; restarting"
 		}
-		left := s.Next.Sub(now)
-		if left > 2*time.Minute {
-			return fmt.Sprintf("%s; %s at %s", what, again, clock(s.Next))
-		}
-		secs := int(math.Ceil(left.Seconds()))
-		if secs <= 0 {
-			return fmt.Sprintf("%s; %s now", what, again)
-		}
-		return fmt.Sprintf("%s; %s in %d s", what, again, secs)
+		return "exited; restarting"
 	}
 	return "off"
 }

@@ -25,7 +25,7 @@ func TestStatusJSON(t *testing.T) {
 	}
 }
 
-func TestStatusWords(t *testing.T) {
+func TestStatusLead(t *testing.T) {
 	now := time.Date(2026, 10, 22, 10, 42, 30, 0, time.UTC)
 	for _, tc := range []struct {
 		st   Status
@@ -33,15 +33,13 @@ func TestStatusWords(t *testing.T) {
 	}{
 		{Status{State: Off}, "off"},
 		{Status{State: Waiting}, "starting"},
-		{Status{State: Running, Since: now.Add(-30 * time.Second)}, "running since 10:42"},
-		{Status{State: Waiting, Crashed: true, Next: now.Add(11500 * time.Millisecond)}, "crashed; restarting in 12 s"},
-		{Status{State: Waiting, Next: now.Add(3 * time.Second)}, "exited; restarting in 3 s"},
-		{Status{State: Waiting, Crashed: true, Next: now.Add(5 * time.Minute)}, "crashed; restarting at 10:47"},
-		{Status{State: Waiting, Crashed: true, Next: now.Add(-time.Second)}, "crashed; restarting now"},
-		{Status{State: Quit, Since: now, Next: now.Add(time.Hour)}, "quit from the tray; back at 11:42"},
-		{Status{State: Waiting, LastExit: notStarted, Crashed: true, Next: now.Add(15 * time.Second)}, "did not start; retrying in 15 s"},
+		{Status{State: Running, Since: now.Add(-30 * time.Second)}, "running since"},
+		{Status{State: Waiting, Crashed: true, Next: now.Add(11500 * time.Millisecond)}, "crashed; restarting"},
+		{Status{State: Waiting, Next: now.Add(3 * time.Second)}, "exited; restarting"},
+		{Status{State: Quit, Since: now, Next: now.Add(time.Hour)}, "quit from the tray; back at"},
+		{Status{State: Waiting, LastExit: notStarted, Crashed: true, Next: now.Add(15 * time.Second)}, "did not start; retrying"},
 	} {
-		if got := tc.st.Words(now); got != tc.want {
+		if got := tc.st.Lead(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.st, got, tc.want)
 		}
 	}

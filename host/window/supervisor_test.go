@@ -52,8 +52,8 @@ func TestNoSpawnBeforeTheFirstStateFile(t *testing.T) {
 	h.start(false)
 	h.waitStatus(Waiting, 0)
 	h.holds(Waiting, 0)
-	if st := h.sup.Status(); !st.Next.IsZero() || st.Words(h.clock.Now()) != "starting" {
-		t.Errorf("before the first state.json: %+v (%q)", st, st.Words(h.clock.Now()))
+	if st := h.sup.Status(); !st.Next.IsZero() || st.Lead() != "starting" {
+		t.Errorf("before the first state.json: %+v (%q)", st, st.Lead())
 	}
 	if len(h.runs()) != 0 {
 		t.Fatal("a window started before state.json was written")
@@ -104,7 +104,7 @@ func TestCleanExitIsNotACrash(t *testing.T) {
 	if st.Crashed || st.LastExit != "exit code 0" {
 		t.Errorf("status = %+v", st)
 	}
-	if w := st.Words(st.Since); w != "exited; restarting in 15 s" {
+	if w := st.Lead(); w != "exited; restarting" || st.Next.Sub(st.Since) != 15*time.Second {
 		t.Errorf("words = %q", w)
 	}
 	if r := h.waitRecords("window-exit", 1)[0]; r.Level != "INFO" {
@@ -230,7 +230,7 @@ func TestQuitHoldsForAnHour(t *testing.T) {
 	if !st.Since.Equal(quitAt) || !st.Next.Equal(quitAt.Add(DefaultQuitHold)) || st.Crashed {
 		t.Errorf("status after the quit = %+v; want since %v, next %v", st, quitAt, quitAt.Add(DefaultQuitHold))
 	}
-	if w := st.Words(h.clock.Now()); w != "quit from the tray; back at 11:42" {
+	if w := st.Lead() + " " + st.Next.In(time.UTC).Format("15:04"); w != "quit from the tray; back at 11:42" {
 		t.Errorf("words = %q", w)
 	}
 	q := h.waitRecords("window-quit", 1)[0]
@@ -562,7 +562,7 @@ func TestSubscribeWakesOnChanges(t *testing.T) {
 // A host without --window holds a nil supervisor.
 func TestNilSupervisor(t *testing.T) {
 	var s *Supervisor
-	if st := s.Status(); st.State != Off || st.Words(time.Now()) != "off" {
+	if st := s.Status(); st.State != Off || st.Lead() != "off" {
 		t.Errorf("nil supervisor: %+v", st)
 	}
 	s.StartNow()

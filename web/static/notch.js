@@ -1077,6 +1077,36 @@ function applyLinks() {
   }
 }
 
+// ---------- the desktop window's state, in words ----------
+
+// The server says the clock-free lead ("crashed; restarting") and the
+// moments; the words are finished here, on the viewer's clock and in the
+// viewer's time zone: "running since 10:42", "crashed; restarting in
+// 12 s", "quit from the tray; back at 11:42".
+function hhmm(ms) {
+  return new Date(ms - skew).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hour12: false });
+}
+
+function tickWindow() {
+  const st = $('window-state');
+  const words = $('window-words');
+  if (!st || !words) return;
+  const d = st.dataset;
+  const lead = d.lead ?? '';
+  const since = Number(d.sinceMs);
+  const next = Number(d.nextMs);
+  let text = lead;
+  if (d.state === 'running' && since > 0) text = `${lead} ${hhmm(since)}`;
+  else if (d.state === 'quit' && next > 0) text = `${lead} ${hhmm(next)}`;
+  else if (d.state === 'waiting' && next > 0) {
+    const left = next - now();
+    if (left > 120000) text = `${lead} at ${hhmm(next)}`;
+    else if (left <= 0) text = `${lead} now`;
+    else text = `${lead} in ${Math.ceil(left / 1000)} s`;
+  }
+  if (words.textContent !== text) words.textContent = text;
+}
+
 // ---------- after every patch, and on a tick ----------
 
 function afterPatch() {
@@ -1089,6 +1119,7 @@ function afterPatch() {
     markClipped(document);
     watchRows();
   }
+  if (page === 'pane') tickWindow();
   applyLinks();
   sayStatus();
   // With the board popped out, focus lives in the copy, which is brought up
@@ -1104,6 +1135,7 @@ function tick() {
     applyFlash();
     if (pop.kind === 'window' && pop.win?.closed) poppedIn();
   }
+  if (page === 'pane') tickWindow();
 }
 
 if (popoutPage) pop.folded = { w: window.innerWidth, h: window.innerHeight };

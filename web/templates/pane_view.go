@@ -3,7 +3,9 @@ package templates
 import (
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
 )
@@ -13,6 +15,38 @@ type PaneView struct {
 	View    settings.View
 	Summary state.Summary
 	Unknown bool
+	// Window is the desktop window's supervisor as it stands (State "off"
+	// without --window).
+	Window window.Status
+}
+
+// windowState is the window's state as the pane's "Desktop window" group
+// draws it: the clock-free lead of its words, with the moments notch.js
+// finishes them from ("running since 10:42", "crashed; restarting in
+// 12 s", "quit from the tray; back at 11:42").
+type windowState struct {
+	State, Lead     string
+	SinceMs, NextMs string // "" when unknown
+	// CanStart is whether Start now has something to do: a wait or a
+	// quit hold to end.
+	CanStart bool
+}
+
+func (v PaneView) window() windowState {
+	ms := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return strconv.FormatInt(t.UnixMilli(), 10)
+	}
+	w := v.Window
+	if w.State == "" {
+		w.State = window.Off // no supervisor at all
+	}
+	return windowState{
+		State: string(w.State), Lead: w.Lead(), SinceMs: ms(w.Since), NextMs: ms(w.Next),
+		CanStart: w.State == window.Waiting || w.State == window.Quit,
+	}
 }
 
 // Kinds of pane control.
@@ -107,7 +141,7 @@ func paneGroups() []group {
 			boolControl("topEdgeOpens", "Top edge opens", "Pushing the pointer against the top edge over the tab opens it at once."),
 			rangeControl("ghostOpacity", "Ghost opacity", "How faint the tab goes while it steps aside.", 0.01, "", ""),
 		}},
-		{ID: "g-window", Title: "Desktop window", Note: "These apply to the desktop window only; a browser tab ignores them.", Controls: []control{
+		{ID: "g-window", Title: "Desktop window", Note: "The settings below apply to the desktop window only; a browser tab ignores them.", Controls: []control{
 			{Key: "screen", Label: "Screen", Help: `"primary", "cursor" (the screen the pointer is on) or a display number, 1-based.`, Kind: kindScreen, Window: true},
 			windowOnly(boolControl("hideFullscreen", "Hide over full-screen apps", "The window hides itself while a full-screen app is in front.")),
 		}},
