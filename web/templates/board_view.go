@@ -11,6 +11,10 @@ import (
 	"github.com/notch-web/notch-web/state"
 )
 
+// connectAgentsURL is the README's "Connect your agents", which the empty
+// board points a newcomer to.
+const connectAgentsURL = "https://github.com/notch-web/notch-web#connect-your-agents"
+
 // BoardView is what the board page draws.
 type BoardView struct {
 	// Doc is the schema-4 snapshot, exactly as state.json carries it.

@@ -336,6 +336,9 @@ func TestBoardGolden(t *testing.T) {
 		if !bytes.Contains(got, []byte(`<p class="empty">No sessions</p>`)) {
 			t.Error("empty board lacks the honest empty state")
 		}
+		if !bytes.Contains(got, []byte(`notch-web hooks install claude-code`)) || !bytes.Contains(got, []byte(`#connect-your-agents`)) {
+			t.Error("an empty board says how to connect an agent")
+		}
 		if bytes.Contains(got, []byte(`class="count"`)) || bytes.Contains(got, []byte(`bigbot`)) {
 			t.Error("empty board draws counts or a big bot")
 		}
