@@ -112,8 +112,9 @@ test('a refused Open or ✕ names who refused it: the harness behind notch-web, 
     await expectAxeClean(page, 'the toast shown');
 
     // a ✕ for a session notch-web no longer has (another tab closed it)
-    const close = row(page, id).getByRole('button', { name: 'Close out Refused' });
-    await close.evaluate((e) => e.setAttribute('data-session-id', 'gone-already'));
+    // (the ✕ posts its row's session id)
+    await row(page, id).evaluate((e) => e.setAttribute('data-session-id', 'gone-already'));
+    const close = row(page, 'gone-already').getByRole('button', { name: 'Close out Refused' });
     await close.click();
     await expect(toast).toHaveText('Could not close out the session: notch-web has no such session on the board (HTTP 404).');
     // the row stays, and focus with it

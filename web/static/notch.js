@@ -6,7 +6,7 @@
 //   - liveness: no stream event for 3.5 s marks <html data-live="unknown">,
 //     the next event clears it (docs/contract.md rule 3, judged on the client);
 //   - the polite live region, fed from the data-say of #board-say / #pane-say;
-//   - relative times (data-since-ms) and the pleased face (data-approved-at);
+//   - relative times (from <time datetime>) and the pleased face (data-approved-at);
 //   - the tab: hover / ghost / hold / top edge / pin, per the settings the
 //     board carries; nothing is remembered on disk;
 //   - the page's title (the count that needs you) and its icon (the dot);
@@ -128,8 +128,8 @@ function rel(ms) {
 }
 
 function tickTimes() {
-  for (const t of document.querySelectorAll('time[data-since-ms]')) {
-    const ms = Number(t.dataset.sinceMs);
+  for (const t of document.querySelectorAll('time.since[datetime]')) {
+    const ms = Date.parse(t.dateTime);
     if (!(ms > 0)) continue;
     const v = rel(ms);
     if (t.textContent !== v) t.textContent = v;

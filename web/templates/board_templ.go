@@ -561,7 +561,7 @@ func bigBot(s state.Session) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = face(s, "lg", "bigbot-face").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = face(s, true, "bigbot-face").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -208,6 +208,26 @@ func rowID(sessionID string) string {
 	return "row-" + base64.RawURLEncoding.EncodeToString([]byte(sessionID))
 }
 
+// rowParts are the ids of a row and of its parts, which the hub's diff
+// patches one by one. They are slices of one string, built once per row.
+type rowParts struct{ row, face, l1, l2, side, act string }
+
+func partIDs(sessionID string) rowParts {
+	rid := rowID(sessionID)
+	all := rid + rid + "-face" + rid + "-l1" + rid + "-l2" + rid + "-side" + rid + "-act"
+	n := len(rid)
+	cut := func(at, suffix int) (string, int) { return all[at : at+n+suffix], at + n + suffix }
+	var p rowParts
+	var at int
+	p.row, at = cut(0, 0)
+	p.face, at = cut(at, len("-face"))
+	p.l1, at = cut(at, len("-l1"))
+	p.l2, at = cut(at, len("-l2"))
+	p.side, at = cut(at, len("-side"))
+	p.act, _ = cut(at, len("-act"))
+	return p
+}
+
 // rowName names a session in the labels of its buttons: its title, else its
 // project, else its id.
 func rowName(s state.Session) string {

@@ -9,15 +9,10 @@ package templates
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "github.com/notch-web/notch-web/state"
-
-// face is the bot's face for a session, under its own id so that a change
-// of mood patches the face alone: an SVG that wears the session's
-// mood and never spells it out. Its accessible name is the mood in words.
-// When an approval was allowed, data-approved-at lets notch.js lay the
-// pleased face over it for 3 s (the clock lives on the client, so the server
-// render stays byte-stable).
-func face(s state.Session, size, id string) templ.Component {
+// faceDrawing is the SVG of a face: the head and one mood's features, and
+// the pleased features laid over them when an approval may please it. It
+// depends on nothing but the mood, so faceSVG renders each one once.
+func faceDrawing(m string, pleased bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -34,102 +29,7 @@ func face(s state.Session, size, id string) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		m := mood(s)
-		{
-			templ_7745c5c3_ElementWriter := templ_7745c5c3_Buffer
-			templ_7745c5c3_Buffer := templ.GetBuffer()
-			var templ_7745c5c3_ElementScripts []templ.ComponentScript
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<span id=\"")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			var templ_7745c5c3_Var2 string
-			templ_7745c5c3_Var2, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id).Resolve(ctx)
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/face.templ`, Line: 14, Col: 9}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var2)
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\" class=\"")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			var templ_7745c5c3_Var3 = []any{"bot bot-" + size}
-			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var3...)
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			var templ_7745c5c3_Var4 string
-			templ_7745c5c3_Var4, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.CSSClasses(templ_7745c5c3_Var3).String()).Resolve(ctx)
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/face.templ`, Line: 1, Col: 0}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\" role=\"img\" aria-label=\"")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			var templ_7745c5c3_Var5 string
-			templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression(moodLabel(m)).Resolve(ctx)
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/face.templ`, Line: 17, Col: 27}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var5)
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\" data-mood=\"")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			var templ_7745c5c3_Var6 string
-			templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(m).Resolve(ctx)
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/face.templ`, Line: 18, Col: 15}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\"")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			if s.ApprovedAt != nil && mayPlease(m) {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, " data-approved-at=\"")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				var templ_7745c5c3_Var7 string
-				templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression(msAttr(*s.ApprovedAt)).Resolve(ctx)
-				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/face.templ`, Line: 20, Col: 43}
-				}
-				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var7)
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "\"")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-			}
-			templ_7745c5c3_Err = templ.RenderScriptItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_ElementScripts...)
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteTo(templ_7745c5c3_ElementWriter)
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ.ReleaseBuffer(templ_7745c5c3_Buffer)
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "><svg viewBox=\"0 0 40 40\" aria-hidden=\"true\" focusable=\"false\"><line class=\"ant-stem\" x1=\"20\" y1=\"4\" x2=\"20\" y2=\"9\"></line> <circle class=\"ant-bulb\" cx=\"20\" cy=\"4\" r=\"2.6\"></circle> <rect class=\"head\" x=\"5\" y=\"9\" width=\"30\" height=\"26\" rx=\"9\"></rect> <g class=\"mood\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<svg viewBox=\"0 0 40 40\" aria-hidden=\"true\" focusable=\"false\"><line class=\"ant-stem\" x1=\"20\" y1=\"4\" x2=\"20\" y2=\"9\"></line> <circle class=\"ant-bulb\" cx=\"20\" cy=\"4\" r=\"2.6\"></circle> <rect class=\"head\" x=\"5\" y=\"9\" width=\"30\" height=\"26\" rx=\"9\"></rect> <g class=\"mood\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -137,12 +37,12 @@ func face(s state.Session, size, id string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</g> ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</g> ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if s.ApprovedAt != nil && mayPlease(m) {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<g class=\"mood-pleased\">")
+		if pleased {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<g class=\"mood-pleased\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -150,12 +50,12 @@ func face(s state.Session, size, id string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "</g>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "</g>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</svg></span>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "</svg>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -183,47 +83,47 @@ func features(m string) templ.Component {
 		ctx = templ.ClearChildren(ctx)
 		switch m {
 		case moodThinking:
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<circle class=\"eye\" cx=\"15.5\" cy=\"19\" r=\"2.4\"></circle> <circle class=\"eye\" cx=\"27\" cy=\"19\" r=\"2.4\"></circle> <circle class=\"dot d1\" cx=\"15.5\" cy=\"28\" r=\"1.4\"></circle> <circle class=\"dot d2\" cx=\"20\" cy=\"28\" r=\"1.4\"></circle> <circle class=\"dot d3\" cx=\"24.5\" cy=\"28\" r=\"1.4\"></circle>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<circle class=\"eye\" cx=\"15.5\" cy=\"19\" r=\"2.4\"></circle> <circle class=\"eye\" cx=\"27\" cy=\"19\" r=\"2.4\"></circle> <circle class=\"dot d1\" cx=\"15.5\" cy=\"28\" r=\"1.4\"></circle> <circle class=\"dot d2\" cx=\"20\" cy=\"28\" r=\"1.4\"></circle> <circle class=\"dot d3\" cx=\"24.5\" cy=\"28\" r=\"1.4\"></circle>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		case moodBusy:
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<g class=\"scan\"><rect class=\"eye\" x=\"10.5\" y=\"18\" width=\"6\" height=\"3.2\" rx=\"1.6\"></rect> <rect class=\"eye\" x=\"23.5\" y=\"18\" width=\"6\" height=\"3.2\" rx=\"1.6\"></rect></g> <line class=\"stroke\" x1=\"16\" y1=\"28\" x2=\"24\" y2=\"28\"></line>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<g class=\"scan\"><rect class=\"eye\" x=\"10.5\" y=\"18\" width=\"6\" height=\"3.2\" rx=\"1.6\"></rect> <rect class=\"eye\" x=\"23.5\" y=\"18\" width=\"6\" height=\"3.2\" rx=\"1.6\"></rect></g> <line class=\"stroke\" x1=\"16\" y1=\"28\" x2=\"24\" y2=\"28\"></line>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		case moodAsking:
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<line class=\"stroke brow\" x1=\"10.5\" y1=\"14\" x2=\"16.5\" y2=\"12.5\"></line> <line class=\"stroke brow\" x1=\"23.5\" y1=\"12.5\" x2=\"29.5\" y2=\"14\"></line> <circle class=\"eye\" cx=\"13.5\" cy=\"19.5\" r=\"3.1\"></circle> <circle class=\"eye\" cx=\"26.5\" cy=\"19.5\" r=\"3.1\"></circle> <circle class=\"stroke\" cx=\"20\" cy=\"28.5\" r=\"2.2\"></circle>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<line class=\"stroke brow\" x1=\"10.5\" y1=\"14\" x2=\"16.5\" y2=\"12.5\"></line> <line class=\"stroke brow\" x1=\"23.5\" y1=\"12.5\" x2=\"29.5\" y2=\"14\"></line> <circle class=\"eye\" cx=\"13.5\" cy=\"19.5\" r=\"3.1\"></circle> <circle class=\"eye\" cx=\"26.5\" cy=\"19.5\" r=\"3.1\"></circle> <circle class=\"stroke\" cx=\"20\" cy=\"28.5\" r=\"2.2\"></circle>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		case moodConfused:
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "<line class=\"stroke brow\" x1=\"23\" y1=\"14\" x2=\"29.5\" y2=\"12\"></line> <circle class=\"eye\" cx=\"14\" cy=\"19.5\" r=\"2.4\"></circle> <circle class=\"eye\" cx=\"26\" cy=\"20\" r=\"1.5\"></circle> <path class=\"stroke\" d=\"M14.5 28.5l2.75-1.6 2.75 1.6 2.75-1.6 2.75 1.6\"></path>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<line class=\"stroke brow\" x1=\"23\" y1=\"14\" x2=\"29.5\" y2=\"12\"></line> <circle class=\"eye\" cx=\"14\" cy=\"19.5\" r=\"2.4\"></circle> <circle class=\"eye\" cx=\"26\" cy=\"20\" r=\"1.5\"></circle> <path class=\"stroke\" d=\"M14.5 28.5l2.75-1.6 2.75 1.6 2.75-1.6 2.75 1.6\"></path>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		case moodDizzy:
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<g class=\"wobble\"><path class=\"stroke spiral\" d=\"M14 19.5m-.8 0a.8 .8 0 1 1 1.6 0a1.6 1.6 0 1 1-3.2 0a2.6 2.6 0 1 1 5.2 0\"></path> <path class=\"stroke spiral\" d=\"M26 19.5m-.8 0a.8 .8 0 1 1 1.6 0a1.6 1.6 0 1 1-3.2 0a2.6 2.6 0 1 1 5.2 0\"></path> <path class=\"stroke\" d=\"M13.5 28.5q1.6-2 3.25 0t3.25 0 3.25 0 3.25 0\"></path></g>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<g class=\"wobble\"><path class=\"stroke spiral\" d=\"M14 19.5m-.8 0a.8 .8 0 1 1 1.6 0a1.6 1.6 0 1 1-3.2 0a2.6 2.6 0 1 1 5.2 0\"></path> <path class=\"stroke spiral\" d=\"M26 19.5m-.8 0a.8 .8 0 1 1 1.6 0a1.6 1.6 0 1 1-3.2 0a2.6 2.6 0 1 1 5.2 0\"></path> <path class=\"stroke\" d=\"M13.5 28.5q1.6-2 3.25 0t3.25 0 3.25 0 3.25 0\"></path></g>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		case moodDone:
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<path class=\"stroke\" d=\"M11 20.5q3-4 6 0\"></path> <path class=\"stroke\" d=\"M23 20.5q3-4 6 0\"></path> <path class=\"stroke\" d=\"M15 26q5 4.5 10 0\"></path>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<path class=\"stroke\" d=\"M11 20.5q3-4 6 0\"></path> <path class=\"stroke\" d=\"M23 20.5q3-4 6 0\"></path> <path class=\"stroke\" d=\"M15 26q5 4.5 10 0\"></path>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		case moodError:
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<path class=\"stroke\" d=\"M11.5 16.5l4.5 4.5m0-4.5l-4.5 4.5\"></path> <path class=\"stroke\" d=\"M24 16.5l4.5 4.5m0-4.5l-4.5 4.5\"></path> <path class=\"stroke\" d=\"M15 29.5q5-4 10 0\"></path>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<path class=\"stroke\" d=\"M11.5 16.5l4.5 4.5m0-4.5l-4.5 4.5\"></path> <path class=\"stroke\" d=\"M24 16.5l4.5 4.5m0-4.5l-4.5 4.5\"></path> <path class=\"stroke\" d=\"M15 29.5q5-4 10 0\"></path>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		case moodPleased:
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<circle class=\"cheek\" cx=\"10.5\" cy=\"25\" r=\"2.2\"></circle> <circle class=\"cheek\" cx=\"29.5\" cy=\"25\" r=\"2.2\"></circle> <path class=\"stroke\" d=\"M11 20q3-4.5 6 0\"></path> <path class=\"stroke\" d=\"M23 20q3-4.5 6 0\"></path> <path class=\"grin\" d=\"M14.5 25.5h11q-.5 5-5.5 5t-5.5-5z\"></path>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<circle class=\"cheek\" cx=\"10.5\" cy=\"25\" r=\"2.2\"></circle> <circle class=\"cheek\" cx=\"29.5\" cy=\"25\" r=\"2.2\"></circle> <path class=\"stroke\" d=\"M11 20q3-4.5 6 0\"></path> <path class=\"stroke\" d=\"M23 20q3-4.5 6 0\"></path> <path class=\"grin\" d=\"M14.5 25.5h11q-.5 5-5.5 5t-5.5-5z\"></path>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		default:
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "<circle class=\"eye\" cx=\"14\" cy=\"19.5\" r=\"2.4\"></circle> <circle class=\"eye\" cx=\"26\" cy=\"19.5\" r=\"2.4\"></circle> <line class=\"stroke\" x1=\"16.5\" y1=\"28\" x2=\"23.5\" y2=\"28\"></line>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<circle class=\"eye\" cx=\"14\" cy=\"19.5\" r=\"2.4\"></circle> <circle class=\"eye\" cx=\"26\" cy=\"19.5\" r=\"2.4\"></circle> <line class=\"stroke\" x1=\"16.5\" y1=\"28\" x2=\"23.5\" y2=\"28\"></line>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -76,7 +76,7 @@ func TestRowGolden(t *testing.T) {
 	}{
 		{
 			name: "working_tool", s: base(), c: noBudget,
-			has:    []string{`data-mood="busy"`, `<span class="label">roblox_verify</span>`, `7 steps`, `data-since-ms="1790000000000"`, `>working<`},
+			has:    []string{`data-mood="busy"`, `<span class="label">roblox_verify</span>`, `7 steps`, `datetime="2026-09-21T14:13:20.000Z"`, `>working<`},
 			hasNot: []string{`class="act close"`, `class="act open"`, `class="ctx`},
 		},
 		{
@@ -122,7 +122,7 @@ func TestRowGolden(t *testing.T) {
 				s.Activity = &state.Activity{Kind: state.ActivityThinking, Label: "edit"}
 			}),
 			c:      noBudget,
-			has:    []string{`data-mood="done"`, `class="act close"`, `aria-label="Close out Argon 0/4 on laptop — fixed"`, `@post('/agents-notch/finish', {payload: {sessionId: el.dataset.sessionId}})`, `last <span class="label">edit</span>`},
+			has:    []string{`data-mood="done"`, `class="act close"`, `aria-label="Close out Argon 0/4 on laptop — fixed"`, `@post('/agents-notch/finish', {payload: {sessionId: el.closest('.row').dataset.sessionId}})`, `last <span class="label">edit</span>`},
 			hasNot: []string{`data-kind="thinking"`},
 		},
 		{
@@ -190,7 +190,7 @@ func TestRowGolden(t *testing.T) {
 			name: "with_open",
 			s:    base(),
 			c:    rowCtx{HotAt: 0.5, ShowProject: true, CanOpen: true},
-			has:  []string{`class="act open"`, `@post('/agents-notch/open', {payload: {sessionId: el.dataset.sessionId}})`, `data-session-id="session-db65f92b"`},
+			has:  []string{`class="act open"`, `@post('/agents-notch/open', {payload: {sessionId: el.closest('.row').dataset.sessionId}})`, `data-session-id="session-db65f92b"`},
 		},
 		{
 			name: "without_open",

@@ -1,0 +1,88 @@
+package templates
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strconv"
+	"sync"
+
+	"github.com/a-h/templ"
+
+	"github.com/notch-web/notch-web/state"
+)
+
+// face is the bot's face for a session, under its own id so that a change
+// of mood patches the face alone: an SVG that wears the session's mood and
+// never spells it out. Its accessible name is the mood in words. When an
+// approval was allowed, data-approved-at lets notch.js lay the pleased face
+// over it for 3 s (the clock lives on the client, so the server render
+// stays byte-stable).
+//
+// A board draws a face per row, and a face is one of a dozen fixed
+// drawings, so it is written here rather than through templ's attribute
+// machinery: the drawing comes from faceSVG, rendered once per mood by
+// faceDrawing (face.templ), and every value written is either fixed text or
+// escaped (the id), as templ would.
+func face(s state.Session, large bool, id string) templ.Component {
+	m := mood(s)
+	pleased := s.ApprovedAt != nil && mayPlease(m)
+	var approved int64
+	if pleased {
+		approved = *s.ApprovedAt
+	}
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		var b [24]byte
+		class := `" class="bot bot-sm`
+		if large {
+			class = `" class="bot bot-lg`
+		}
+		parts := []string{`<span id="`, templ.EscapeString(id), class, `" role="img" aria-label="`, moodLabel(m), `" data-mood="`, m}
+		for _, p := range parts {
+			if _, err := io.WriteString(w, p); err != nil {
+				return err
+			}
+		}
+		if pleased {
+			if _, err := io.WriteString(w, `" data-approved-at="`); err != nil {
+				return err
+			}
+			if _, err := w.Write(strconv.AppendInt(b[:0], approved, 10)); err != nil {
+				return err
+			}
+		}
+		if _, err := io.WriteString(w, `">`); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, faceSVG(m, pleased)); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, `</span>`)
+		return err
+	})
+}
+
+// faceSVG is faceDrawing(m, pleased), rendered once per mood and kept.
+func faceSVG(m string, pleased bool) string {
+	return faceCache()[faceKey{m, pleased}]
+}
+
+type faceKey struct {
+	mood    string
+	pleased bool
+}
+
+var faceCache = sync.OnceValue(func() map[faceKey]string {
+	moods := []string{moodIdle, moodThinking, moodBusy, moodAsking, moodConfused, moodDizzy, moodDone, moodError, moodPleased}
+	out := make(map[faceKey]string, 2*len(moods))
+	for _, m := range moods {
+		for _, pleased := range []bool{false, true} {
+			var b bytes.Buffer
+			if err := faceDrawing(m, pleased).Render(context.Background(), &b); err != nil {
+				panic(err) // fixed markup: a failure is a programming error
+			}
+			out[faceKey{m, pleased}] = b.String()
+		}
+	}
+	return out
+})
