@@ -28,6 +28,9 @@ import (
 	"github.com/notch-web/notch-web/web/static"
 )
 
+// shutdownGrace is how long requests in flight have to finish on SIGTERM.
+const shutdownGrace = 1500 * time.Millisecond
+
 // errReported marks an error run has already told the user about.
 var errReported = errors.New("reported")
 
@@ -149,9 +152,17 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 	g.Go(func() error {
 		<-gctx.Done()
 		log.Info("shutting down", "log_type", "agents-notch.host.v1", slog.Group("data", "reason", context.Cause(gctx).Error()))
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// Requests in flight get a moment to finish; then what is left —
+		// a connection a browser opened ahead and never used, which
+		// Shutdown would wait five seconds for — is closed.
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()
-		return httpSrv.Shutdown(sctx)
+		if err := httpSrv.Shutdown(sctx); errors.Is(err, context.DeadlineExceeded) {
+			return httpSrv.Close()
+		} else if err != nil {
+			return err
+		}
+		return nil
 	})
 	if cfg.pprof != "" {
 		g.Go(func() error { return servePprof(gctx, cfg.pprof) })
