@@ -254,6 +254,7 @@ func median(runs []*result) *result {
 	m.BytesPerPatch = pick(func(r *result) float64 { return r.BytesPerPatch })
 	m.InitialBytes = pick(func(r *result) float64 { return r.InitialBytes })
 	m.CPUPerChange = pick(cpuOf)
+	m.ClientCPUPerChange = pick(func(r *result) float64 { return r.ClientCPUPerChange })
 	m.RSSPerStream = pick(rssOf)
 	m.DroppedAfter = pick(func(r *result) float64 { return r.DroppedAfter })
 	m.Dropped = pick(func(r *result) float64 {
@@ -263,5 +264,6 @@ func median(runs []*result) *result {
 		return 0
 	}) == 1
 	m.Settings = nil
+	m.LastArrival = nil
 	return &m
 }
