@@ -139,9 +139,13 @@ func (s *stream) end() (net.Conn, bool) {
 
 // writers is the pool that writes streams with a frame waiting.
 type writers struct {
-	mu     sync.Mutex
-	cond   sync.Cond
+	mu   sync.Mutex
+	cond sync.Cond
+	// ready[head:] is the queue. It is emptied from the front and reset
+	// when empty, so its array, as long as the most streams ever queued at
+	// once, is reused by every change rather than grown again.
 	ready  []*stream
+	head   int
 	closed bool
 }
 
@@ -180,18 +184,18 @@ func (p *writers) push(ss ...*stream) {
 func (p *writers) next(batch []*stream) ([]*stream, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for len(p.ready) == 0 && !p.closed {
+	for p.head == len(p.ready) && !p.closed {
 		p.cond.Wait()
 	}
 	if p.closed {
 		return batch, false
 	}
-	k := min(len(p.ready), writerGrab)
-	batch = append(batch, p.ready[:k]...)
-	clear(p.ready[:k])
-	p.ready = p.ready[k:]
-	if len(p.ready) == 0 {
-		p.ready = p.ready[:0:0] // let the array go: a burst of 10,000 should not pin it
+	k := min(len(p.ready)-p.head, writerGrab)
+	batch = append(batch, p.ready[p.head:p.head+k]...)
+	clear(p.ready[p.head : p.head+k])
+	p.head += k
+	if p.head == len(p.ready) {
+		p.ready, p.head = p.ready[:0], 0
 	}
 	return batch, true
 }
