@@ -57,6 +57,11 @@ type Service struct {
 	// can never publish after that Change and leave the view stale.
 	load sync.Mutex
 
+	// published is the count of the Store's commits (Store.committed) the
+	// view shows the file as of, guarded by load: a Change publishes the
+	// bytes it wrote only over an older view.
+	published uint64
+
 	mu      sync.RWMutex
 	view    View
 	stamp   []byte              // the encoded view, to tell a real change
@@ -101,19 +106,30 @@ func (s *Service) Reload() bool {
 func (s *Service) reloadPane() bool {
 	s.load.Lock()
 	defer s.load.Unlock()
+	// Counted before the read, the file is at least as new as this commit.
+	seq := s.store.committed()
 	pane, paneWarn := s.store.Load()
+	s.published = max(s.published, seq)
 	return s.rebuild(pane, paneWarn)
 }
 
 // Change writes c to the pane layer, then publishes the new view.
 func (s *Service) Change(c Change) (View, error) {
-	if _, err := s.store.Apply(c); err != nil {
-		return s.View(), fmt.Errorf("writing %s: %w", s.store.Path(), err)
+	r := s.store.apply(c)
+	if r.err != nil {
+		return s.View(), fmt.Errorf("writing %s: %w", s.store.Path(), r.err)
 	}
-	// Publish the file as it is now, not the layer Apply returned: another
-	// Change or Reload may publish between Apply and here, and the last
+	// Publish the bytes just written, without reading the file back: the
+	// tabs wait for the durable write and nothing more. Unless a newer
+	// view is out already: another Change, or a Reload that read the file
+	// after this commit, may have published first, and the last
 	// publication must be of the newest file.
-	s.reloadPane()
+	s.load.Lock()
+	if r.seq > s.published {
+		s.published = r.seq
+		s.rebuild(r.layer, r.warn)
+	}
+	s.load.Unlock()
 	set := make([]string, 0, len(c.Set))
 	for k := range c.Set {
 		set = append(set, k)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/notch-web/notch-web/internal/fsx"
@@ -29,6 +30,11 @@ type Store struct {
 
 	qmu   sync.Mutex
 	queue []*pendingChange
+
+	// commits counts the writes this Store made, each counted once its
+	// rename is done: a read of the file after a count of n sees commit n
+	// or newer.
+	commits atomic.Uint64
 }
 
 type pendingChange struct {
@@ -36,9 +42,16 @@ type pendingChange struct {
 	done chan applied
 }
 
+// applied is the outcome of a commit, shared by every change of its batch.
 type applied struct {
-	p   Partial
+	p   Partial // the layer as written
 	err error
+	// layer and warn are the written bytes decoded as Load decodes the
+	// file, and seq the commit's count: what the Service publishes
+	// without reading the file back.
+	layer Partial
+	warn  []Warning
+	seq   uint64
 }
 
 // NewStore returns the store kept at path.
@@ -111,6 +124,12 @@ type Change struct {
 // applies every change queued so far, in arrival order, with one durable
 // write, so many clients cost one fsync rather than one each.
 func (s *Store) Apply(c Change) (Partial, error) {
+	r := s.apply(c)
+	return r.p, r.err
+}
+
+// apply is Apply with the whole outcome.
+func (s *Store) apply(c Change) applied {
 	me := &pendingChange{c: c, done: make(chan applied, 1)}
 	s.qmu.Lock()
 	s.queue = append(s.queue, me)
@@ -120,20 +139,19 @@ func (s *Store) Apply(c Change) (Partial, error) {
 	select {
 	case r := <-me.done: // an earlier writer committed this change with its batch
 		s.mu.Unlock()
-		return r.p, r.err
+		return r
 	default:
 	}
 	s.qmu.Lock()
 	batch := s.queue
 	s.queue = nil
 	s.qmu.Unlock()
-	p, err := s.commit(batch)
+	r := s.commit(batch)
 	for _, pc := range batch {
-		pc.done <- applied{p, err}
+		pc.done <- r
 	}
 	s.mu.Unlock()
-	r := <-me.done
-	return r.p, r.err
+	return <-me.done
 }
 
 // errDirectory: the pane's file is a directory, which no write can replace.
@@ -144,20 +162,20 @@ var errDirectory = errors.New("is a directory, not a file: move it away and the 
 func (s *Store) RemoveStaleTemps() { fsx.RemoveStaleTemps(s.path, time.Minute, time.Now()) }
 
 // commit applies a batch of changes under the file lock with one write.
-func (s *Store) commit(batch []*pendingChange) (Partial, error) {
+func (s *Store) commit(batch []*pendingChange) applied {
 	if info, err := os.Stat(s.path); err == nil && info.IsDir() {
-		return nil, fmt.Errorf("%s %w", s.path, errDirectory)
+		return applied{err: fmt.Errorf("%s %w", s.path, errDirectory)}
 	}
 	unlock, err := fsx.Lock(s.path + ".lock") // creates the directory too
 	if err != nil {
-		return nil, err
+		return applied{err: err}
 	}
 	defer unlock() //nolint:errcheck // closing a lock file cannot lose data
 	cur, _, old, dirty := s.read()
 	if dirty {
 		keep := s.path + ".bad-" + strconv.FormatInt(time.Now().UnixMilli(), 10)
 		if err := keepCopy(s.path, keep, old); err != nil {
-			return nil, fmt.Errorf("keeping the unreadable %s before replacing it: %w", s.path, err)
+			return applied{err: fmt.Errorf("keeping the unreadable %s before replacing it: %w", s.path, err)}
 		}
 	}
 	next := Partial{}
@@ -177,13 +195,18 @@ func (s *Store) commit(batch []*pendingChange) (Partial, error) {
 	}
 	data, err := json.MarshalIndent(next, "", "  ")
 	if err != nil {
-		return nil, fmt.Errorf("encoding settings: %w", err)
+		return applied{err: fmt.Errorf("encoding settings: %w", err)}
 	}
-	if err := fsx.WriteFileAtomic(s.path, append(data, '\n')); err != nil {
-		return nil, err
+	data = append(data, '\n')
+	if err := fsx.WriteFileAtomic(s.path, data); err != nil {
+		return applied{err: err}
 	}
-	return next, nil
+	layer, warn := DecodePane(s.path, data)
+	return applied{p: next, layer: layer, warn: warn, seq: s.commits.Add(1)}
 }
+
+// committed is how many writes this Store has made so far.
+func (s *Store) committed() uint64 { return s.commits.Load() }
 
 // keepCopy keeps the bytes of path at keep. data is the file as read; nil
 // when it could not be read whole, and is then copied as it is on disk.

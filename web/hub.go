@@ -24,7 +24,8 @@ import (
 
 // Hub renders the live pages once per change and fans the same bytes out to
 // every open stream. Each stream has a queue of one where the newest frame
-// wins, so a slow tab never holds up the others or the publisher.
+// wins, so a slow tab never holds up the others or the publisher; a small
+// pool of writers puts the frames on the wire (fanout.go).
 type Hub struct {
 	board    *host.Board
 	settings *settings.Service
@@ -38,25 +39,33 @@ type Hub struct {
 	// Window is the desktop window's supervisor (nil: none), whose state
 	// the pane shows.
 	Window *window.Supervisor
+	// Writers is the size of the pool that writes frames to the streams;
+	// 0 means one per CPU the process may use (GOMAXPROCS). Set it before
+	// the first stream opens.
+	Writers int
 	// MaxStreams is how many streams are admitted at once (run sizes it
 	// from the process's descriptor limit, internal/fdlimit); beyond it a
 	// stream is answered 503 with Retry-After, so the health check and the
 	// writes keep answering. 0 means no cap.
 	MaxStreams int
 
-	mu        sync.Mutex
-	clients   map[*client]struct{}
-	latest    map[string][]byte         // the whole fragment, as a frame, per page
-	html      map[string][]byte         // the last render, per page
-	trees     map[string]*htmldiff.Tree // the last render parsed, per page
-	refreshMu sync.Mutex                // one refresh at a time
-	key       refreshKey
-	rendered  bool
-	done      chan struct{}
-	closed    bool
-	renders   atomic.Int64
-	drops     atomic.Int64
-	full      atomic.Int64
+	mu         sync.Mutex
+	clients    map[*stream]struct{}
+	latest     map[string][]byte         // the whole fragment, as a frame, per page
+	html       map[string][]byte         // the last render, per page
+	trees      map[string]*htmldiff.Tree // the last render parsed, per page
+	refreshMu  sync.Mutex                // one refresh at a time
+	key        refreshKey
+	rendered   bool
+	done       chan struct{}
+	closed     bool
+	queued     []*stream // publish's batch for the writers, reused
+	pool       writers
+	fanoutOnce sync.Once
+	slowLanes  atomic.Int64 // streams whose socket is full, waiting in a slow lane
+	renders    atomic.Int64
+	drops      atomic.Int64
+	full       atomic.Int64
 }
 
 // streamSendBuffer is the kernel send buffer of a stream's connection.
@@ -64,24 +73,22 @@ const streamSendBuffer = 8 << 10
 
 type connKey struct{}
 
-// ConnContext is the http.Server's ConnContext hook: it lets a stream reach
-// its TCP connection to size the send buffer.
+// ConnContext is the http.Server's ConnContext hook: it lets a stream that
+// cannot take its connection over (HTTP/2) still reach its TCP connection
+// to size the send buffer.
 func ConnContext(ctx context.Context, c net.Conn) context.Context {
 	return context.WithValue(ctx, connKey{}, c)
 }
 
-type client struct {
-	page string
-	ch   chan []byte
-}
-
 // NewHub returns a hub for board and settings.
 func NewHub(b *host.Board, s *settings.Service, log *slog.Logger) *Hub {
-	return &Hub{
+	h := &Hub{
 		board: b, settings: s, log: log,
 		HeartbeatEvery: time.Second, WriteTimeout: 4 * time.Second,
-		clients: map[*client]struct{}{}, latest: map[string][]byte{}, html: map[string][]byte{}, trees: map[string]*htmldiff.Tree{}, done: make(chan struct{}),
+		clients: map[*stream]struct{}{}, latest: map[string][]byte{}, html: map[string][]byte{}, trees: map[string]*htmldiff.Tree{}, done: make(chan struct{}),
 	}
+	h.pool.cond.L = &h.pool.mu
+	return h
 }
 
 // Renders counts the changes rendered so far (each renders every page once).
@@ -100,14 +107,29 @@ func (h *Hub) Clients() int {
 	return len(h.clients)
 }
 
-// Close ends every open stream (called on shutdown). Streams opened later
-// end at once.
+// Close ends every open stream (called on shutdown) and the writers. Streams
+// opened later end at once.
 func (h *Hub) Close() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if !h.closed {
-		h.closed = true
-		close(h.done)
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	h.closed = true
+	close(h.done)
+	open := make([]*stream, 0, len(h.clients))
+	for s := range h.clients {
+		open = append(open, s)
+	}
+	h.mu.Unlock()
+	h.pool.close()
+	for _, s := range open {
+		// Closing the connection ends the response: its body runs to the
+		// end of the connection. A write in flight fails and gives up.
+		if conn, _ := s.end(); conn != nil {
+			_ = conn.Close()
+		}
+		h.unsubscribe(s)
 	}
 }
 
@@ -216,31 +238,19 @@ func (h *Hub) publish(page string, html []byte) {
 		small = elementsFrame(htmldiff.Join(parts))
 	}
 	h.html[page], h.latest[page] = html, full
-	for c := range h.clients {
-		if c.page == page {
-			offer(c.ch, small, full)
+	// Each stream gets the patch, or the whole page when a frame of its
+	// own is still waiting (it is behind: the newest board wins and no
+	// patch is ever skipped). The streams that had nothing waiting go to
+	// the writers in one batch.
+	q := h.queued[:0]
+	for s := range h.clients {
+		if s.page == page && s.offer(small, full) {
+			q = append(q, s)
 		}
 	}
-}
-
-// offer queues next for a stream whose queue holds at most one frame. If a
-// frame is still waiting, the stream is behind: the waiting frame is dropped
-// and the whole page (full) takes its place, so the newest board wins and no
-// partial patch is ever skipped.
-func offer(ch chan []byte, next, full []byte) {
-	select {
-	case ch <- next:
-		return
-	default:
-	}
-	select {
-	case <-ch:
-	default:
-	}
-	select {
-	case ch <- full:
-	default:
-	}
+	h.pool.push(q...)
+	clear(q)
+	h.queued = q
 }
 
 // errFull and errClosed are subscribe's refusals.
@@ -249,8 +259,12 @@ var (
 	errClosed = errors.New("shutting down")
 )
 
-func (h *Hub) subscribe(page string) (*client, error) {
-	c := &client{page: page, ch: make(chan []byte, 1)}
+// subscribe adds s to the streams and returns the frame it must be sent
+// first: the whole page as of now (nil before the first render). The
+// caller owns s until it has written that frame and released it, and every
+// change from now on reaches s.
+func (h *Hub) subscribe(s *stream) ([]byte, error) {
+	s.busy = true
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -259,17 +273,19 @@ func (h *Hub) subscribe(page string) (*client, error) {
 	if h.MaxStreams > 0 && len(h.clients) >= h.MaxStreams {
 		return nil, errFull
 	}
-	if f := h.latest[page]; f != nil {
-		c.ch <- f
-	}
-	h.clients[c] = struct{}{}
-	return c, nil
+	h.clients[s] = struct{}{}
+	return h.latest[s.page], nil
 }
 
-func (h *Hub) unsubscribe(c *client) {
+func (h *Hub) unsubscribe(s *stream) {
 	h.mu.Lock()
-	delete(h.clients, c)
+	_, was := h.clients[s]
+	delete(h.clients, s)
+	n := len(h.clients)
 	h.mu.Unlock()
+	if was {
+		h.log.Debug("stream closed", "log_type", "agents-notch.stream.v1", slog.Group("data", "page", s.page, "streams", n))
+	}
 }
 
 // heartbeatFrame is the light event an idle stream carries. Every event the
@@ -282,9 +298,12 @@ const retryFull = "5"
 
 // Serve streams page to w until the client leaves, the hub closes or a write
 // stalls past WriteTimeout. Past MaxStreams it answers 503 with Retry-After
-// instead (the page's stream retries by itself).
+// instead (the page's stream retries by itself). The response head is
+// written here and the connection handed to the writers (stream.go): Serve
+// returns at once, and the stream lives on without a goroutine.
 func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, page string) {
-	c, err := h.subscribe(page)
+	s := &stream{page: page}
+	first, err := h.subscribe(s)
 	switch {
 	case errors.Is(err, errFull):
 		h.full.Add(1)
@@ -295,58 +314,17 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, page string) {
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 		return
 	}
+	h.startFanout()
 	h.log.Debug("stream opened", "log_type", "agents-notch.stream.v1", slog.Group("data", "page", page, "streams", h.Clients()))
-	defer func() {
-		h.unsubscribe(c)
-		h.log.Debug("stream closed", "log_type", "agents-notch.stream.v1", slog.Group("data", "page", page, "streams", h.Clients()))
-	}()
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/event-stream")
 	hdr.Set("Cache-Control", "no-cache")
 	hdr.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{}) // a server WriteTimeout must not cut the stream
-	if tc, ok := r.Context().Value(connKey{}).(*net.TCPConn); ok {
-		// A small kernel send buffer: a reader that stops reading fills it
-		// within a few frames, its write then stalls past WriteTimeout and
-		// the stream is dropped, instead of megabytes queueing for it.
-		_ = tc.SetWriteBuffer(streamSendBuffer)
-	}
-	write := func(frame []byte) bool {
-		_ = rc.SetWriteDeadline(time.Now().Add(h.WriteTimeout))
-		if _, err := w.Write(frame); err != nil {
-			return false
-		}
-		return rc.Flush() == nil
-	}
-	if !write(nil) { // commit headers at once so the client sees the stream open
+	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+		h.open(s, conn, responseHead(hdr, time.Now()), first)
 		return
 	}
-	// The heartbeat only fills silence: a stream that carried a frame within
-	// the last HeartbeatEvery is evidently alive.
-	hb := time.NewTimer(h.HeartbeatEvery)
-	defer hb.Stop()
-	for {
-		select {
-		case <-r.Context().Done():
-			return
-		case <-h.done:
-			return
-		case f := <-c.ch:
-			if !write(f) {
-				h.drops.Add(1)
-				h.log.Info("stream dropped: the reader stalled", "log_type", "agents-notch.stream.v1", slog.Group("data", "page", page))
-				return
-			}
-		case <-hb.C:
-			if !write(heartbeatFrame) {
-				h.drops.Add(1)
-				return
-			}
-		}
-		hb.Reset(h.HeartbeatEvery)
-	}
+	h.serveDedicated(w, r, s, first)
 }
 
 // renderHTML renders a component once.

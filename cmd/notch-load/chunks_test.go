@@ -64,3 +64,38 @@ func TestChunkReaderMalformed(t *testing.T) {
 		}
 	}
 }
+
+// notch-web's body is not chunked: it runs to the end of the connection,
+// and each frame ends with datastar-go's blank line and one more.
+func TestChunkReaderIdentity(t *testing.T) {
+	frames := []string{
+		"event: datastar-patch-elements\ndata: elements <div id=\"a\">\ndata: elements </div>\n\n\n",
+		"event: datastar-patch-signals\ndata: signals {\"_hb\":true}\n\n\n",
+		"event: datastar-patch-elements\ndata: elements " + strings.Repeat("z", 5000) + "\n\n\n",
+	}
+	stream := "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Type: text/event-stream\r\n\r\n" + strings.Join(frames, "")
+	for cut := 0; cut <= len(stream); cut += 7 {
+		var got []string
+		var c chunkReader
+		emit := func(b []byte) { got = append(got, string(b)) }
+		for _, part := range []string{stream[:cut], stream[cut:]} {
+			if err := c.feed([]byte(part), emit); err != nil {
+				t.Fatalf("cut %d: %v", cut, err)
+			}
+		}
+		if !slices.Equal(got, frames) {
+			t.Fatalf("cut %d: frames %q, want %q", cut, got, frames)
+		}
+	}
+	// A frame split after its first blank line is not emitted early.
+	var got []string
+	var c chunkReader
+	for i := range len(stream) {
+		if err := c.feed([]byte{stream[i]}, func(b []byte) { got = append(got, string(b)) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(got, frames) {
+		t.Fatalf("byte by byte: frames %q, want %q", got, frames)
+	}
+}

@@ -68,7 +68,7 @@ func (t *tracker) wait(seq int, timeout time.Duration) {
 }
 
 // bytesPerPatch is what client 0 read per patch-elements frame in the
-// phase: whole frames, as chunked on the wire.
+// phase: whole frames, less any chunked encoding.
 func (t *tracker) bytesPerPatch() float64 {
 	if n := t.patches.Load(); n > 0 {
 		return float64(t.patch.Load()) / float64(n)
@@ -90,6 +90,30 @@ func (t *tracker) stats() (stats, int) {
 		}
 	}
 	return summarize(lat), missed
+}
+
+// lastArrivals is, per change, how long it took to reach its last client
+// (ms; 0 when one never had it): the raw data says which changes made a
+// run's p99, since one slow sweep of N clients is N late deliveries.
+func (t *tracker) lastArrivals() []float64 {
+	out := make([]float64, 0, t.changes)
+	for s := 1; s <= t.changes; s++ {
+		sent, last := t.sentAt[s].Load(), int64(0)
+		for i := 0; i < t.n; i++ {
+			a := t.arrived[s][i].Load()
+			if a == 0 {
+				last = 0
+				break
+			}
+			last = max(last, a)
+		}
+		if last == 0 {
+			out = append(out, 0)
+			continue
+		}
+		out = append(out, float64((last-sent)/1000)/1000)
+	}
+	return out
 }
 
 // readers hands every client's reader the tracker of the current phase.

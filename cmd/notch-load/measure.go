@@ -37,12 +37,17 @@ type result struct {
 	BytesPerPatch float64  `json:"bytesPerPatch"` // per patch-elements frame during the changes
 	InitialBytes  float64  `json:"initialBytes"`  // the frame a stream gets when it opens
 	CPUPerChange  float64  `json:"cpuMsPerChange"`
-	IdleCPU       float64  `json:"idleCpuMsPerSecond"`
-	RSSPerStream  float64  `json:"rssKiBPerStream"`
-	RSSBase       float64  `json:"rssKiBBase"`
-	Renders       float64  `json:"rendersPerChange"`
-	DroppedAfter  float64  `json:"slowDroppedAfterMs,omitempty"`
-	Dropped       bool     `json:"slowDropped,omitempty"`
+	// ClientCPUPerChange is the load tool's own CPU per change (its
+	// readers, mostly): the other half of what the two cores do.
+	ClientCPUPerChange float64 `json:"clientCpuMsPerChange"`
+	// LastArrival is each change's time to its last client, ms.
+	LastArrival  []float64 `json:"lastArrivalMs,omitempty"`
+	IdleCPU      float64   `json:"idleCpuMsPerSecond"`
+	RSSPerStream float64   `json:"rssKiBPerStream"`
+	RSSBase      float64   `json:"rssKiBBase"`
+	Renders      float64   `json:"rendersPerChange"`
+	DroppedAfter float64   `json:"slowDroppedAfterMs,omitempty"`
+	Dropped      bool      `json:"slowDropped,omitempty"`
 	// Settings is the same run's settings phase (host runs of the sweep).
 	Settings *settingsResult `json:"settings,omitempty"`
 }
@@ -179,6 +184,7 @@ func measure(ctx context.Context, o *options, n int, sc scenario, fb *floorBytes
 
 	h0, _ := h.health()
 	cpu0, _ := procStats(h.pid)
+	self0, _ := procStats(os.Getpid())
 	// The stalled client stopped reading when it connected; the clock for
 	// its drop starts with the first change it does not read.
 	stallStart := time.Now()
@@ -198,6 +204,7 @@ func measure(ctx context.Context, o *options, n int, sc scenario, fb *floorBytes
 		return nil, err
 	}
 	cpu1, _ := procStats(h.pid)
+	self1, _ := procStats(os.Getpid())
 	h1, _ := h.health()
 	stopPoll()
 	if sc == scenarioSlow && !res.Dropped {
@@ -208,6 +215,7 @@ func measure(ctx context.Context, o *options, n int, sc scenario, fb *floorBytes
 		}
 	}
 	res.SSE, res.Missed = tr.stats()
+	res.LastArrival = tr.lastArrivals()
 	if poll != nil {
 		res.Poll = poll.stats()
 	}
@@ -217,6 +225,7 @@ func measure(ctx context.Context, o *options, n int, sc scenario, fb *floorBytes
 	// subtracted: a stream that carries a frame skips its heartbeat, so the
 	// idle rate does not apply while changes flow.
 	res.CPUPerChange = (cpu1.cpuMs - cpu0.cpuMs) / float64(o.changes)
+	res.ClientCPUPerChange = (self1.cpuMs - self0.cpuMs) / float64(o.changes)
 	res.BytesPerPatch = tr.bytesPerPatch()
 
 	if sc == scenarioHost && o.settings {

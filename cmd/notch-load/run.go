@@ -257,6 +257,7 @@ func median(runs []*result) *result {
 	m.BytesPerPatch = pick(func(r *result) float64 { return r.BytesPerPatch })
 	m.InitialBytes = pick(func(r *result) float64 { return r.InitialBytes })
 	m.CPUPerChange = pick(cpuOf)
+	m.ClientCPUPerChange = pick(func(r *result) float64 { return r.ClientCPUPerChange })
 	m.RSSPerStream = pick(rssOf)
 	m.DroppedAfter = pick(func(r *result) float64 { return r.DroppedAfter })
 	m.Dropped = pick(func(r *result) float64 {
@@ -266,5 +267,6 @@ func median(runs []*result) *result {
 		return 0
 	}) == 1
 	m.Settings = nil
+	m.LastArrival = nil
 	return &m
 }

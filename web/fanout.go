@@ -1,0 +1,343 @@
+package web
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// The fan-out. A stream's connection is taken over from net/http once its
+// response head is written (Serve hijacks it), so a frame goes to the
+// socket in one write(2) of the frame's own bytes: no chunked encoding, no
+// copy through bufio, no deadline timer and no goroutine per stream. A
+// small pool of writers takes the streams that have a frame waiting from a
+// ready queue and writes each without blocking. A stream whose socket is
+// full (its reader is slow or has stopped) leaves the pool for a slow lane
+// of its own, a goroutine that finishes the write under WriteTimeout and
+// drops the stream when it cannot: a stalled reader never holds up a
+// writer, so it never delays the other tabs.
+//
+// Each stream keeps the hub's queue of one: a frame waiting is replaced by
+// the next, and when the waiting frame was a patch the whole page takes its
+// place (the stream is behind and must not miss a piece). A stream is
+// written by one owner at a time — the writer that took it from the queue,
+// its slow lane, or the handler writing its first frame — so frames reach
+// it in order.
+
+// stream is one open stream.
+type stream struct {
+	page string
+	conn net.Conn        // the hijacked connection; nil for a dedicated stream
+	raw  syscall.RawConn // conn's descriptor, for writes that never block
+	// kick wakes a dedicated stream's handler, which writes its frames
+	// itself: a response that cannot be hijacked (HTTP/2) is one.
+	kick chan struct{}
+
+	mu      sync.Mutex
+	pending []byte // the frame waiting, or nil
+	beat    bool   // pending is a heartbeat, which any frame replaces
+	busy    bool   // queued or being written: its owner writes pending next
+	gone    bool   // ended: never written again
+
+	// last is when the last write completed, unix ns: the heartbeat reads
+	// it for every stream, four times a second, without taking mu.
+	last atomic.Int64
+}
+
+// offer queues next on s, or full when a frame is already waiting, and
+// reports whether s must be put on the ready queue (it had no owner).
+func (s *stream) offer(next, full []byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gone {
+		return false
+	}
+	if s.pending == nil || s.beat {
+		s.pending = next
+	} else {
+		s.pending = full
+	}
+	s.beat = false
+	if s.busy {
+		return false
+	}
+	s.busy = true
+	return true
+}
+
+// beatIfSilent queues a heartbeat on a stream that has no owner and has
+// written nothing since before cutoff, and reports whether it did.
+func (s *stream) beatIfSilent(cutoff int64) bool {
+	if s.last.Load() > cutoff {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.busy || s.gone {
+		return false
+	}
+	s.pending, s.beat, s.busy = heartbeatFrame, true, true
+	return true
+}
+
+// take hands the owner the waiting frame; with none it gives up ownership
+// and returns nil.
+func (s *stream) take() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.pending
+	s.pending, s.beat = nil, false
+	if f == nil || s.gone {
+		s.busy = s.gone // a stream that ended stays owned, so it is never queued again
+		return nil
+	}
+	return f
+}
+
+// attach gives s its hijacked connection, unless the stream ended
+// meanwhile (the hub closed).
+func (s *stream) attach(conn net.Conn, raw syscall.RawConn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.conn, s.raw = conn, raw
+	return !s.gone
+}
+
+// release is the owner's last step after a write: it keeps s, and reports
+// true, when another frame is waiting; otherwise it lets s go.
+func (s *stream) release() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending != nil && !s.gone {
+		return true
+	}
+	s.busy = s.gone
+	return false
+}
+
+// wrote records a completed write.
+func (s *stream) wrote(now time.Time) { s.last.Store(now.UnixNano()) }
+
+// end marks s ended and returns its connection to close, or nil when it
+// had ended already (or has none: a dedicated stream's ends with its
+// handler).
+func (s *stream) end() (net.Conn, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gone {
+		return nil, false
+	}
+	s.gone, s.busy, s.pending = true, true, nil
+	return s.conn, true
+}
+
+// writers is the pool that writes streams with a frame waiting.
+type writers struct {
+	mu   sync.Mutex
+	cond sync.Cond
+	// ready[head:] is the queue. It is emptied from the front and reset
+	// when empty, so its array, as long as the most streams ever queued at
+	// once, is reused by every change rather than grown again.
+	ready  []*stream
+	head   int
+	closed bool
+}
+
+// writerGrab is how many streams a writer takes from the queue at once:
+// enough to make the queue's lock cheap, few enough that the writers share
+// a change's streams.
+const writerGrab = 32
+
+// push puts streams on the ready queue. A dedicated stream is woken
+// instead.
+func (p *writers) push(ss ...*stream) {
+	n := 0
+	p.mu.Lock()
+	for _, s := range ss {
+		if s.kick != nil {
+			select {
+			case s.kick <- struct{}{}:
+			default:
+			}
+			continue
+		}
+		p.ready = append(p.ready, s)
+		n++
+	}
+	p.mu.Unlock()
+	switch {
+	case n == 1:
+		p.cond.Signal()
+	case n > 1:
+		p.cond.Broadcast()
+	}
+}
+
+// next waits for streams to write and appends up to writerGrab of them to
+// batch; it returns false once the pool is closed.
+func (p *writers) next(batch []*stream) ([]*stream, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.head == len(p.ready) && !p.closed {
+		p.cond.Wait()
+	}
+	if p.closed {
+		return batch, false
+	}
+	k := min(len(p.ready)-p.head, writerGrab)
+	batch = append(batch, p.ready[p.head:p.head+k]...)
+	clear(p.ready[p.head : p.head+k])
+	p.head += k
+	if p.head == len(p.ready) {
+		p.ready, p.head = p.ready[:0], 0
+	}
+	return batch, true
+}
+
+func (p *writers) close() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	p.cond.Broadcast()
+}
+
+// startFanout starts the writers and the heartbeat, once, with the first
+// stream; Close ends them.
+func (h *Hub) startFanout() {
+	h.fanoutOnce.Do(func() {
+		n := h.Writers
+		if n <= 0 {
+			n = defaultWriters()
+		}
+		for range n {
+			go h.writer()
+		}
+		go h.heartbeat(h.HeartbeatEvery)
+	})
+}
+
+// defaultWriters is the pool's size: one writer per CPU the process may
+// use. A writer never waits on a socket, so more would only take turns.
+func defaultWriters() int { return runtime.GOMAXPROCS(0) }
+
+// writer writes the streams the ready queue hands it until the hub closes.
+func (h *Hub) writer() {
+	var batch []*stream
+	w := newRawWriter()
+	for {
+		var ok bool
+		if batch, ok = h.pool.next(batch[:0]); !ok {
+			return
+		}
+		for _, s := range batch {
+			h.flushStream(w, s)
+		}
+		clear(batch)
+	}
+}
+
+// flushStream writes the frame waiting on s without blocking. A frame the
+// socket cannot take whole goes to s's slow lane with what is left of it;
+// a stream with another frame waiting goes back on the queue behind the
+// others.
+func (h *Hub) flushStream(w *rawWriter, s *stream) {
+	f := s.take()
+	if f == nil {
+		return
+	}
+	if s.raw == nil { // no descriptor to write without blocking
+		go h.slowLane(s, f)
+		return
+	}
+	n, err := w.tryWrite(s.raw, f)
+	switch {
+	case err == nil:
+		s.wrote(time.Now())
+		if s.release() {
+			h.pool.push(s)
+		}
+	case errors.Is(err, errWouldBlock):
+		go h.slowLane(s, f[n:])
+	default:
+		h.endStream(s, err)
+	}
+}
+
+// slowLane owns s while its socket is full: it writes rest, then every
+// frame that arrives meanwhile, each within WriteTimeout, and ends the
+// stream when a write does not finish in time.
+func (h *Hub) slowLane(s *stream, rest []byte) {
+	h.slowLanes.Add(1)
+	defer h.slowLanes.Add(-1)
+	for rest != nil {
+		_ = s.conn.SetWriteDeadline(time.Now().Add(h.WriteTimeout))
+		if _, err := s.conn.Write(rest); err != nil {
+			h.endStream(s, err)
+			return
+		}
+		s.wrote(time.Now())
+		// Clear the deadline before giving the stream back: a writer's
+		// next write must not meet it.
+		_ = s.conn.SetWriteDeadline(time.Time{})
+		rest = s.take()
+	}
+}
+
+// endStream ends s after a failed write. A write that timed out is a
+// stalled reader, which counts as a drop; any other failure is a tab that
+// left (or the hub closing).
+func (h *Hub) endStream(s *stream, err error) {
+	conn, open := s.end()
+	if !open {
+		return
+	}
+	if conn != nil {
+		_ = conn.Close()
+	}
+	h.unsubscribe(s)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		h.drops.Add(1)
+		h.log.Info("stream dropped: the reader stalled", "log_type", "agents-notch.stream.v1", slog.Group("data", "page", s.page))
+	}
+}
+
+// heartbeat sends every stream silent for a whole period a heartbeat, so
+// the page can tell a live host from a dead one; a stream that carried a
+// frame within the period is evidently alive. One ticker serves every
+// stream: it looks four times a period, so no stream stays silent longer
+// than a period and a quarter. A heartbeat is also how a tab that left is
+// noticed: its write fails.
+func (h *Hub) heartbeat(every time.Duration) {
+	if every <= 0 {
+		return
+	}
+	tick := time.NewTicker(max(every/4, time.Millisecond))
+	defer tick.Stop()
+	var due []*stream
+	for {
+		select {
+		case <-h.done:
+			return
+		case now := <-tick.C:
+			cutoff := now.Add(-every).UnixNano()
+			h.mu.Lock()
+			for s := range h.clients {
+				if s.beatIfSilent(cutoff) {
+					due = append(due, s)
+				}
+			}
+			h.mu.Unlock()
+			if len(due) > 0 {
+				h.pool.push(due...)
+				clear(due)
+				due = due[:0]
+			}
+		}
+	}
+}
