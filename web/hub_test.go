@@ -249,3 +249,39 @@ func waitUntil(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A settings change patches the board's two settings elements, not the
+// board: the settings live on #board-cfg and #board-vars, never on the
+// board's own start tag.
+func TestSettingsChangePatchesOnlyTheSettings(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	for i := range 12 {
+		e.board.Ingest([]state.Event{{Type: "session.opened", Session: fmt.Sprintf("s%d", i), Title: "a title"}}, time.Now())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go e.hub.Run(ctx)
+	ch, stop := openStream(t, e.base)
+	defer stop()
+	waitFor(t, ch, `id="board"`)
+	for _, body := range []string{`{"holdMs": 2100}`, `{"scale": 1.4}`, `{"anchor": "top-left"}`} {
+		if status, _ := e.do(t, "POST", "/agents-notch/settings", body, nil); status != 200 {
+			t.Fatalf("%s: %d", body, status)
+		}
+		var patch string
+		deadline := time.After(10 * time.Second)
+		for patch == "" {
+			select {
+			case p := <-ch:
+				if strings.Contains(p, "board-cfg") || strings.Contains(p, "board-vars") {
+					patch = p
+				}
+			case <-deadline:
+				t.Fatalf("no patch for %s", body)
+			}
+		}
+		if strings.Contains(patch, `id="board"`) || len(patch) > 600 {
+			t.Errorf("%s sent %d bytes (the board: %v); want only the settings elements", body, len(patch), strings.Contains(patch, `id="board"`))
+		}
+	}
+}

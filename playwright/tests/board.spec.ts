@@ -206,7 +206,7 @@ test.describe('board on the shared host', () => {
   test('the tab: ghost fades and lets clicks through until the pointer rests, then unfolds', async ({ page }) => {
     await setSettings(BASE, { hoverMode: 'ghost', holdMs: 500, ghostOpacity: 0.2 });
     await page.goto('/agents-notch/');
-    await expect(page.locator('#board')).toHaveAttribute('data-hold-ms', '500');
+    await expect(page.locator('#board-cfg')).toHaveAttribute('data-hold-ms', '500');
     const html = page.locator('html');
     const box = (await page.locator('#tab').boundingBox())!;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2 + 2);
@@ -226,7 +226,7 @@ test.describe('board on the shared host', () => {
   test('the tab: hoverMode open unfolds at once; the top edge opens at once', async ({ page }) => {
     await setSettings(BASE, { hoverMode: 'open' });
     await page.goto('/agents-notch/');
-    await expect(page.locator('#board')).toHaveAttribute('data-hover-mode', 'open');
+    await expect(page.locator('#board-cfg')).toHaveAttribute('data-hover-mode', 'open');
     const html = page.locator('html');
     const box = (await page.locator('#tab').boundingBox())!;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
@@ -235,7 +235,7 @@ test.describe('board on the shared host', () => {
     await expect(html).not.toHaveAttribute('data-open', '');
 
     await setSettings(BASE, { hoverMode: 'ghost', holdMs: 4000, topEdgeOpens: true });
-    await expect(page.locator('#board')).toHaveAttribute('data-hover-mode', 'ghost');
+    await expect(page.locator('#board-cfg')).toHaveAttribute('data-hover-mode', 'ghost');
     await page.mouse.move(box.x + box.width / 2, 0);
     await expect(html).toHaveAttribute('data-open', '', { timeout: 1_000 });
   });
@@ -289,7 +289,7 @@ test.describe('board on the shared host', () => {
     await sendEvents(BASE, ids.map((id, i) => ev('session.opened', id, { cwd: `/srv/rows${i}`, title: `Row ${i}` })));
     await setSettings(BASE, { maxRows: 3 });
     await openBoard(page);
-    await expect(page.locator('#board')).toHaveAttribute('style', /--max-rows:3/);
+    await expect.poll(() => page.locator('#board-vars').evaluate((e) => e.textContent)).toMatch(/--max-rows:3\b/);
     await expect(row(page, ids[3])).toBeAttached();
     const m = await page.locator('#sheet .rows-scroll').evaluate((e) => ({
       client: e.clientHeight,
@@ -314,11 +314,11 @@ test.describe('board on the shared host', () => {
     await page.emulateMedia({ reducedMotion: 'reduce' });
     await expect.poll(anim).toBe('none');
     await setSettings(BASE, { motion: 'on' });
-    await expect(page.locator('#board')).toHaveAttribute('data-motion', 'on');
+    await expect(page.locator('#board-cfg')).toHaveAttribute('data-motion', 'on');
     await expect.poll(anim).toBe('think');
     await page.emulateMedia({ reducedMotion: 'no-preference' });
     await setSettings(BASE, { motion: 'off' });
-    await expect(page.locator('#board')).toHaveAttribute('data-motion', 'off');
+    await expect(page.locator('#board-cfg')).toHaveAttribute('data-motion', 'off');
     await expect.poll(anim).toBe('none');
     await finish(BASE, id);
   });

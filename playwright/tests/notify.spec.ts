@@ -140,13 +140,13 @@ test.describe('notifications', () => {
     await setVisibility(page, 'hidden');
 
     await setSettings(host.url, { alerts: 'off' });
-    await expect(page.locator('#board')).toHaveAttribute('data-alerts', 'off');
+    await expect(page.locator('#board-cfg')).toHaveAttribute('data-alerts', 'off');
     await sendEvents(host.url, [ev('approval.requested', ids.ask, { tool: 'bash' })]);
     await expect(row(page, ids.ask)).toHaveAttribute('data-status', 'attention');
     await quiet(page, 0);
 
     await setSettings(host.url, { alerts: 'needs-you' });
-    await expect(page.locator('#board')).toHaveAttribute('data-alerts', 'needs-you');
+    await expect(page.locator('#board-cfg')).toHaveAttribute('data-alerts', 'needs-you');
     await sendEvents(host.url, [ev('turn.ended', ids.done, { outcome: 'completed' }), ev('turn.ended', ids.fail, { outcome: 'error' })]);
     await expect.poll(() => notes(page)).toHaveLength(1);
     expect((await notes(page))[0].title).toBe('fail failed');
@@ -154,7 +154,7 @@ test.describe('notifications', () => {
     await quiet(page, 1);
 
     await setSettings(host.url, { alerts: 'all' });
-    await expect(page.locator('#board')).toHaveAttribute('data-alerts', 'all');
+    await expect(page.locator('#board-cfg')).toHaveAttribute('data-alerts', 'all');
     await sendEvents(host.url, [ev('turn.ended', ids.done2, { outcome: 'completed' })]);
     await expect.poll(() => notes(page)).toHaveLength(2);
     expect((await notes(page))[1].title).toBe('done2 is done');

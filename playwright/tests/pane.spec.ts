@@ -114,15 +114,15 @@ test.describe('pane on the shared host', () => {
     await expect(setting(page, 'anchor').locator('.source')).toHaveText('pane');
     await expect(page.getByLabel('Rows shown', { exact: true })).toHaveValue('4');
     await expect(page.locator('#preview')).toHaveAttribute('data-anchor', 'top-right');
-    await expect(board.locator('#board')).toHaveAttribute('data-anchor', 'top-right');
-    await expect(board.locator('#board')).toHaveAttribute('style', /--max-rows:4/);
+    await expect(board.locator('#board-cfg')).toHaveAttribute('data-anchor', 'top-right');
+    await expect.poll(() => board.locator('#board-vars').evaluate((e) => e.textContent)).toMatch(/--max-rows:4\b/);
 
     // a second pane: its change shows in the first
     const other = await context.newPage();
     await openPane(other);
     await other.getByLabel('Top edge opens', { exact: true }).click();
     await expect(page.getByLabel('Top edge opens', { exact: true })).not.toBeChecked();
-    await expect(board.locator('#board')).toHaveAttribute('data-top-edge-opens', 'false');
+    await expect(board.locator('#board-cfg')).toHaveAttribute('data-top-edge-opens', 'false');
     await other.close();
     await board.close();
   });

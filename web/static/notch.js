@@ -57,7 +57,7 @@ const $ = (id) => document.getElementById(id);
 // isEl works across windows: nodes in the pop-out belong to its realm, where
 // this realm's Element is not their constructor.
 const isEl = (n) => !!n && n.nodeType === 1;
-const isUnknown = () => root.dataset.live === 'unknown' || !!$('board')?.hasAttribute('data-unknown');
+const isUnknown = () => root.dataset.live === 'unknown' || !!$('board-cfg')?.hasAttribute('data-unknown');
 
 // ---------- announcements ----------
 
@@ -166,7 +166,7 @@ let rest = { x: -1, y: -1 };
 // The board carries the effective settings, clamped by the host (the one
 // place their ranges live): the page applies them as given.
 function boardSettings() {
-  const d = $('board')?.dataset ?? {};
+  const d = $('board-cfg')?.dataset ?? {};
   return {
     hoverMode: d.hoverMode === 'open' ? 'open' : 'ghost',
     holdMs: Number(d.holdMs),

@@ -1,11 +1,15 @@
 package templates
 
 import (
+	"context"
 	"encoding/base64"
+	"io"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/a-h/templ"
 
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
@@ -357,6 +361,17 @@ func (v BoardView) settings() settings.Settings {
 		return settings.Defaults
 	}
 	return v.Doc.Settings.Clamped()
+}
+
+// boardVars is the board's custom properties as a style element of its own
+// (#board-vars), so that a new scale or opacity patches this element, not
+// the board. Its text is boardStyle's: numbers of the clamped settings.
+func boardVars(s settings.Settings) templ.Component {
+	css := `<style id="board-vars">#board{` + boardStyle(s) + `}</style>`
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		_, err := io.WriteString(w, css)
+		return err
+	})
 }
 
 // boardStyle carries the settings that apply to the whole page as CSS

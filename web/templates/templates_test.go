@@ -283,7 +283,7 @@ func TestBoardGolden(t *testing.T) {
 			`<span class="count" data-status="done">✓1</span>`,
 			`id="bigbot" class="bigbot" data-status="attention"`,
 			`class="island" data-status="attention"`,
-			`style="--scale:1;--opacity:1;--ghost-opacity:0.18;--max-rows:6;"`,
+			`<style id="board-vars">#board{--scale:1;--opacity:1;--ghost-opacity:0.18;--max-rows:6}</style>`,
 			// the title's count, the counts in words, the way to the pane
 			`data-needs="1"`,
 			`<span class="legend-item" data-status="attention">1 needs you</span>`,
@@ -323,7 +323,7 @@ func TestBoardGolden(t *testing.T) {
 			t.Error("a follower that has read nothing must not claim there are no sessions")
 		}
 		// a zero document's settings are not a notch at scale 0
-		if !bytes.Contains(got, []byte(`style="--scale:1;--opacity:1;--ghost-opacity:0.18;--max-rows:6;"`)) ||
+		if !bytes.Contains(got, []byte(`<style id="board-vars">#board{--scale:1;--opacity:1;--ghost-opacity:0.18;--max-rows:6}</style>`)) ||
 			!bytes.Contains(got, []byte(`data-anchor="top-center"`)) {
 			t.Error("a zero document's settings were not clamped to the defaults")
 		}
@@ -349,7 +349,7 @@ func TestBoardGolden(t *testing.T) {
 		v.Doc.Settings.Scale, v.Doc.Settings.Opacity, v.Doc.Settings.MaxRows = 9, 0.1, 40
 		v.Doc.Settings.HoverMode = "sideways"
 		got := render(t, Board(v))
-		for _, want := range []string{`--scale:2;--opacity:0.35;`, `--max-rows:10;`, `data-hover-mode="ghost"`} {
+		for _, want := range []string{`--scale:2;--opacity:0.35;`, `--max-rows:10}`, `data-hover-mode="ghost"`} {
 			if !bytes.Contains(got, []byte(want)) {
 				t.Errorf("out-of-range settings: board lacks %q", want)
 			}
