@@ -24,6 +24,9 @@ import (
 	"github.com/notch-web/notch-web/state"
 )
 
+// tokenPace is the least time between two rounds of transcript reads.
+const tokenPace = 100 * time.Millisecond
+
 // Config is what the host needs, passed explicitly.
 type Config struct {
 	Board BoardConfig
@@ -127,6 +130,13 @@ func (h *Host) Run(ctx context.Context) error {
 				return nil
 			case <-h.tokens.wake:
 				h.readTokens(h.tokens.take())
+			}
+			// Reads come at most every tokenPace: a burst of hooks is one
+			// read per row, never one per hook.
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(tokenPace):
 			}
 		}
 	})

@@ -12,7 +12,7 @@ import (
 )
 
 // Follower mirrors a state.json that another host writes (follow mode),
-// through fsx.WatchEvery: the file's directory is watched (a writer's
+// through fsx.WatchWith: the file's directory is watched (a writer's
 // rename into place replaces the inode) and the file is also read every
 // Interval, because file events are lost on some file systems and a
 // directory may not exist yet.
@@ -95,9 +95,11 @@ func (f *Follower) Run(ctx context.Context) error {
 		}
 	}
 
-	return fsx.WatchEvery(ctx, []string{f.Path}, interval, read, func(err error) {
+	// No debounce: a writer renames whole files into place, and a mirror
+	// must not lag its source.
+	return fsx.WatchWith(ctx, []string{f.Path}, read, fsx.WatchOptions{Poll: interval, OnError: func(err error) {
 		report(fmt.Errorf("following %s: %w", f.Path, err))
-	})
+	}})
 }
 
 // Stale reports docs/contract.md rule 3: a document whose wallMs is more than StaleAfter

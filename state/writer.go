@@ -8,6 +8,9 @@ import (
 	"github.com/notch-web/notch-web/internal/fsx"
 )
 
+// DefaultMinGap is the least time between two writes of state.json.
+const DefaultMinGap = 20 * time.Millisecond
+
 // Writer keeps state.json current: it writes at once when notified of a
 // change, and otherwise at least every Interval with a fresh wallMs, which
 // is the window's heartbeat (docs/contract.md rule 3). Each write is atomic, so a reader
@@ -23,6 +26,11 @@ type Writer struct {
 	// may succeed and a missed beat is what the window's staleness rule is
 	// for. Nil drops the errors.
 	OnError func(error)
+	// MinGap is the least time between two writes: a burst of changes
+	// (every hook of many agents) is written at this pace, the newest
+	// document each time; a change after a quiet spell is written at once.
+	// 0 means DefaultMinGap.
+	MinGap time.Duration
 	// OnWritten hears each successful write; nil ignores them. The host
 	// spawns the window after the first one.
 	OnWritten func()
@@ -45,8 +53,13 @@ func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
 	if ctx.Err() != nil {
 		return nil
 	}
+	gap := w.MinGap
+	if gap <= 0 {
+		gap = DefaultMinGap
+	}
 	fsx.RemoveStaleTemps(w.Path, time.Minute, w.now())
 	w.write()
+	last := time.Now()
 	beat := time.NewTimer(interval)
 	defer beat.Stop()
 	for {
@@ -58,9 +71,17 @@ func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
 				notify = nil // a closed channel would spin; keep beating
 				continue
 			}
+			if wait := gap - time.Since(last); wait > 0 {
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-time.After(wait):
+				}
+			}
 		case <-beat.C:
 		}
 		w.write()
+		last = time.Now()
 		beat.Reset(interval)
 	}
 }

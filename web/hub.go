@@ -43,6 +43,9 @@ type Hub struct {
 	// 0 means one per CPU the process may use (GOMAXPROCS). Set it before
 	// the first stream opens.
 	Writers int
+	// MinRefresh is the least time between two renders: a burst of changes
+	// is rendered at this pace, the newest state each time (0: no pause).
+	MinRefresh time.Duration
 	// MaxStreams is how many streams are admitted at once (run sizes it
 	// from the process's descriptor limit, internal/fdlimit); beyond it a
 	// stream is answered 503 with Retry-After, so the health check and the
@@ -68,6 +71,10 @@ type Hub struct {
 	full       atomic.Int64
 }
 
+// DefaultMinRefresh paces the renders of a burst of changes: at most one
+// every 10 ms (a change after a quiet spell is rendered at once).
+const DefaultMinRefresh = 10 * time.Millisecond
+
 // streamSendBuffer is the kernel send buffer of a stream's connection.
 const streamSendBuffer = 8 << 10
 
@@ -84,7 +91,7 @@ func ConnContext(ctx context.Context, c net.Conn) context.Context {
 func NewHub(b *host.Board, s *settings.Service, log *slog.Logger) *Hub {
 	h := &Hub{
 		board: b, settings: s, log: log,
-		HeartbeatEvery: time.Second, WriteTimeout: 4 * time.Second,
+		HeartbeatEvery: time.Second, WriteTimeout: 4 * time.Second, MinRefresh: DefaultMinRefresh,
 		clients: map[*stream]struct{}{}, latest: map[string][]byte{}, html: map[string][]byte{}, trees: map[string]*htmldiff.Tree{}, done: make(chan struct{}),
 	}
 	h.pool.cond.L = &h.pool.mu
@@ -146,6 +153,7 @@ func (h *Hub) Run(ctx context.Context) {
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	h.Refresh(time.Now())
+	last := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -155,7 +163,19 @@ func (h *Hub) Run(ctx context.Context) {
 		case <-wc:
 		case <-tick.C:
 		}
+		// A change after a quiet spell renders at once; a burst (an agent's
+		// hooks, many sessions at once) renders at most every MinRefresh,
+		// the latest state each time, so the renders never crowd out the
+		// requests that make the changes.
+		if wait := h.MinRefresh - time.Since(last); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+		}
 		h.Refresh(time.Now())
+		last = time.Now()
 	}
 }
 

@@ -19,16 +19,28 @@ import (
 // not missed. changed is also called once the watches are in place, for
 // what changed before them. onError hears watcher errors; it may be nil.
 func Watch(ctx context.Context, files []string, changed func(), onError func(error)) error {
-	return WatchEvery(ctx, files, 0, changed, onError)
+	return WatchWith(ctx, files, changed, WatchOptions{Debounce: 20 * time.Millisecond, OnError: onError})
 }
 
-// WatchEvery is Watch that also calls changed every period (when period >
-// 0), whatever the events say: file events are lost on some file systems
-// (network shares, some containers), and kqueue (macOS, BSD) may not report
-// a rename over a name the directory already held. With a period, a
-// watcher that cannot start at all is reported to onError and polling
-// carries on alone.
-func WatchEvery(ctx context.Context, files []string, period time.Duration, changed func(), onError func(error)) error {
+// WatchOptions tune WatchWith.
+type WatchOptions struct {
+	// Poll, when > 0, also calls changed every Poll, whatever the events
+	// say: file events are lost on some file systems (network shares, some
+	// containers), and kqueue (macOS, BSD) may not report a rename over a
+	// name the directory already held. With Poll, a watcher that cannot
+	// start at all is reported to OnError and polling carries on alone.
+	Poll time.Duration
+	// Debounce waits this long after an event before calling changed, so
+	// an editor's burst of writes is one call; 0 calls it at once (a
+	// follower that must not add latency).
+	Debounce time.Duration
+	// OnError hears watcher errors; nil drops them.
+	OnError func(error)
+}
+
+// WatchWith is Watch with its options.
+func WatchWith(ctx context.Context, files []string, changed func(), o WatchOptions) error {
+	period, onError := o.Poll, o.OnError
 	report := func(err error) {
 		if onError != nil {
 			onError(err)
@@ -96,7 +108,11 @@ func WatchEvery(ctx context.Context, files []string, period time.Duration, chang
 				continue
 			}
 			if want[filepath.Clean(ev.Name)] {
-				debounce = time.After(20 * time.Millisecond)
+				if o.Debounce <= 0 {
+					changed()
+				} else {
+					debounce = time.After(o.Debounce)
+				}
 			}
 		case err, ok := <-errs:
 			if !ok {

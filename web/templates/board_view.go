@@ -200,8 +200,39 @@ func ctxHot(tokens, budget int64, hotAt float64) bool {
 	return float64(tokens) >= hotAt*float64(budget)
 }
 
-// isoMs renders a host timestamp for a <time datetime>.
-func isoMs(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z") }
+// isoMs renders a host timestamp for a <time datetime>, as
+// 2006-01-02T15:04:05.000Z: written digit by digit, since every row has
+// one and time.Format's layout parsing was a tenth of a board's render.
+func isoMs(ms int64) string {
+	t := time.UnixMilli(ms).UTC()
+	if y := t.Year(); y < 0 || y > 9999 {
+		return t.Format("2006-01-02T15:04:05.000Z")
+	}
+	year, month, day := t.Date()
+	hour, minute, sec := t.Clock()
+	var b [24]byte
+	put := func(at, v, width int) {
+		for i := at + width - 1; i >= at; i-- {
+			b[i] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	put(0, year, 4)
+	b[4] = '-'
+	put(5, int(month), 2)
+	b[7] = '-'
+	put(8, day, 2)
+	b[10] = 'T'
+	put(11, hour, 2)
+	b[13] = ':'
+	put(14, minute, 2)
+	b[16] = ':'
+	put(17, sec, 2)
+	b[19] = '.'
+	put(20, t.Nanosecond()/1e6, 3)
+	b[23] = 'Z'
+	return string(b[:])
+}
 
 // msAttr is a timestamp for a data attribute.
 func msAttr(ms int64) string { return strconv.FormatInt(ms, 10) }

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a-h/templ"
 
@@ -527,5 +528,14 @@ func TestUrgent(t *testing.T) {
 	}
 	if _, ok := urgent(nil); ok {
 		t.Error("urgent found a session on an empty board")
+	}
+}
+
+func TestIsoMs(t *testing.T) {
+	for _, ms := range []int64{0, 1, 999, 1_790_000_000_123, 1_790_000_000_000, 253402300799999, -1, -62135596800000, 253402300800000} {
+		want := time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
+		if got := isoMs(ms); got != want {
+			t.Errorf("isoMs(%d) = %q, want %q", ms, got, want)
+		}
 	}
 }
