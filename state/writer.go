@@ -59,10 +59,13 @@ func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
 	}
 	fsx.RemoveStaleTemps(w.Path, time.Minute, w.now())
 	w.write()
-	last := time.Now()
+	// The last write for a change paces the next; a heartbeat does not, so
+	// a change just after one is still written at once.
+	var lastChange time.Time
 	beat := time.NewTimer(interval)
 	defer beat.Stop()
 	for {
+		change := false
 		select {
 		case <-ctx.Done():
 			return nil
@@ -71,7 +74,8 @@ func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
 				notify = nil // a closed channel would spin; keep beating
 				continue
 			}
-			if wait := gap - time.Since(last); wait > 0 {
+			change = true
+			if wait := gap - time.Since(lastChange); wait > 0 {
 				select {
 				case <-ctx.Done():
 					return nil
@@ -81,7 +85,9 @@ func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
 		case <-beat.C:
 		}
 		w.write()
-		last = time.Now()
+		if change {
+			lastChange = time.Now()
+		}
 		beat.Reset(interval)
 	}
 }

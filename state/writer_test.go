@@ -87,6 +87,43 @@ func TestWriterNotify(t *testing.T) {
 	})
 }
 
+// A burst of changes is written at MinGap's pace, but a heartbeat does not
+// start the pace: the first change after heartbeats is written at once.
+func TestWriterPacesChangesNotHeartbeats(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	var mu sync.Mutex
+	var beats atomic.Int64
+	f := NewFold()
+	w := &Writer{Path: path, Interval: 5 * time.Millisecond, MinGap: time.Hour, Snapshot: func(now time.Time) Document {
+		beats.Add(1)
+		mu.Lock()
+		defer mu.Unlock()
+		return f.Snapshot(SnapshotInput{Now: now})
+	}}
+	notify := make(chan struct{}, 1)
+	stop := startWriter(t, w, notify)
+	defer stop() // Run must also end while it waits out a gap
+	waitFor(t, "heartbeats", func() bool { return beats.Load() >= 3 })
+	mu.Lock()
+	mustApply(t, f, opened(0, "a"))
+	mu.Unlock()
+	notify <- struct{}{}
+	// Were the heartbeats pacing, this would wait an hour.
+	waitFor(t, "the first change after heartbeats", func() bool {
+		d, err := ReadFile(path)
+		return err == nil && len(d.Sessions) == 1
+	})
+	mu.Lock()
+	mustApply(t, f, opened(0, "b"))
+	mu.Unlock()
+	notify <- struct{}{}
+	// The second change of the burst waits for the gap (an hour here).
+	time.Sleep(200 * time.Millisecond)
+	if d, err := ReadFile(path); err != nil || len(d.Sessions) != 1 {
+		t.Fatalf("the second change was written within the gap: %d sessions, %v", len(d.Sessions), err)
+	}
+}
+
 func TestWriterClosedNotifyKeepsBeating(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	var calls atomic.Int64

@@ -153,7 +153,9 @@ func (h *Hub) Run(ctx context.Context) {
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	h.Refresh(time.Now())
-	last := time.Now()
+	// The last render for a wake-up paces the next; a tick that renders
+	// nothing does not, nor does the first render.
+	var last time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -174,8 +176,9 @@ func (h *Hub) Run(ctx context.Context) {
 			case <-time.After(wait):
 			}
 		}
-		h.Refresh(time.Now())
-		last = time.Now()
+		if h.Refresh(time.Now()) {
+			last = time.Now()
+		}
 	}
 }
 
@@ -207,10 +210,10 @@ type windowKey struct {
 	lastExit    string
 }
 
-// Refresh renders and publishes both pages if anything they draw changed.
-// The board goes out before the pane is rendered: it is the page most tabs
-// watch.
-func (h *Hub) Refresh(now time.Time) {
+// Refresh renders and publishes both pages if anything they draw changed,
+// and says whether it did. The board goes out before the pane is rendered:
+// it is the page most tabs watch.
+func (h *Hub) Refresh(now time.Time) bool {
 	h.refreshMu.Lock()
 	defer h.refreshMu.Unlock()
 	// The versions are read before the snapshot, so a change racing this
@@ -221,7 +224,7 @@ func (h *Hub) Refresh(now time.Time) {
 	w := pv.Window
 	key.window = windowKey{w.State, w.Since.UnixMilli(), w.Next.UnixMilli(), w.Crashed, w.LastExit}
 	if h.rendered && key == h.key {
-		return
+		return false
 	}
 	h.key, h.rendered = key, true
 	h.renders.Add(1)
@@ -239,6 +242,7 @@ func (h *Hub) Refresh(now time.Time) {
 		h.publish(p.page, html)
 		h.mu.Unlock()
 	}
+	return true
 }
 
 // publish sends a page's new render to its streams: the elements that

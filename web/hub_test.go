@@ -103,6 +103,32 @@ func TestHubRendersOncePerChangeWhateverTheTabs(t *testing.T) {
 	}
 }
 
+// A change after a quiet spell is rendered at once, even just after a tick
+// that rendered nothing; a burst is paced by MinRefresh.
+func TestHubPacesBurstsNotTicks(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.hub.MinRefresh = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go e.hub.Run(ctx)
+	s, stop := openStream(t, e.base)
+	defer stop()
+	waitUntil(t, func() bool { return e.hub.Clients() == 1 })
+	time.Sleep(600 * time.Millisecond) // two ticks that find nothing to render
+	if _, err := e.board.Ingest([]state.Event{{Type: "session.opened", Session: "after-quiet"}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, "after-quiet") // were the ticks pacing, an hour away
+	before := e.hub.Renders()
+	if _, err := e.board.Ingest([]state.Event{{Type: "session.opened", Session: "in-a-burst"}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if got := e.hub.Renders() - before; got != 0 {
+		t.Errorf("a change right after a render was rendered %d times within the pace", got)
+	}
+}
+
 func TestHubDropsAStalledTabWithoutDelayingOthers(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	e.hub.WriteTimeout = 300 * time.Millisecond
