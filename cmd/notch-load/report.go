@@ -101,7 +101,8 @@ which every board carries as data-hold-ms, and is written to settings.json durab
 fan-out. *POST* is the request's round trip. *fsync probe* is not the server's own figure: it is
 the load tool timing the same durable write (internal/fsx WriteFileAtomic: a temporary file
 written and fsynced, renamed into place, the folder fsynced) of a file the size of
-settings.json, in its folder, one after another right after the phase — what the file system
+settings.json, in its folder, right after the phase and at its pace (100–200 ms apart: after an
+idle spell the write costs about twice what it does back to back) — what the file system
 charges for that write. *bound* is the probe's p99 plus the same run's event-triggered p99; the
 target is change → patch p99 within it.
 

@@ -52,7 +52,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.runs, "repeat", 3, "same as -runs")
 	fs.BoolVar(&o.floor, "floor", true, "follow each notch-web run of the sweep with a run of the floor (a bare SSE broadcaster) and report the ratio of their medians")
 	fs.BoolVar(&o.settings, "settings", true, "after each sweep run's events, drive as many changes through POST /agents-notch/settings (the durable write) and report them apart")
-	fs.IntVar(&o.fsyncs, "fsync-samples", 100, "durable writes the load tool times itself after each settings phase, beside it")
+	fs.IntVar(&o.fsyncs, "fsync-samples", 60, "durable writes the load tool times itself after each settings phase, beside it, at the phase's pace")
 	fs.IntVar(&o.posts, "posts", 400, "settings POSTs for the write-rate measurement")
 	fs.StringVar(&o.out, "out", "", "append the raw results here as JSON Lines")
 	fs.BoolVar(&o.slow, "slow", true, "also run 100 streams with one client that never reads")
