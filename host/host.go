@@ -20,6 +20,7 @@ import (
 	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/internal/fsx"
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/pace"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
 )
@@ -90,10 +91,6 @@ func (h *Host) Window() *window.Supervisor { return h.window }
 // Board is the host's board.
 func (h *Host) Board() *Board { return h.board }
 
-// Written is closed once the first state.json has been written (never in
-// follow mode, which writes none): the window is spawned after it.
-func (h *Host) Written() <-chan struct{} { return h.ready }
-
 // Run does the host's work until ctx ends: in follow mode it mirrors the
 // followed file; in host mode it writes state.json at once on every change
 // of the board or the settings and at least every state.Heartbeat, retires
@@ -124,20 +121,20 @@ func (h *Host) Run(ctx context.Context) error {
 	g.Go(func() error { return w.Run(ctx, notify) })
 	g.Go(func() error { return h.watchMarks(ctx) })
 	g.Go(func() error {
+		// Reads come at most every tokenPace: a burst of hooks is one read
+		// per row, never one per hook.
+		p := pace.Pace{Gap: tokenPace}
 		for {
 			select {
 			case <-ctx.Done():
 				return nil
 			case <-h.tokens.wake:
-				h.readTokens(h.tokens.take())
 			}
-			// Reads come at most every tokenPace: a burst of hooks is one
-			// read per row, never one per hook.
-			select {
-			case <-ctx.Done():
+			if !p.Wait(ctx) {
 				return nil
-			case <-time.After(tokenPace):
 			}
+			h.readTokens(h.tokens.take())
+			p.Mark(time.Now())
 		}
 	})
 	if h.cfg.Demo {

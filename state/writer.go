@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/internal/fsx"
+	"github.com/notch-web/notch-web/internal/pace"
 )
 
 // DefaultMinGap is the least time between two writes of state.json.
@@ -59,9 +60,9 @@ func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
 	}
 	fsx.RemoveStaleTemps(w.Path, time.Minute, w.now())
 	w.write()
-	// The last write for a change paces the next; a heartbeat does not, so
-	// a change just after one is still written at once.
-	var lastChange time.Time
+	// A write for a change paces the next; a heartbeat does not, so a
+	// change just after one is still written at once.
+	p := pace.Pace{Gap: gap}
 	beat := time.NewTimer(interval)
 	defer beat.Stop()
 	for {
@@ -74,19 +75,15 @@ func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
 				notify = nil // a closed channel would spin; keep beating
 				continue
 			}
-			change = true
-			if wait := gap - time.Since(lastChange); wait > 0 {
-				select {
-				case <-ctx.Done():
-					return nil
-				case <-time.After(wait):
-				}
+			if !p.Wait(ctx) {
+				return nil
 			}
+			change = true
 		case <-beat.C:
 		}
 		w.write()
 		if change {
-			lastChange = time.Now()
+			p.Mark(time.Now())
 		}
 		beat.Reset(interval)
 	}

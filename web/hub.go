@@ -17,6 +17,7 @@ import (
 	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/internal/htmldiff"
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/pace"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
 	"github.com/notch-web/notch-web/web/templates"
@@ -153,9 +154,11 @@ func (h *Hub) Run(ctx context.Context) {
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	h.Refresh(time.Now())
-	// The last render for a wake-up paces the next; a tick that renders
-	// nothing does not, nor does the first render.
-	var last time.Time
+	// A burst of changes renders at most every MinRefresh, the latest state
+	// each time, so the renders never crowd out the requests that make the
+	// changes. Only a render counts: a tick that finds nothing changed, or
+	// the first render, never delays the next change.
+	p := pace.Pace{Gap: h.MinRefresh}
 	for {
 		select {
 		case <-ctx.Done():
@@ -165,19 +168,11 @@ func (h *Hub) Run(ctx context.Context) {
 		case <-wc:
 		case <-tick.C:
 		}
-		// A change after a quiet spell renders at once; a burst (an agent's
-		// hooks, many sessions at once) renders at most every MinRefresh,
-		// the latest state each time, so the renders never crowd out the
-		// requests that make the changes.
-		if wait := h.MinRefresh - time.Since(last); wait > 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(wait):
-			}
+		if !p.Wait(ctx) {
+			return
 		}
 		if h.Refresh(time.Now()) {
-			last = time.Now()
+			p.Mark(time.Now())
 		}
 	}
 }
