@@ -1,9 +1,7 @@
 package templates
 
 import (
-	"context"
 	"encoding/base64"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -398,11 +396,7 @@ func (v BoardView) settings() settings.Settings {
 // (#board-vars), so that a new scale or opacity patches this element, not
 // the board. Its text is boardStyle's: numbers of the clamped settings.
 func boardVars(s settings.Settings) templ.Component {
-	css := `<style id="board-vars">#board{` + boardStyle(s) + `}</style>`
-	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		_, err := io.WriteString(w, css)
-		return err
-	})
+	return templ.Raw(`<style id="board-vars">#board{` + boardStyle(s) + `}</style>`)
 }
 
 // boardStyle carries the settings that apply to the whole page as CSS

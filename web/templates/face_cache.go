@@ -32,33 +32,16 @@ func face(s state.Session, large bool, id string) templ.Component {
 		approved = *s.ApprovedAt
 	}
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		var b [24]byte
 		class := `" class="bot bot-sm`
 		if large {
 			class = `" class="bot bot-lg`
 		}
-		parts := []string{`<span id="`, templ.EscapeString(id), class, `" role="img" aria-label="`, moodLabel(m), `" data-mood="`, m}
-		for _, p := range parts {
-			if _, err := io.WriteString(w, p); err != nil {
-				return err
-			}
-		}
+		approvedAt := `">`
 		if pleased {
-			if _, err := io.WriteString(w, `" data-approved-at="`); err != nil {
-				return err
-			}
-			if _, err := w.Write(strconv.AppendInt(b[:0], approved, 10)); err != nil {
-				return err
-			}
+			approvedAt = `" data-approved-at="` + strconv.FormatInt(approved, 10) + `">`
 		}
-		if _, err := io.WriteString(w, `">`); err != nil {
-			return err
-		}
-		if _, err := io.WriteString(w, faceSVG(m, pleased)); err != nil {
-			return err
-		}
-		_, err := io.WriteString(w, `</span>`)
-		return err
+		return writeStrings(w, `<span id="`, templ.EscapeString(id), class, `" role="img" aria-label="`, moodLabel(m),
+			`" data-mood="`, m, approvedAt, faceSVG(m, pleased), `</span>`)
 	})
 }
 

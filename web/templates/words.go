@@ -60,11 +60,17 @@ func stepsWord(n int) templ.Component {
 }
 
 // text writes s escaped, as a templ text expression would.
-func text(s string) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		_, err := io.WriteString(w, templ.EscapeString(s))
-		return err
-	})
+func text(s string) templ.Component { return templ.Raw(templ.EscapeString(s)) }
+
+// writeStrings writes parts in order: markup a Go component assembles from
+// fixed text and values it escaped itself.
+func writeStrings(w io.Writer, parts ...string) error {
+	for _, p := range parts {
+		if _, err := io.WriteString(w, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // activity is what the session does: the tool that is out, or a model turn
@@ -85,12 +91,7 @@ func activity(a state.Activity) templ.Component {
 	}
 	label := a.Label
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		for _, p := range [...]string{head, templ.EscapeString(label), tail} {
-			if _, err := io.WriteString(w, p); err != nil {
-				return err
-			}
-		}
-		return nil
+		return writeStrings(w, head, templ.EscapeString(label), tail)
 	})
 }
 
