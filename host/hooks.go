@@ -3,6 +3,7 @@ package host
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -10,22 +11,24 @@ import (
 	"github.com/notch-web/notch-web/adapters/codex"
 	"github.com/notch-web/notch-web/adapters/gemini"
 	"github.com/notch-web/notch-web/adapters/hookjson"
+	"github.com/notch-web/notch-web/adapters/install"
 	"github.com/notch-web/notch-web/state"
 )
 
 // Adapter maps one agent's hook payload to vocabulary v1 (adapters/...).
 type Adapter func(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error)
 
-// Adapters are the agents whose own hooks reach the board, by the name in
-// their route (/agents-notch/hooks/<name>).
-var Adapters = map[string]Adapter{
-	claudecode.Agent: claudecode.Map,
-	codex.Agent:      codex.Map,
-	gemini.Agent:     gemini.Map,
+// adapters are the agents whose own hooks reach the board, by the name in
+// their route (/agents-notch/hooks/<name>): install.Agents, each with its
+// mapping.
+var adapters = map[string]Adapter{
+	install.ClaudeCode: claudecode.Map,
+	install.Codex:      codex.Map,
+	install.Gemini:     gemini.Map,
 }
 
-// ErrNoAgent: a hook for an agent notch-web has no adapter for.
-var ErrNoAgent = errors.New("no such agent")
+// ErrNoAgent: a hook for an agent notch-web has no adapter for (a 404).
+var ErrNoAgent = errors.New("no adapter for agent")
 
 // ErrPayload: a hook body that is not the agent's hook JSON (a 400). It is
 // hookjson.ErrPayload.
@@ -40,9 +43,9 @@ var ErrPayload = hookjson.ErrPayload
 // same: an agent is never held up by its hooks. The transcript, when the
 // payload names one, is read later, off the hook's path.
 func (h *Host) Hook(agent string, payload []byte, now time.Time) (applied int, err error) {
-	adapt, ok := Adapters[agent]
+	adapt, ok := adapters[agent]
 	if !ok {
-		return 0, fmt.Errorf("%w %q", ErrNoAgent, agent)
+		return 0, fmt.Errorf("%w %q (%s)", ErrNoAgent, agent, strings.Join(install.Agents, ", "))
 	}
 	if h.board.Follow() {
 		return 0, ErrFollowing
@@ -54,7 +57,7 @@ func (h *Host) Hook(agent string, payload []byte, now time.Time) (applied int, e
 	return n, err
 }
 
-// ErrFollowing: a follower takes no events and no hooks.
+// ErrFollowing: a follower takes no events and no hooks (a 409).
 var ErrFollowing = errors.New("this notch-web follows another host's state.json; it takes no events")
 
 // tokenReader reads context tokens from agents' transcripts in the

@@ -23,18 +23,16 @@ const hooksBodyLimit = 8 << 20
 // the agent's hook JSON is refused (400), so a broken bridge is noticed.
 func (s *Server) postHook(c echo.Context) error {
 	agent := c.Param("agent")
-	if _, ok := host.Adapters[agent]; !ok {
-		return echo.NewHTTPError(http.StatusNotFound, "no adapter for agent "+agent+" (claude-code, codex, gemini)")
-	}
-	if s.Board.Follow() {
-		return echo.NewHTTPError(http.StatusConflict, host.ErrFollowing.Error())
-	}
 	body, err := readBody(c)
 	if err != nil {
 		return err
 	}
 	n, err := s.Host.Hook(agent, body, s.Now())
 	switch {
+	case errors.Is(err, host.ErrNoAgent):
+		return echo.NewHTTPError(http.StatusNotFound, err.Error())
+	case errors.Is(err, host.ErrFollowing):
+		return echo.NewHTTPError(http.StatusConflict, err.Error())
 	case errors.Is(err, host.ErrPayload):
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	case err != nil:

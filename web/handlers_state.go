@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/state"
 )
@@ -31,7 +32,7 @@ func (s *Server) getState(c echo.Context) error {
 // and validated whole, then applied all-or-nothing; a refusal names the line.
 func (s *Server) postEvents(c echo.Context) error {
 	if s.Board.Follow() {
-		return echo.NewHTTPError(http.StatusConflict, "this notch-web follows another host's state.json; it takes no events")
+		return echo.NewHTTPError(http.StatusConflict, host.ErrFollowing.Error())
 	}
 	body, err := readBody(c)
 	if err != nil {

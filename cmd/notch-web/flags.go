@@ -96,7 +96,6 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (notch-web -h lists the flags)", fs.Arg(0))
 	}
-	fs.Visit(func(f *flag.Flag) { c.explicitPatches = c.explicitPatches || f.Name == "patch" })
 	var err error
 	if c.level, err = logLevel(lv); err != nil {
 		return nil, err
@@ -117,6 +116,8 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 		}
 		c.dshHome = filepath.Join(home, ".dsh")
 	}
+	// Only --patch fills patches: any there were named by the user.
+	c.explicitPatches = len(c.patches) > 0
 	if len(c.patches) == 0 {
 		c.patches = listFlag{filepath.Join(c.dshHome, "cordis.patch.yml")}
 	}

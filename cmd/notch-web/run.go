@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/notch-web/notch-web/adapters/install"
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/internal/fdlimit"
@@ -30,9 +31,6 @@ import (
 
 // shutdownGrace is how long requests in flight have to finish on SIGTERM.
 const shutdownGrace = 1500 * time.Millisecond
-
-// errReported marks an error run has already told the user about.
-var errReported = errors.New("reported")
 
 // run is the whole program: flags, construction, serving, and a graceful
 // shutdown when ctx ends. An error that stops it is reported by run itself,
@@ -54,7 +52,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err == nil {
 		err = serve(ctx, cfg, log, quiet, stdout)
 	}
-	if err != nil && !errors.Is(err, errReported) {
+	if err != nil {
 		log.Error("notch-web stopped", "log_type", "agents-notch.host.v1", "fatal", true, logx.Err("FatalError", err))
 		fmt.Fprintln(stderr, "notch-web:", err)
 	}
@@ -167,16 +165,13 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 	if cfg.pprof != "" {
 		g.Go(func() error { return servePprof(gctx, cfg.pprof) })
 	}
+	g.Go(func() error { return quiet.Run(gctx) })
 	g.Go(func() error { return svc.Watch(gctx) })
 	g.Go(func() error { hub.Run(gctx); return nil })
 	g.Go(func() error { return h.Run(gctx) })
 	err = g.Wait()
 	log.Info("stopped", "log_type", "agents-notch.host.v1")
-	// The repeats held back go out last; quiet.Run returns when its
-	// context has ended, which it has.
-	done, cancel := context.WithCancel(context.Background())
-	cancel()
-	_ = quiet.Run(done)
+	quiet.Flush() // repeats held back during the shutdown go out last
 	return err
 }
 
@@ -213,13 +208,14 @@ func startRecord(log *slog.Logger, cfg *config, p paths, base string, maxStreams
 	} else {
 		files = append(files, "followed", cfg.follow)
 	}
+	var hooks []any
+	for _, a := range install.Agents {
+		hooks = append(hooks, a, base+install.HookPath(a))
+	}
+	hooks = append(hooks, "events", base+"/agents-notch/events")
 	log.Info("serving", "log_type", "agents-notch.host.v1", slog.Group("data",
 		"url", base+"/agents-notch/", "mode", mode, "dshHome", cfg.dshHome,
 		slog.Group("files", files...),
-		slog.Group("hooks",
-			"claude-code", base+"/agents-notch/hooks/claude-code",
-			"codex", base+"/agents-notch/hooks/codex",
-			"gemini", base+"/agents-notch/hooks/gemini",
-			"events", base+"/agents-notch/events"),
+		slog.Group("hooks", hooks...),
 		"demo", cfg.demo, "window", cfg.window, "maxStreams", maxStreams))
 }

@@ -60,13 +60,17 @@ func (q *Quiet) Run(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			q.flush(true)
+			q.Flush()
 			return nil
 		case <-t.C:
 			q.flush(false)
 		}
 	}
 }
+
+// Flush writes every summary still held back, due or not: the last thing a
+// program logs before it exits.
+func (q *Quiet) Flush() { q.flush(true) }
 
 // flush writes the summaries that are due (all of them when final) and
 // forgets records quiet for a whole window.
