@@ -229,6 +229,13 @@ func HasControl(s string) bool {
 
 func isControl(r rune) bool { return r != '\t' && unicode.IsControl(r) }
 
+// ValidSessionID reports whether id can name a row: 1 to MaxSessionID bytes
+// of valid UTF-8 text without control characters. The ✕ and Open requests,
+// a restored state.json and a close-out mark all hold ids to it.
+func ValidSessionID(id string) bool {
+	return id != "" && len(id) <= MaxSessionID && utf8.ValidString(id) && !HasControl(id)
+}
+
 func describe(fe validator.FieldError) string {
 	switch fe.Tag() {
 	case "required":

@@ -199,3 +199,25 @@ func TestEveryStringFieldRefusesControls(t *testing.T) {
 		}
 	}
 }
+
+func TestValidSessionID(t *testing.T) {
+	for _, c := range []struct {
+		id   string
+		want bool
+	}{
+		{"5d1f0c2e-7a43", true},
+		{"with\ttab", true},
+		{"ünïcode", true},
+		{strings.Repeat("a", MaxSessionID), true},
+		{"", false},
+		{strings.Repeat("a", MaxSessionID+1), false},
+		{"cr\rhere", false},
+		{"lf\nhere", false},
+		{"nul\x00", false},
+		{"bad\xffutf8", false},
+	} {
+		if got := ValidSessionID(c.id); got != c.want {
+			t.Errorf("ValidSessionID(%q) = %v, want %v", c.id, got, c.want)
+		}
+	}
+}

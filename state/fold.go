@@ -292,7 +292,7 @@ func (f *Fold) Restore(d Document) int {
 		return 0
 	}
 	for _, s := range d.Sessions {
-		if s.ID == "" || len(s.ID) > MaxSessionID || HasControl(s.ID) || f.rows[s.ID] != nil || len(f.rows) >= MaxTracked {
+		if !ValidSessionID(s.ID) || f.rows[s.ID] != nil || len(f.rows) >= MaxTracked {
 			continue
 		}
 		s = s.clone()

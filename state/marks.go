@@ -151,8 +151,8 @@ func parseMarks(data []byte) (map[string]Mark, error) {
 // and a *CorruptMarksError (wrapping ErrMarksCorrupt) is returned as a
 // warning: the mark was written.
 func MergeMark(path, sessionID string, m Mark) error {
-	if sessionID == "" || len(sessionID) > MaxSessionID {
-		return fmt.Errorf("%w: session id must be 1 to %d bytes", ErrInvalidMark, MaxSessionID)
+	if !ValidSessionID(sessionID) {
+		return fmt.Errorf("%w: session id must be 1 to %d bytes of text", ErrInvalidMark, MaxSessionID)
 	}
 	if m.State == "" {
 		return fmt.Errorf("%w: state is required", ErrInvalidMark)

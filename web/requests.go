@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/notch-web/notch-web/state"
 )
@@ -47,7 +46,7 @@ func parseSessionRequest(body []byte) (string, error) {
 		return "", fmt.Errorf(`want {"sessionId": "…"}: %v`, err)
 	}
 	id := strings.TrimSpace(req.SessionID)
-	if id == "" || len(id) > state.MaxSessionID || !utf8.ValidString(id) || state.HasControl(id) {
+	if !state.ValidSessionID(id) {
 		return "", fmt.Errorf("sessionId must be 1 to %d bytes of text", state.MaxSessionID)
 	}
 	return id, nil
