@@ -14,13 +14,14 @@ import (
 const DefaultRepeatWindow = 30 * time.Second
 
 // maxRepeatKeys bounds the records remembered, so a flood of distinct
-// errors costs bounded memory (the oldest are forgotten first).
+// errors costs bounded memory: past it, a new record is written as it
+// comes, untracked, until flush forgets records quiet for a window.
 const maxRepeatKeys = 1000
 
 // Quiet holds back repeats: a WARNING or ERROR record identical to one
 // written less than its window ago (same level, message and attributes) is
 // counted instead of written, and the count is written as one summary — the
-// record again, with data.repeated and data.since — when the window has
+// record again, with repeats.count and repeats.since — when the window has
 // passed, whether the repeats go on (at the next one) or stop (at Run's next
 // tick). A state.json that cannot be written every 340 ms is then one line,
 // and a line every 30 s while it lasts, never a line a beat.
@@ -28,9 +29,8 @@ type Quiet struct {
 	window time.Duration
 	now    func() time.Time
 
-	mu    sync.Mutex
-	seen  map[string]*repeat
-	order []string // keys, oldest first, to forget beyond maxRepeatKeys
+	mu   sync.Mutex
+	seen map[string]*repeat
 }
 
 type repeat struct {
@@ -80,29 +80,27 @@ func (q *Quiet) flush(final bool) {
 	var due []*repeat
 	for k, r := range q.seen {
 		if r.count > 0 && (final || now.Sub(r.last) >= q.window) {
-			due = append(due, &repeat{h: r.h, rec: r.rec, count: r.count, sinceT: r.sinceT})
-			r.count, r.last = 0, now
+			due = append(due, r.take(now))
 		} else if r.count == 0 && now.Sub(r.last) >= q.window {
 			delete(q.seen, k)
 		}
 	}
-	if len(q.seen) < len(q.order) {
-		kept := q.order[:0]
-		for _, k := range q.order {
-			if _, ok := q.seen[k]; ok {
-				kept = append(kept, k)
-			}
-		}
-		q.order = kept
-	}
 	q.mu.Unlock()
 	for _, r := range due {
-		_ = r.h.Handle(context.Background(), summary(r))
+		_ = r.h.Handle(context.Background(), r.summary())
 	}
 }
 
+// take returns the repeats held back, to summarise, and starts counting
+// again from now. Called with q.mu held.
+func (r *repeat) take(now time.Time) *repeat {
+	due := &repeat{h: r.h, rec: r.rec, count: r.count, sinceT: r.sinceT}
+	r.count, r.last = 0, now
+	return due
+}
+
 // summary is the held-back record again, saying how often it repeated.
-func summary(r *repeat) slog.Record {
+func (r *repeat) summary() slog.Record {
 	rec := r.rec.Clone()
 	rec.Message += " (repeated " + strconv.Itoa(r.count) + "×)"
 	rec.AddAttrs(slog.Group("repeats", slog.Int("count", r.count), slog.String("since", r.sinceT.UTC().Format(time.RFC3339Nano))))
@@ -167,19 +165,17 @@ func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
 		// them, and the summary is written instead of the record.
 		rp.count++
 		rp.rec = r.Clone()
-		due := &repeat{h: rp.h, rec: rp.rec, count: rp.count, sinceT: rp.sinceT}
-		rp.last, rp.count = now, 0
+		due := rp.take(now)
 		h.q.mu.Unlock()
-		return due.h.Handle(ctx, summary(due))
+		return due.h.Handle(ctx, due.summary())
 	}
 	if !ok {
+		if len(h.q.seen) >= maxRepeatKeys {
+			h.q.mu.Unlock()
+			return h.next.Handle(ctx, r)
+		}
 		rp = &repeat{}
 		h.q.seen[key] = rp
-		h.q.order = append(h.q.order, key)
-		if len(h.q.order) > maxRepeatKeys {
-			delete(h.q.seen, h.q.order[0])
-			h.q.order = h.q.order[1:]
-		}
 	}
 	rp.h, rp.last, rp.count = h.next, now, 0
 	h.q.mu.Unlock()

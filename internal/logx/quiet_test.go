@@ -93,3 +93,23 @@ func TestQuietRunFlushesAtTheEnd(t *testing.T) {
 		t.Fatalf("lines %q", lines)
 	}
 }
+
+// A flood of distinct records never costs a repeat already held back: past
+// the bound, new records are written untracked, and the summary still comes.
+func TestQuietFloodKeepsHeldRepeats(t *testing.T) {
+	var out lockedBuf
+	log, q := NewQuiet(&out, slog.LevelInfo, time.Hour)
+	log.Warn("held")
+	log.Warn("held")
+	for i := range maxRepeatKeys + 10 {
+		log.Warn("distinct", "i", i)
+	}
+	q.Flush()
+	lines := out.lines()
+	if want := 1 + maxRepeatKeys + 10 + 1; len(lines) != want {
+		t.Errorf("%d lines, want %d", len(lines), want)
+	}
+	if last := lines[len(lines)-1]; !strings.Contains(last, "held (repeated 1×)") {
+		t.Errorf("the held repeat's summary is missing; last line %q", last)
+	}
+}
