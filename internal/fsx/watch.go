@@ -90,7 +90,6 @@ func WatchWith(ctx context.Context, files []string, changed func(), o WatchOptio
 	// The caller read the files before calling Watch; anything that
 	// changed before the watches were in place would be missed: read again.
 	changed()
-	settle := false
 	tick := period
 	if tick <= 0 {
 		tick = time.Second
@@ -124,19 +123,12 @@ func WatchWith(ctx context.Context, files []string, changed func(), o WatchOptio
 			debounce = nil
 			changed()
 		case <-poll.C:
+			// Read on every poll when asked to, while a directory is
+			// missing, and once when its watch has just been placed: that
+			// read, after the watch, sees what was written before it.
 			wasComplete := complete
 			complete = addDirs()
-			switch {
-			case period > 0 || !complete:
-				changed()
-				settle = false
-			case !wasComplete:
-				// A file created between the last poll's read and the new
-				// watch would be missed: read once more.
-				changed()
-				settle = true
-			case settle:
-				settle = false
+			if period > 0 || !complete || !wasComplete {
 				changed()
 			}
 		}
