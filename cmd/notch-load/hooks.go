@@ -79,6 +79,7 @@ func runHooks(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
+// verdict is a target's result in the reports.
 func verdict(ok bool) string {
 	if ok {
 		return "met"

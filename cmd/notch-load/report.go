@@ -164,12 +164,6 @@ func medianSettings(runs []*settingsResult) *settingsResult {
 func (r *report) targets(sweep []*sizeRuns, paced, slow []*result) {
 	var rows [][2]string
 	add := func(target, result string) { rows = append(rows, [2]string{target, result}) }
-	metIf := func(ok bool) string {
-		if ok {
-			return "met"
-		}
-		return "**missed**"
-	}
 	for _, sz := range sweep {
 		p99 := pluck(sz.Host, p99Of)
 		med := medianOf(p99)
@@ -177,13 +171,13 @@ func (r *report) targets(sweep []*sizeRuns, paced, slow []*result) {
 		case 1000:
 			if len(sz.Floor) > 0 {
 				c := sz.comparison()
-				add("1,000 tabs: p99 ≤ 1.2× the floor's", fmt.Sprintf("%s: %s (pairs %s, stable to %s)", metIf(c.P99.Ratio <= 1.2), times(c.P99.Ratio), pairs(c.P99), spread(c.P99)))
+				add("1,000 tabs: p99 ≤ 1.2× the floor's", fmt.Sprintf("%s: %s (pairs %s, stable to %s)", verdict(c.P99.Ratio <= 1.2), times(c.P99.Ratio), pairs(c.P99), spread(c.P99)))
 			}
-			add("1,000 tabs: p99 ≤ 25 ms", fmt.Sprintf("%s: %.1f ms (runs %s)", metIf(med <= 25), med, list(p99, 1)))
+			add("1,000 tabs: p99 ≤ 25 ms", fmt.Sprintf("%s: %.1f ms (runs %s)", verdict(med <= 25), med, list(p99, 1)))
 		case 10000:
-			add("10,000 tabs: p99 ≤ 100 ms", fmt.Sprintf("%s: %.1f ms (runs %s)", metIf(med <= 100), med, list(p99, 1)))
+			add("10,000 tabs: p99 ≤ 100 ms", fmt.Sprintf("%s: %.1f ms (runs %s)", verdict(med <= 100), med, list(p99, 1)))
 			rss := pluck(sz.Host, rssOf)
-			add("10,000 tabs: RSS per idle stream ≤ 30 KiB", fmt.Sprintf("%s: %.1f KiB (runs %s)", metIf(medianOf(rss) <= 30), medianOf(rss), list(rss, 1)))
+			add("10,000 tabs: RSS per idle stream ≤ 30 KiB", fmt.Sprintf("%s: %.1f KiB (runs %s)", verdict(medianOf(rss) <= 30), medianOf(rss), list(rss, 1)))
 		}
 	}
 	var within []string
@@ -208,7 +202,7 @@ func (r *report) targets(sweep []*sizeRuns, paced, slow []*result) {
 		within = append(within, fmt.Sprintf("%s: %.1f %s %.1f + %.1f ms", streamCount(sz.Streams), m.SSE.P99, rel, m.Fsync.P99, m.EventP99))
 	}
 	if len(within) > 0 {
-		add("settings-triggered p99 ≤ the durable write's p99 + the event-triggered p99", metIf(allWithin)+": "+strings.Join(within, "; "))
+		add("settings-triggered p99 ≤ the durable write's p99 + the event-triggered p99", verdict(allWithin)+": "+strings.Join(within, "; "))
 	}
 	var renders []string
 	one := true
@@ -218,7 +212,7 @@ func (r *report) targets(sweep []*sizeRuns, paced, slow []*result) {
 		renders = append(renders, fmt.Sprintf("%s: %.2f", streamCount(sz.Streams), v))
 	}
 	if len(renders) > 0 {
-		add("renders per change = 1", metIf(one)+": "+strings.Join(renders, "; "))
+		add("renders per change = 1", verdict(one)+": "+strings.Join(renders, "; "))
 	}
 	var bytesSame []string
 	same, compared := true, false
@@ -233,7 +227,7 @@ func (r *report) targets(sweep []*sizeRuns, paced, slow []*result) {
 		}
 	}
 	if compared {
-		add("the floor sends notch-web's bytes per change (notch-web / floor)", metIf(same)+": "+strings.Join(bytesSame, "; "))
+		add("the floor sends notch-web's bytes per change (notch-web / floor)", verdict(same)+": "+strings.Join(bytesSame, "; "))
 	}
 	if len(slow) > 0 {
 		// A run that never dropped its stalled reader counts as the
@@ -250,7 +244,7 @@ func (r *report) targets(sweep []*sizeRuns, paced, slow []*result) {
 		if m := medianOf(drop); math.IsInf(m, 1) {
 			add("a stalled reader is dropped ≤ 10 s", fmt.Sprintf("**missed**: not dropped (runs %s; a run of few changes may end before the stalled socket's buffers fill)", strings.Join(each, ", ")))
 		} else {
-			add("a stalled reader is dropped ≤ 10 s", fmt.Sprintf("%s: %.1f s (runs %s)", metIf(m <= 10), m, strings.Join(each, ", ")))
+			add("a stalled reader is dropped ≤ 10 s", fmt.Sprintf("%s: %.1f s (runs %s)", verdict(m <= 10), m, strings.Join(each, ", ")))
 		}
 		if len(paced) > 0 {
 			ps, pp := medianOf(pluck(slow, p99Of)), medianOf(pluck(paced, p99Of))
