@@ -26,30 +26,7 @@ func TestChunkReader(t *testing.T) {
 	}
 	stream += "0\r\n\r\n" + chunk("after the end")
 	// Every way of splitting the stream in two, and byte by byte.
-	for cut := 0; cut <= len(stream); cut += 7 {
-		var got []string
-		var c chunkReader
-		emit := func(b []byte) { got = append(got, string(b)) }
-		if err := c.feed([]byte(stream[:cut]), emit); err != nil {
-			t.Fatalf("cut %d: %v", cut, err)
-		}
-		if err := c.feed([]byte(stream[cut:]), emit); err != nil {
-			t.Fatalf("cut %d: %v", cut, err)
-		}
-		if !slices.Equal(got, frames) {
-			t.Fatalf("cut %d: chunks %q, want %q", cut, got, frames)
-		}
-	}
-	var got []string
-	var c chunkReader
-	for i := range len(stream) {
-		if err := c.feed([]byte{stream[i]}, func(b []byte) { got = append(got, string(b)) }); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if !slices.Equal(got, frames) {
-		t.Fatalf("byte by byte: chunks %q, want %q", got, frames)
-	}
+	feedEveryWay(t, stream, frames)
 }
 
 func TestChunkReaderMalformed(t *testing.T) {
@@ -74,6 +51,15 @@ func TestChunkReaderIdentity(t *testing.T) {
 		"event: datastar-patch-elements\ndata: elements " + strings.Repeat("z", 5000) + "\n\n\n",
 	}
 	stream := "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Type: text/event-stream\r\n\r\n" + strings.Join(frames, "")
+	// Every split, and byte by byte: a frame split after its first blank
+	// line is not emitted early.
+	feedEveryWay(t, stream, frames)
+}
+
+// feedEveryWay feeds stream to a fresh chunkReader split in two at every
+// 7th byte, then byte by byte, and checks it emits want each time.
+func feedEveryWay(t *testing.T, stream string, want []string) {
+	t.Helper()
 	for cut := 0; cut <= len(stream); cut += 7 {
 		var got []string
 		var c chunkReader
@@ -83,11 +69,10 @@ func TestChunkReaderIdentity(t *testing.T) {
 				t.Fatalf("cut %d: %v", cut, err)
 			}
 		}
-		if !slices.Equal(got, frames) {
-			t.Fatalf("cut %d: frames %q, want %q", cut, got, frames)
+		if !slices.Equal(got, want) {
+			t.Fatalf("cut %d: frames %q, want %q", cut, got, want)
 		}
 	}
-	// A frame split after its first blank line is not emitted early.
 	var got []string
 	var c chunkReader
 	for i := range len(stream) {
@@ -95,7 +80,7 @@ func TestChunkReaderIdentity(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !slices.Equal(got, frames) {
-		t.Fatalf("byte by byte: frames %q, want %q", got, frames)
+	if !slices.Equal(got, want) {
+		t.Fatalf("byte by byte: frames %q, want %q", got, want)
 	}
 }
