@@ -17,16 +17,16 @@ type BoardConfig struct {
 	OpenURL     *string
 	// RetireAfter is how long a settled row stays under retire "timer".
 	RetireAfter time.Duration
-	// Follow is true in follow mode: the document comes from another host's
-	// state.json and events are refused.
-	Follow bool
 }
 
 // Board is the live board: the session fold (host mode) or the followed
 // document (follow mode), composed with the effective settings into one
 // schema-4 snapshot. It is safe for concurrent use.
 type Board struct {
-	cfg      BoardConfig
+	cfg BoardConfig
+	// follow is true in follow mode: the document comes from another
+	// host's state.json and events are refused.
+	follow   bool
 	settings *settings.Service
 	changes  notify.Broadcast
 	version  atomic.Uint64 // bumped on every change of the fold or the followed document
@@ -36,13 +36,13 @@ type Board struct {
 	followed *state.Document
 }
 
-// NewBoard returns an empty board.
-func NewBoard(cfg BoardConfig, s *settings.Service) *Board {
-	return &Board{cfg: cfg, settings: s, fold: state.NewFold()}
+// NewBoard returns an empty board; follow makes it a follower's.
+func NewBoard(cfg BoardConfig, follow bool, s *settings.Service) *Board {
+	return &Board{cfg: cfg, follow: follow, settings: s, fold: state.NewFold()}
 }
 
 // Follow reports whether the board mirrors another host.
-func (b *Board) Follow() bool { return b.cfg.Follow }
+func (b *Board) Follow() bool { return b.follow }
 
 // Config returns the board's configuration.
 func (b *Board) Config() BoardConfig { return b.cfg }
@@ -88,7 +88,7 @@ func (b *Board) Retire(ids ...string) {
 func (b *Board) Has(id string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.cfg.Follow {
+	if b.follow {
 		if b.followed != nil {
 			for _, s := range b.followed.Sessions {
 				if s.ID == id {
@@ -113,7 +113,7 @@ func (b *Board) SetFollowed(d state.Document) {
 // followed document as read (its own wallMs: staleness is the reader's call,
 // docs/contract.md rule 3), or ok=false when nothing has been read yet.
 func (b *Board) Snapshot(now time.Time) (doc state.Document, ok bool) {
-	if b.cfg.Follow {
+	if b.follow {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		if b.followed == nil {

@@ -68,11 +68,10 @@ func New(cfg Config, s *settings.Service) *Host {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	cfg.Board.Follow = cfg.Follow != ""
 	if cfg.Boot.IsZero() {
 		cfg.Boot = time.Now()
 	}
-	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, s), tokens: newTokenReader(), log: cfg.Log, ready: make(chan struct{})}
+	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, cfg.Follow != "", s), tokens: newTokenReader(), log: cfg.Log, ready: make(chan struct{})}
 	if cfg.Follow == "" {
 		h.restore(time.Now())
 	}
