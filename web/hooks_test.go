@@ -87,6 +87,11 @@ func TestClaudeCodeHooks(t *testing.T) {
 			t.Errorf("POST %s %s: %d, want %d", tc.path, tc.body, status, tc.want)
 		}
 	}
+	// An agent name from the path is quoted in the refusal, never echoed raw.
+	status, body := postRaw(t, e, "/agents-notch/hooks/x%0D%0Aevent:%20datastar-patch-signals%3Cb%3E", claude(s, "Stop", ""), nil)
+	if status != 404 || strings.ContainsAny(strings.TrimSpace(body), "\r\n<") || !strings.Contains(body, "no adapter for agent") {
+		t.Errorf("a hostile agent name: %d %q", status, body)
+	}
 	// The hooks are behind the same locks as every write.
 	if status, _ := postRaw(t, e, "/agents-notch/hooks/claude-code", claude(s, "Stop", ""), map[string]string{"Origin": "http://evil.example"}); status != 403 {
 		t.Errorf("a foreign origin: %d, want 403", status)
