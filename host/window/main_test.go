@@ -79,11 +79,14 @@ func runAsHost() {
 // fakeClock is a Clock whose time moves only when the test says: Advance
 // moves the monotonic time (and the wall clock with it) and fires the
 // timers due; Jump moves only the wall clock, as a user setting it would.
+// With creep set, every reading also moves the time on by creep (timers
+// fire at the next Advance), as a real clock moves between two readings.
 type fakeClock struct {
 	mu      sync.Mutex
 	base    time.Time
 	mono    time.Duration
 	skew    time.Duration
+	creep   time.Duration
 	waiters []fakeWaiter
 }
 
@@ -99,6 +102,7 @@ func newFakeClock() *fakeClock {
 func (c *fakeClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.mono += c.creep
 	return c.base.Add(c.mono + c.skew)
 }
 

@@ -155,11 +155,13 @@ func (s *Supervisor) Run(ctx context.Context, ready <-chan struct{}) error {
 		}
 		// Take the timer under the status lock, so whoever sees this state
 		// (a test's fake clock, too) knows the timer is already running.
+		// The wait runs from o.at, the instant it was decided, so Next is
+		// exactly what the log said (the hour after a quit's wallMs, 15 s
+		// after an exit), however long it took to get here.
 		var timer <-chan time.Time
 		s.set(func(st *Status) {
-			now := s.cfg.Clock.Now()
-			timer = s.cfg.Clock.After(o.delay)
-			st.State, st.PID, st.Since, st.Next = o.state, 0, o.since, now.Add(o.delay)
+			timer = s.cfg.Clock.After(o.delay - s.cfg.Clock.Now().Sub(o.at))
+			st.State, st.PID, st.Since, st.Next = o.state, 0, o.since, o.at.Add(o.delay)
 			st.LastExit, st.Crashed, st.QuickDeaths = o.lastExit, o.crashed, s.quick
 		})
 		select {
@@ -173,9 +175,11 @@ func (s *Supervisor) Run(ctx context.Context, ready <-chan struct{}) error {
 }
 
 // outcome is how a window's life ended, and what comes next: a wait of
-// delay in state (Waiting or Quit) that began at since.
+// delay from at (the clock's reading when it was decided) in state
+// (Waiting or Quit) that began at since.
 type outcome struct {
 	delay    time.Duration
+	at       time.Time
 	state    State
 	since    time.Time
 	lastExit string
@@ -314,10 +318,11 @@ func (s *Supervisor) died(lived time.Duration) (delay time.Duration, quick bool)
 // spawnFailed handles a window that did not start: a quick death of zero
 // life, logged once.
 func (s *Supervisor) spawnFailed(err error) outcome {
+	now := s.cfg.Clock.Now()
 	delay, _ := s.died(0)
 	s.cfg.Log.Error("window-spawn-failed", "log_type", LogType, logx.Err("SpawnError", err),
 		slog.Group("data", "path", s.path, "quickDeaths", s.quick, "nextInMs", delay.Milliseconds()))
-	return outcome{delay: delay, state: Waiting, since: s.cfg.Clock.Now(), lastExit: notStarted, crashed: true}
+	return outcome{delay: delay, at: now, state: Waiting, since: now, lastExit: notStarted, crashed: true}
 }
 
 // exited handles a window that ended on its own: a tray quit, or a death.
@@ -345,7 +350,7 @@ func (s *Supervisor) exited(c *child, ex exitInfo) outcome {
 			// the next one starts with a clean count.
 			s.quick = 0
 			s.cfg.Log.Info("window-quit", "log_type", LogType, slog.Group("data", append(data, "nextInMs", left.Milliseconds())...))
-			return outcome{delay: left, state: Quit, since: quitAt, lastExit: "quit from the tray"}
+			return outcome{delay: left, at: now, state: Quit, since: quitAt, lastExit: "quit from the tray"}
 		}
 		// A quit whose hour is already over holds nothing; the window is
 		// respawned like any that exited, never at once (a window that
@@ -353,7 +358,7 @@ func (s *Supervisor) exited(c *child, ex exitInfo) outcome {
 		delay, quick := s.died(lived)
 		s.cfg.Log.Info("window-quit", "log_type", LogType, slog.Group("data", append(data,
 			"holdOver", true, "quick", quick, "quickDeaths", s.quick, "nextInMs", delay.Milliseconds())...))
-		return outcome{delay: delay, state: Waiting, since: now, lastExit: "quit from the tray"}
+		return outcome{delay: delay, at: now, state: Waiting, since: now, lastExit: "quit from the tray"}
 	}
 
 	delay, quick := s.died(lived)
@@ -368,7 +373,7 @@ func (s *Supervisor) exited(c *child, ex exitInfo) outcome {
 		level = slog.LevelWarn
 	}
 	s.cfg.Log.Log(context.Background(), level, "window-exit", "log_type", LogType, slog.Group("data", data...))
-	return outcome{delay: delay, state: Waiting, since: now, lastExit: how, crashed: crashed}
+	return outcome{delay: delay, at: now, state: Waiting, since: now, lastExit: how, crashed: crashed}
 }
 
 // quitSignal reads quit.json and reports whether it is a new quit: newer

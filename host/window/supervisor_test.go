@@ -265,6 +265,39 @@ func TestQuitHoldsForAnHour(t *testing.T) {
 	}
 }
 
+// TestWaitsRunFromTheirDecision: on a clock that moves between readings,
+// the status still says exactly what was decided (the hour after the quit,
+// 15 s after the exit), and the timer keeps to it.
+func TestWaitsRunFromTheirDecision(t *testing.T) {
+	h := newHarness(t, nil)
+	h.clock.Advance(10 * time.Second)
+	quitAt := h.clock.Now()
+	h.clock.mu.Lock()
+	h.clock.creep = time.Millisecond
+	h.clock.mu.Unlock()
+	h.plan(plan{Mode: "quit", WallMs: quitAt.UnixMilli()})
+	h.start(true)
+
+	st := h.waitStatus(Quit, 1)
+	if got := st.Next.Sub(st.Since); got != DefaultQuitHold {
+		t.Errorf("quit: next - since = %v, want %v", got, DefaultQuitHold)
+	}
+	if !st.Next.Equal(quitAt.Add(DefaultQuitHold)) {
+		t.Errorf("quit: next = %v, want %v", st.Next, quitAt.Add(DefaultQuitHold))
+	}
+	h.plan(plan{Mode: "run"})
+	h.clock.Advance(st.Next.Sub(h.clock.Now()) - 10*time.Millisecond)
+	h.holds(Quit, 1)
+	h.clock.Advance(10 * time.Millisecond)
+	h.waitStatus(Running, 2)
+
+	h.stopWindow()
+	st = h.waitStatus(Waiting, 2)
+	if got := st.Next.Sub(st.Since); got != DefaultRespawn {
+		t.Errorf("exit: next - since = %v, want %v", got, DefaultRespawn)
+	}
+}
+
 func TestStartNowEndsAQuitHold(t *testing.T) {
 	h := newHarness(t, nil)
 	h.clock.Advance(time.Second)
