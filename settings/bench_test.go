@@ -1,6 +1,12 @@
 package settings
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/notch-web/notch-web/internal/fsx"
+)
 
 // BenchmarkChange is one pane click: a Service.Change of one key, with the
 // durable (fsync'd, lock-protected) write of settings.json.
@@ -17,6 +23,46 @@ func BenchmarkChange(b *testing.B) {
 		n++
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "ops/s")
+}
+
+// BenchmarkApply is BenchmarkChange's write alone: Store.Apply takes the
+// file lock, reads and merges the layer and writes it durably, without the
+// view rebuilt, the log line or the subscribers told.
+func BenchmarkApply(b *testing.B) {
+	f := newFixture(b)
+	writeFile(b, f.patch, rowYAML("scale: 1.5\nalerts: off"))
+	svc := f.service(b)
+	vals := goodValues["holdMs"]
+	n := 0
+	for b.Loop() {
+		if _, err := svc.store.Apply(Change{Set: Partial{"holdMs": vals[n%len(vals)]}}); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+}
+
+// BenchmarkDurableWrite is the floor under BenchmarkApply: the bare
+// fsx.WriteFileAtomic (temporary file, fsync, rename, folder fsync) of
+// settings.json's bytes, beside it. Apply ÷ DurableWrite is what the
+// store's lock, read and merge cost.
+func BenchmarkDurableWrite(b *testing.B) {
+	f := newFixture(b)
+	writeFile(b, f.patch, rowYAML("scale: 1.5\nalerts: off"))
+	svc := f.service(b)
+	if _, err := svc.Change(Change{Set: Partial{"holdMs": goodValues["holdMs"][0]}}); err != nil {
+		b.Fatal(err)
+	}
+	data, err := os.ReadFile(svc.store.Path())
+	if err != nil {
+		b.Fatal(err)
+	}
+	probe := filepath.Join(filepath.Dir(svc.store.Path()), "probe.json")
+	for b.Loop() {
+		if err := fsx.WriteFileAtomic(probe, data); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkParseRequest parses a typical POST body.
