@@ -113,7 +113,7 @@ type typeRule struct {
 	outcomes     []string
 }
 
-// vocabulary is the v1 table; the README's event table is this, in prose.
+// vocabulary is the v1 table; docs/events.md's table is this, in prose.
 var vocabulary = map[string]typeRule{
 	TypeSessionOpened:     {takes: fTitle | fProject | fCwd | fOrigin | fParent},
 	TypeSessionTitled:     {takes: fTitle, needs: fTitle},

@@ -135,7 +135,7 @@ func TestVocabularyComplete(t *testing.T) {
 	full := Event{Title: "t", Project: "p", Cwd: "/c", Origin: OriginSubagent, Parent: "q", Tool: "bash",
 		Reason: "r", Outcome: "x", Tokens: ptr[int64](1)}
 	if len(vocabulary) != 10 {
-		t.Fatalf("vocabulary has %d types, the README documents 10", len(vocabulary))
+		t.Fatalf("vocabulary has %d types, docs/events.md documents 10", len(vocabulary))
 	}
 	for typ, rule := range vocabulary {
 		ev := Event{Type: typ, Session: "a"}
