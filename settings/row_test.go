@@ -377,6 +377,11 @@ func TestBrokenYAMLAtStart(t *testing.T) {
 	if !hasWarning(v.Warnings, f.patch, "") {
 		t.Errorf("not reported: %+v", v.Warnings)
 	}
+	for _, w := range v.Warnings {
+		if strings.Contains(w.Message, "last good row") || !strings.Contains(w.Message, "no row read from it yet") {
+			t.Errorf("warning %q: want it to say no row was read yet, never a last good row that never was", w.Message)
+		}
+	}
 }
 
 // YAML 1.2 scalars a human is likely to write.

@@ -188,12 +188,12 @@ func (s *Service) readRowLocked() (Row, []Warning) {
 			}
 			continue
 		case err != nil:
-			warns = append(warns, Warning{File: p, Message: err.Error() + "; keeping its last good row"})
+			warns = append(warns, s.keepLastRow(p, err))
 			e = s.lastRow[p]
 		default:
 			e, err = parsePatch(data, s.opts.RowID)
 			if err != nil {
-				warns = append(warns, Warning{File: p, Message: err.Error() + "; keeping its last good row"})
+				warns = append(warns, s.keepLastRow(p, err))
 				e = s.lastRow[p]
 			} else {
 				s.lastRow[p] = e
@@ -221,6 +221,16 @@ func (s *Service) readRowLocked() (Row, []Warning) {
 	}
 	r, w := buildRow(winFile, win)
 	return r, append(warns, w...)
+}
+
+// keepLastRow is the warning for a patch file that cannot be read or
+// parsed: its last good row is kept, when there was one; otherwise the file
+// adds nothing until it parses.
+func (s *Service) keepLastRow(p string, err error) Warning {
+	if _, ok := s.lastRow[p]; ok {
+		return Warning{File: p, Message: err.Error() + "; keeping its last good row"}
+	}
+	return Warning{File: p, Message: err.Error() + "; no row read from it yet: the layers beneath apply until it parses"}
 }
 
 // Version counts the changes of the view so far.

@@ -45,6 +45,7 @@ func redirect(to string) echo.HandlerFunc {
 // healthReply is /healthz's answer.
 type healthReply struct {
 	OK         bool          `json:"ok"`
+	Version    string        `json:"version"`    // the build, as notch-web --version says
 	Streams    int           `json:"streams"`    // open now
 	MaxStreams int           `json:"maxStreams"` // admitted at once (0: no cap)
 	Refused    int64         `json:"refused"`    // streams refused for the cap so far
@@ -57,7 +58,7 @@ type healthReply struct {
 // window's state. The load tool and the tests read them.
 func (s *Server) healthz(c echo.Context) error {
 	return c.JSON(http.StatusOK, healthReply{
-		OK: true, Streams: s.Hub.Clients(), MaxStreams: s.Hub.MaxStreams, Refused: s.Hub.Refused(),
+		OK: true, Version: s.Version, Streams: s.Hub.Clients(), MaxStreams: s.Hub.MaxStreams, Refused: s.Hub.Refused(),
 		Renders: s.Hub.Renders(), Drops: s.Hub.Drops(), Window: s.Window.Status(),
 	})
 }

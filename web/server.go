@@ -37,6 +37,8 @@ type Deps struct {
 	OpenDoor string
 	// Client forwards close-outs and opens to the harness.
 	Client *http.Client
+	// Version names the build, for /healthz.
+	Version string
 	// Now is the clock (time.Now in production).
 	Now func() time.Time
 }

@@ -46,6 +46,8 @@ Usage:
   notch-web [flags]
   notch-web hook <agent> [--url URL]                  an agent's command hook: stdin → the host
   notch-web hooks install|uninstall|status [<agent>]  put the hooks into an agent's settings
+  notch-web help [hooks|hook]                         this, or a command's own help
+  notch-web --version                                 the build's version
 
 Flags:`
 

@@ -34,10 +34,23 @@ const shutdownGrace = 1500 * time.Millisecond
 
 // run is the whole program: flags, construction, serving, and a graceful
 // shutdown when ctx ends. An error that stops it is reported by run itself,
-// once: a standard log record with "fatal": true, then one plain line.
+// once, as one plain line on stderr ("notch-web: …"): a person reads it, and
+// a log reader still sees the "stopped" record that follows a served run.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && (args[0] == "hook" || args[0] == "hooks") {
-		return runAgentHooks(ctx, args, getenv, os.Stdin, stdout, stderr) // hooks.go
+	if len(args) > 0 {
+		switch args[0] {
+		case "hook", "hooks":
+			return runAgentHooks(ctx, args, getenv, os.Stdin, stdout, stderr) // hooks.go
+		case "help":
+			err := runHelp(args[1:], getenv, stdout)
+			if err != nil {
+				fmt.Fprintln(stderr, "notch-web:", err)
+			}
+			return err
+		case "version", "--version", "-version":
+			fmt.Fprintln(stdout, versionLine())
+			return nil
+		}
 	}
 	cfg, err := parseFlags(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
@@ -53,10 +66,28 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = serve(ctx, cfg, log, quiet, stdout)
 	}
 	if err != nil {
-		log.Error("notch-web stopped", "log_type", "agents-notch.host.v1", "fatal", true, logx.Err("FatalError", err))
 		fmt.Fprintln(stderr, "notch-web:", err)
 	}
 	return err
+}
+
+// runHelp is "notch-web help [hooks|hook]".
+func runHelp(args []string, getenv func(string) string, stdout io.Writer) error {
+	topic := ""
+	if len(args) > 0 {
+		topic = args[0]
+	}
+	switch topic {
+	case "":
+		printUsage(stdout)
+	case "hooks":
+		return runHooks([]string{"help"}, getenv, stdout, stdout)
+	case "hook":
+		fmt.Fprint(stdout, hookUsage)
+	default:
+		return fmt.Errorf("help: no topic %q (want hooks or hook)", topic)
+	}
+	return nil
 }
 
 // paths are the files notch-web keeps under the DSH home.
@@ -123,7 +154,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 	hub.Window = h.Window()
 	srv := web.New(web.Deps{
 		Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log,
-		Static: static.FS, ManualPath: p.manual, OpenDoor: cfg.openURL,
+		Static: static.FS, ManualPath: p.manual, OpenDoor: cfg.openURL, Version: version(),
 	})
 	httpSrv := &http.Server{
 		Handler:           srv.Handler(),
@@ -139,6 +170,12 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 	base := baseURL(cfg.addr, port)
 	fmt.Fprintln(stdout, base+"/agents-notch/")
 	startRecord(log, cfg, p, base, hub.MaxStreams)
+	if !cfg.explicitPatches {
+		if _, err := os.Stat(cfg.patches[0]); errors.Is(err, os.ErrNotExist) {
+			log.Info("no patch file: the built-in defaults are in use (a plugin row there is read as soon as it appears)",
+				"log_type", "agents-notch.settings.v1", slog.Group("data", "file", cfg.patches[0]))
+		}
+	}
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -214,7 +251,7 @@ func startRecord(log *slog.Logger, cfg *config, p paths, base string, maxStreams
 	}
 	hooks = append(hooks, "events", base+"/agents-notch/events")
 	log.Info("serving", "log_type", "agents-notch.host.v1", slog.Group("data",
-		"url", base+"/agents-notch/", "mode", mode, "dshHome", cfg.dshHome,
+		"url", base+"/agents-notch/", "mode", mode, "version", version(), "dshHome", cfg.dshHome,
 		slog.Group("files", files...),
 		slog.Group("hooks", hooks...),
 		"demo", cfg.demo, "window", cfg.window, "maxStreams", maxStreams))

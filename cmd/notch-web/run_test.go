@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -343,8 +343,8 @@ func runOnce(t *testing.T, home string, args ...string) (stdout, stderr string, 
 	return out.String(), errb.String(), err
 }
 
-// A start-up error is one standard record with "fatal": true and one plain
-// line, naming what is wrong and what would be right; never twice.
+// A start-up error is one plain line on stderr, naming what is wrong and
+// what would be right; never twice, never a JSON record a person must read.
 func TestStartupErrors(t *testing.T) {
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -378,21 +378,11 @@ func TestStartupErrors(t *testing.T) {
 				t.Errorf("stdout %q: the URL line must not be printed before a start-up error", stdout)
 			}
 			lines := strings.Split(strings.TrimSpace(stderr), "\n")
-			if len(lines) != 2 {
-				t.Fatalf("stderr has %d lines, want a record and a plain line:\n%s", len(lines), stderr)
+			if len(lines) != 1 {
+				t.Fatalf("stderr has %d lines, want one plain line:\n%s", len(lines), stderr)
 			}
-			var rec map[string]any
-			if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
-				t.Fatalf("first line is not a log record: %q", lines[0])
-			}
-			if rec["fatal"] != true || rec["level"] != "ERROR" {
-				t.Errorf("record %v, want level ERROR and fatal true", rec)
-			}
-			if e, _ := rec["error"].(map[string]any); !strings.Contains(fmt.Sprint(e["message"]), tc.want) {
-				t.Errorf("record error %v, want it to say %q", e, tc.want)
-			}
-			if !strings.HasPrefix(lines[1], "notch-web: ") || !strings.Contains(lines[1], tc.want) {
-				t.Errorf("plain line %q, want \"notch-web: …%s…\"", lines[1], tc.want)
+			if !strings.HasPrefix(lines[0], "notch-web: ") || !strings.Contains(lines[0], tc.want) {
+				t.Errorf("plain line %q, want \"notch-web: …%s…\"", lines[0], tc.want)
 			}
 		})
 	}
@@ -456,5 +446,79 @@ func TestRestartAfterKillLosesNoSession(t *testing.T) {
 	}
 	if status := post(base, `{"type":"approval.resolved","session":"s1","outcome":"allowed-once"}`); status != 200 {
 		t.Errorf("the next event for a restored session: %d, want 200", status)
+	}
+}
+
+// The command line a person meets first: --version, help and its topics,
+// and a missing default patch file said once, as INFO.
+func TestVersionAndHelp(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		wantOut    string
+		wantErr    string
+		wantFailed bool
+	}{
+		{args: []string{"--version"}, wantOut: "notch-web "},
+		{args: []string{"version"}, wantOut: "notch-web "},
+		{args: []string{"help"}, wantOut: "notch-web hooks install|uninstall|status"},
+		{args: []string{"help", "hooks"}, wantOut: "-dry-run"},
+		{args: []string{"help", "hook"}, wantOut: "usage: notch-web hook <agent>"},
+		{args: []string{"help", "colours"}, wantErr: `notch-web: help: no topic "colours"`, wantFailed: true},
+	} {
+		var out, errb strings.Builder
+		err := run(context.Background(), tc.args, func(string) string { return "" }, &out, &errb)
+		if (err != nil) != tc.wantFailed {
+			t.Errorf("%v: err %v, want failed %v", tc.args, err, tc.wantFailed)
+		}
+		if !strings.Contains(out.String(), tc.wantOut) {
+			t.Errorf("%v: stdout %q, want %q in it", tc.args, out.String(), tc.wantOut)
+		}
+		if tc.wantErr != "" && !strings.HasPrefix(errb.String(), tc.wantErr) {
+			t.Errorf("%v: stderr %q, want it to start %q", tc.args, errb.String(), tc.wantErr)
+		}
+		if tc.wantErr == "" && errb.Len() > 0 {
+			t.Errorf("%v: stderr %q, want nothing", tc.args, errb.String())
+		}
+	}
+}
+
+func TestVersionOf(t *testing.T) {
+	for _, tc := range []struct {
+		bi   debug.BuildInfo
+		want string
+	}{
+		{debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "devel"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "1a189c8aaaabbbbccccdddd"}, {Key: "vcs.modified", Value: "true"}}}, "devel-1a189c8aaaab-dirty"},
+	} {
+		if got := versionOf(&tc.bi); got != tc.want {
+			t.Errorf("versionOf(%+v) = %q, want %q", tc.bi.Main, got, tc.want)
+		}
+	}
+}
+
+// With no patch file at the default place, one INFO record says the
+// built-in defaults are in use; a start with the file says nothing of it.
+func TestMissingDefaultPatchIsOneInfoLine(t *testing.T) {
+	const said = "the built-in defaults are in use"
+	home := t.TempDir()
+	_, stderr, err := runOnce(t, home, "--addr", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(stderr, said); n != 1 {
+		t.Errorf("said %d times, want once:\n%s", n, stderr)
+	}
+	for line := range strings.Lines(stderr) {
+		if strings.Contains(line, said) && !strings.Contains(line, `"level":"INFO"`) {
+			t.Errorf("not an INFO record: %s", line)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, "cordis.patch.yml"), []byte("[]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, _ = runOnce(t, home, "--addr", "127.0.0.1:0"); strings.Contains(stderr, said) {
+		t.Errorf("said with the file there:\n%s", stderr)
 	}
 }
