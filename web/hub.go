@@ -307,10 +307,6 @@ func (h *Hub) unsubscribe(s *stream) {
 	}
 }
 
-// heartbeatFrame is the light event an idle stream carries. Every event the
-// client receives fires a datastar-fetch event, which the page's liveness
-// check watches.
-var heartbeatFrame = signalsFrame([]byte(`{"_hb":true}`))
 
 // retryFull is the Retry-After of a stream refused for the cap, in seconds.
 const retryFull = "5"

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/notch-web/notch-web/internal/sse"
 )
 
 // The floor is the least a server can do to deliver notch-web's changes:
@@ -52,11 +54,7 @@ type floor struct {
 }
 
 func newFloor() (*floor, error) {
-	hb, err := heartbeatFrame()
-	if err != nil {
-		return nil, err
-	}
-	return &floor{heartbeat: hb, streams: map[chan []byte]struct{}{}, done: make(chan struct{})}, nil
+	return &floor{heartbeat: sse.Heartbeat, streams: map[chan []byte]struct{}{}, done: make(chan struct{})}, nil
 }
 
 // routes lists every URL the floor serves: the stream at notch-web's path,

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/notch-web/notch-web/internal/sse"
 )
 
 // startTestFloor serves the floor's routes on loopback, as runFloor does.
@@ -115,7 +117,7 @@ func TestFloorStream(t *testing.T) {
 		t.Fatalf("first frame %q (%v), want the latest %q", got, err, frame)
 	}
 	start := time.Now()
-	hb, _ := heartbeatFrame()
+	hb := sse.Heartbeat
 	got = make([]byte, len(hb))
 	if _, err := io.ReadFull(br, got); err != nil || !bytes.Equal(got, hb) {
 		t.Fatalf("after silence: %q (%v), want the heartbeat", got, err)

@@ -6,48 +6,9 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/notch-web/notch-web/internal/sse"
 )
-
-// sseEvent is one dispatched Server-Sent Event.
-type sseEvent struct {
-	typ  string
-	data []string
-}
-
-// parseSSE parses a stream the way an EventSource does: fields up to a
-// blank line, which dispatches the event if it has data.
-func parseSSE(t *testing.T, stream []byte) []sseEvent {
-	t.Helper()
-	var out []sseEvent
-	var cur sseEvent
-	lines := strings.Split(string(stream), "\n")
-	if lines[len(lines)-1] != "" {
-		t.Fatalf("stream does not end with a newline: %q", stream)
-	}
-	for _, line := range lines[:len(lines)-1] {
-		if line == "" {
-			if cur.data != nil {
-				out = append(out, cur)
-			}
-			cur = sseEvent{}
-			continue
-		}
-		field, value, _ := strings.Cut(line, ":")
-		value = strings.TrimPrefix(value, " ")
-		switch field {
-		case "event":
-			cur.typ = value
-		case "data":
-			cur.data = append(cur.data, value)
-		default:
-			t.Fatalf("unexpected field %q in %q", field, line)
-		}
-	}
-	if cur.data != nil {
-		t.Fatalf("the last event is not terminated by a blank line: %q", stream)
-	}
-	return out
-}
 
 func TestFloorFrame(t *testing.T) {
 	// The smallest frame is the event with no padding; anything smaller is
@@ -71,9 +32,9 @@ func TestFloorFrame(t *testing.T) {
 			if len(f) != size {
 				t.Errorf("floorFrame(%d, %d) is %d bytes", seq, size, len(f))
 			}
-			events := parseSSE(t, f)
-			if len(events) != 1 || events[0].typ != "datastar-patch-elements" || len(events[0].data) != 1 ||
-				!strings.HasPrefix(events[0].data[0], `elements <div id="floor"`) || !strings.HasSuffix(events[0].data[0], "</div>") {
+			events := sse.Parse(f)
+			if len(events) != 1 || events[0].Type != "datastar-patch-elements" || strings.Count(events[0].Data, "\n") != 0 ||
+				!strings.HasPrefix(events[0].Data, `elements <div id="floor"`) || !strings.HasSuffix(events[0].Data, "</div>") {
 				t.Errorf("floorFrame(%d, %d) is not one patch-elements event of one element: %+v", seq, size, events)
 			}
 			// The clients' own scan finds the change, and nothing else.
@@ -86,20 +47,5 @@ func TestFloorFrame(t *testing.T) {
 				t.Errorf("floorFrame(%d, %d) is not counted as a patch: %q", seq, size, f[:40])
 			}
 		}
-	}
-}
-
-func TestHeartbeatFrame(t *testing.T) {
-	hb, err := heartbeatFrame()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// notch-web's hub heartbeat, as its streams carry it.
-	const want = "event: datastar-patch-signals\ndata: signals {\"_hb\":true}\n\n\n"
-	if string(hb) != want {
-		t.Errorf("heartbeat = %q, want notch-web's %q", hb, want)
-	}
-	if ev := parseSSE(t, hb); len(ev) != 1 || ev[0].typ != "datastar-patch-signals" {
-		t.Errorf("heartbeat parses as %+v", ev)
 	}
 }

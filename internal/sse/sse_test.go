@@ -126,3 +126,19 @@ func FuzzLines(f *testing.F) {
 		}
 	})
 }
+
+// The frames' exact bytes: what the hub sends and the load tool's floor
+// copies. A lone CR in a payload is a line of its own, never an event.
+func TestFrames(t *testing.T) {
+	if want := "event: datastar-patch-signals\ndata: signals {\"_hb\":true}\n\n\n"; string(Heartbeat) != want {
+		t.Errorf("Heartbeat = %q, want %q", Heartbeat, want)
+	}
+	f := Elements([]byte("<p id=\"a\">x\ry\r\rz</p>"))
+	want := "event: datastar-patch-elements\ndata: elements <p id=\"a\">x\ndata: elements y\ndata: elements \ndata: elements z</p>\n\n\n"
+	if string(f) != want {
+		t.Errorf("Elements = %q, want %q", f, want)
+	}
+	if ev := Parse(f); len(ev) != 1 || ev[0].Type != "datastar-patch-elements" {
+		t.Errorf("Elements parses as %+v, want one patch-elements event", ev)
+	}
+}
