@@ -2,12 +2,11 @@ package web
 
 import "github.com/notch-web/notch-web/internal/sse"
 
-// elementsFrame and signalsFrame are the wire's frames (internal/sse: the
+// elementsFrame and heartbeatFrame are the wire's frames (internal/sse: the
 // one encoder, shared with the load tool's floor, so the two can never
 // drift apart).
 var (
 	elementsFrame = sse.Elements
-	signalsFrame  = sse.Signals
 	// heartbeatFrame is the light event an idle stream carries. Every
 	// event the client receives fires a datastar-fetch event, which the
 	// page's liveness check watches.
