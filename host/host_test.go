@@ -125,3 +125,53 @@ func TestHookReadsTranscriptTokens(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// The settle rule through the hook path, across a restart: the agent's
+// process ending (SessionEnd) settles each row — done after its Stop, error
+// when the turn was still open — and keeps it; a hook that comes late moves
+// nothing. A restarted host restores the settled rows as they were. What it
+// cannot restore is that the process ended (state.json, a frozen schema,
+// has no field for it): a restored settled row is taken as idle, so its
+// session's next prompt works it again.
+func TestSessionEndSettlesAndSurvivesARestart(t *testing.T) {
+	home := t.TempDir()
+	h := newHost(t, home)
+	now := time.Now()
+	hook := func(h *Host, session, event, extra string) {
+		t.Helper()
+		if extra != "" {
+			extra = "," + extra
+		}
+		body := `{"session_id":"` + session + `","cwd":"/src/argon","hook_event_name":"` + event + `"` + extra + `}`
+		now = now.Add(time.Second)
+		if _, err := h.Hook("claude-code", []byte(body), now); err != nil {
+			t.Fatalf("%s %s: %v", session, event, err)
+		}
+	}
+	hook(h, "done", "UserPromptSubmit", `"prompt":"go"`)
+	hook(h, "done", "Stop", "")
+	hook(h, "done", "SessionEnd", `"reason":"other"`)
+	hook(h, "cut", "UserPromptSubmit", `"prompt":"go"`)
+	hook(h, "cut", "PermissionRequest", `"tool_name":"Bash","tool_input":{"command":"make"}`)
+	hook(h, "cut", "SessionEnd", `"reason":"other"`)
+	// Late: a permission notification and a prompt after the end.
+	hook(h, "done", "Notification", `"notification_type":"permission_prompt","message":"Claude needs your permission to use Bash"`)
+	hook(h, "cut", "UserPromptSubmit", `"prompt":"late"`)
+	got := rows(t, h)
+	if got["done"].Status != state.StatusDone || got["cut"].Status != state.StatusError || got["cut"].Approval != nil {
+		t.Fatalf("after the ends and the late hooks: done %+v, cut %+v", got["done"], got["cut"])
+	}
+
+	doc, _ := h.Board().Snapshot(now)
+	doc.WallMs = now.UnixMilli()
+	writeState(t, filepath.Join(home, "state", "agents-notch", "state.json"), doc)
+	h2 := newHost(t, home)
+	got = rows(t, h2)
+	if got["done"].Status != state.StatusDone || got["cut"].Status != state.StatusError {
+		t.Fatalf("restored: done %+v, cut %+v", got["done"], got["cut"])
+	}
+	hook(h2, "done", "UserPromptSubmit", `"prompt":"again"`)
+	if s := rows(t, h2)["done"]; s.Status != state.StatusWorking {
+		t.Fatalf("a restored settled row's next prompt: %+v", s)
+	}
+}

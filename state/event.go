@@ -17,12 +17,13 @@ import (
 	"github.com/go-playground/validator/v10"
 )
 
-// EventVersion is the version of the event vocabulary this package speaks.
-// An event may say "v":1 or leave v out; any other version is refused
-// rather than half-understood.
-const EventVersion = 1
+// EventVersion is the version of the event vocabulary this package speaks:
+// v2 is v1 and session.ended. An event may say "v":2, "v":1 (then it may not
+// use what v2 added) or leave v out; any other version is refused rather
+// than half-understood.
+const EventVersion = 2
 
-// The event types of vocabulary v1. Each one is a fact about one session;
+// The event types of vocabulary v2. Each one is a fact about one session;
 // the fold turns the facts into that session's row.
 const (
 	TypeSessionOpened     = "session.opened"     // creates the row (re-open: updates the given descriptive fields)
@@ -34,6 +35,7 @@ const (
 	TypeApprovalResolved  = "approval.resolved"  // approval null, attention → working, approvedAt on allowed-once
 	TypeContextTokens     = "context.tokens"     // contextTokens
 	TypeTurnEnded         = "turn.ended"         // done | error, approval null
+	TypeSessionEnded      = "session.ended"      // v2: the agent's process ended: the row settles, nothing but a re-open revives it
 	TypeSessionFinished   = "session.finished"   // the close-out: the row is removed
 )
 
@@ -44,7 +46,7 @@ const (
 	OutcomeAllowedOnce = "allowed-once" // approval.resolved: the only one that sets approvedAt
 	OutcomeRejected    = "rejected"     // approval.resolved
 	OutcomeCancelled   = "cancelled"    // approval.resolved
-	OutcomeCompleted   = "completed"    // turn.ended
+	OutcomeCompleted   = "completed"    // turn.ended, session.ended
 )
 
 // Limits on what an event and a batch of events may hold. They bound the
@@ -57,7 +59,7 @@ const (
 	MaxInteger   = 1<<53 - 1 // the largest integer a JSON reader in JavaScript holds exactly
 )
 
-// Event is one session event of vocabulary v1. Fields a type does not take
+// Event is one session event of vocabulary v2. Fields a type does not take
 // must be left out (Validate refuses them, so a misplaced field is named
 // rather than silently ignored); "" and nil mean "not given". At and Tokens
 // are at most MaxInteger.
@@ -111,6 +113,7 @@ func (fs field) names() string {
 type typeRule struct {
 	takes, needs field
 	outcomes     []string
+	since        int // the vocabulary version that added the type (0: v1)
 }
 
 // vocabulary is the v1 table; docs/events.md's table is this, in prose.
@@ -124,6 +127,7 @@ var vocabulary = map[string]typeRule{
 	TypeApprovalResolved:  {takes: fOutcome, needs: fOutcome, outcomes: []string{OutcomeAllowedOnce, OutcomeRejected, OutcomeCancelled}},
 	TypeContextTokens:     {takes: fTokens, needs: fTokens},
 	TypeTurnEnded:         {takes: fOutcome, needs: fOutcome, outcomes: []string{OutcomeCompleted, OutcomeError}},
+	TypeSessionEnded:      {takes: fOutcome, outcomes: []string{OutcomeCompleted, OutcomeError}, since: 2},
 	TypeSessionFinished:   {},
 }
 
@@ -146,13 +150,13 @@ func (e Event) fields() field {
 	return fs
 }
 
-// Validate checks one event against vocabulary v1: the version, the type,
+// Validate checks one event against vocabulary v2: the version, the type,
 // each field's shape (validator tags) and the per-type rules (which fields
 // the type needs and takes, its outcomes). Errors wrap ErrVersion,
 // ErrUnknownType or ErrInvalidEvent.
 func (e Event) Validate() error {
-	if e.V != 0 && e.V != EventVersion {
-		return fmt.Errorf("%w: v %d (this host speaks v%d)", ErrVersion, e.V, EventVersion)
+	if e.V < 0 || e.V > EventVersion {
+		return fmt.Errorf("%w: v %d (this host speaks v1 and v%d)", ErrVersion, e.V, EventVersion)
 	}
 	if e.Type == "" {
 		return fmt.Errorf("%w: type is required", ErrInvalidEvent)
@@ -160,6 +164,9 @@ func (e Event) Validate() error {
 	rule, ok := vocabulary[e.Type]
 	if !ok {
 		return fmt.Errorf("%w %s", ErrUnknownType, short(e.Type))
+	}
+	if rule.since > 0 && e.V != 0 && e.V < rule.since {
+		return fmt.Errorf("%w: %s is vocabulary v%d, and the event says v%d", ErrVersion, e.Type, rule.since, e.V)
 	}
 	if err := validate().Struct(e); err != nil {
 		var ves validator.ValidationErrors
@@ -187,7 +194,7 @@ func (e Event) Validate() error {
 	if missing := rule.needs &^ have; missing != 0 {
 		return fmt.Errorf("%w: %s needs %s", ErrInvalidEvent, e.Type, missing.names())
 	}
-	if rule.outcomes != nil && !slices.Contains(rule.outcomes, e.Outcome) {
+	if e.Outcome != "" && rule.outcomes != nil && !slices.Contains(rule.outcomes, e.Outcome) {
 		return fmt.Errorf("%w: %s outcome %s is not one of %s", ErrInvalidEvent, e.Type, short(e.Outcome), strings.Join(rule.outcomes, "|"))
 	}
 	if e.Parent != "" && e.Parent == e.Session {

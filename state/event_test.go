@@ -59,7 +59,7 @@ func TestDecodeEventsRefuses(t *testing.T) {
 		{"unknown type", ok + "\n\n" + `{"type":"turn.paused","session":"a"}`, 3, ErrUnknownType, `"turn.paused"`},
 		{"missing type", `{"session":"a"}`, 1, ErrInvalidEvent, "type is required"},
 		{"missing session", `{"type":"turn.started"}`, 1, ErrInvalidEvent, "session is required"},
-		{"version 2", `{"v":2,"type":"turn.started","session":"a"}`, 1, ErrVersion, "v 2"},
+		{"version 3", `{"v":3,"type":"turn.started","session":"a"}`, 1, ErrVersion, "v 3"},
 		{"version -1", `{"v":-1,"type":"turn.started","session":"a"}`, 1, ErrVersion, "v -1"},
 		{"not JSON", ok + "\nhello", 2, ErrInvalidEvent, "want a JSON object"},
 		{"broken JSON", ok + "\n" + `{"type":"turn.started",`, 2, ErrInvalidEvent, "truncated JSON object"},
@@ -134,8 +134,8 @@ func TestDecodeEventsEmpty(t *testing.T) {
 func TestVocabularyComplete(t *testing.T) {
 	full := Event{Title: "t", Project: "p", Cwd: "/c", Origin: OriginSubagent, Parent: "q", Tool: "bash",
 		Reason: "r", Outcome: "x", Tokens: ptr[int64](1)}
-	if len(vocabulary) != 10 {
-		t.Fatalf("vocabulary has %d types, docs/events.md documents 10", len(vocabulary))
+	if len(vocabulary) != 11 {
+		t.Fatalf("vocabulary has %d types, docs/events.md documents 11", len(vocabulary))
 	}
 	for typ, rule := range vocabulary {
 		ev := Event{Type: typ, Session: "a"}

@@ -37,6 +37,10 @@ type row struct {
 	// derived is set while Project is the cwd's last segment rather than a
 	// project the harness named, so that a new cwd may re-derive it.
 	derived bool
+	// ended is set by session.ended (the agent's process is gone) and
+	// cleared only by a session.opened (a new process for the session):
+	// while it is set, nothing moves the row's status (see afterEnd).
+	ended bool
 }
 
 // NewFold returns an empty fold.
@@ -90,16 +94,58 @@ func (f *Fold) Apply(evs ...Event) (warnings []string, err error) {
 }
 
 // Retire removes rows by id: the close-out marks (manual.json, the board's
-// ✕) for sessions whose harness will not send session.finished. It reports
-// whether any row went.
+// ✕) for sessions whose harness will not send session.finished. A row's
+// settled subagents go with it (a working or attention one stays: it is
+// still true). It reports whether any row went.
 func (f *Fold) Retire(ids ...string) (changed bool) {
 	for _, id := range ids {
 		if _, ok := f.rows[id]; ok {
+			for _, sub := range f.settledSubagents(id) {
+				delete(f.rows, sub)
+			}
 			delete(f.rows, id)
 			changed = true
 		}
 	}
 	return changed
+}
+
+// settledSubagents are the ids of the settled (done or error) rows below
+// id: its subagents, theirs, and so on.
+func (f *Fold) settledSubagents(id string) []string {
+	var out []string
+	for _, sub := range f.subagents(id, func(id string) *row { return f.rows[id] }, func(yield func(*row) bool) {
+		for _, r := range f.rows {
+			if !yield(r) {
+				return
+			}
+		}
+	}) {
+		if Settled(f.rows[sub].s.Status) {
+			out = append(out, sub)
+		}
+	}
+	return out
+}
+
+// subagents are the ids of the rows below id (its subagents, theirs…),
+// sorted, as seen through get and all (the fold's rows, or a batch's view).
+func (f *Fold) subagents(id string, get func(string) *row, all func(func(*row) bool)) []string {
+	var out []string
+	seen := map[string]bool{id: true}
+	for queue := []string{id}; len(queue) > 0; queue = queue[1:] {
+		var next []string
+		for r := range all {
+			if r != nil && r.s.ParentSession == queue[0] && !seen[r.s.ID] {
+				seen[r.s.ID] = true
+				next = append(next, r.s.ID)
+			}
+		}
+		slices.Sort(next)
+		out = append(out, next...)
+		queue = append(queue, next...)
+	}
+	return out
 }
 
 // txn is one batch in flight: rows it changed are copies in touched (nil
@@ -149,6 +195,10 @@ func (t *txn) apply(ev Event) (warning string, err error) {
 		}
 		return "", t.open(ev)
 	}
+	if r.ended && !afterEnd[ev.Type] {
+		return fmt.Sprintf("%s for session %s ignored: the session has ended (only a session.opened starts it again)",
+			ev.Type, short(ev.Session)), nil
+	}
 	at := ev.At
 	if at < r.lastAt {
 		warning = fmt.Sprintf("%s for session %s at %d is earlier than its last event (%d); clamped, arrival order is the truth",
@@ -161,8 +211,10 @@ func (t *txn) apply(ev Event) (warning string, err error) {
 	case TypeSessionOpened:
 		// A re-open (a harness reconnecting, a resumed session) refreshes
 		// what it names and nothing else: status, identity and since are
-		// facts about the session's life so far.
+		// facts about the session's life so far. It is also the one thing
+		// that starts an ended session again (a new process for it).
 		r.describe(ev)
+		r.ended = false
 	case TypeSessionTitled:
 		s.Title = ev.Title
 	case TypeTurnStarted:
@@ -203,11 +255,75 @@ func (t *txn) apply(ev Event) (warning string, err error) {
 			r.enter(StatusDone, at)
 		}
 		s.Approval = nil
+	case TypeSessionEnded:
+		// The process is gone: the row settles, and so do its subagents'.
+		// A turn still open (working, or waiting on the human) ended
+		// unfinished, which is an error; a settled row keeps its verdict,
+		// unless the end itself was a failure.
+		if !r.ended {
+			r.settle(ev.Outcome, at)
+			for _, id := range t.f.subagents(ev.Session, t.peek, t.all) {
+				if sub := t.get(id); !sub.ended {
+					sub.settle("", max(at, sub.lastAt))
+				}
+			}
+		}
 	case TypeSessionFinished:
+		// The close-out; settled subagents go with their session.
+		for _, id := range t.f.subagents(ev.Session, t.peek, t.all) {
+			if Settled(t.peek(id).s.Status) {
+				t.touched[id] = nil
+				t.n--
+			}
+		}
 		t.touched[ev.Session] = nil
 		t.n--
 	}
 	return warning, nil
+}
+
+// afterEnd are the events an ended row still takes: none of them moves its
+// status. A late hook (a turn's end, a permission notification, a tool's
+// result) must not bring an ended session back to working or "needs you".
+var afterEnd = map[string]bool{
+	TypeSessionOpened:   true, // a new process for the session: it lives again
+	TypeSessionTitled:   true,
+	TypeContextTokens:   true, // a transcript read that lands after the end
+	TypeSessionEnded:    true, // once is enough: a second changes nothing
+	TypeSessionFinished: true,
+}
+
+// settle ends a row's life: working or attention (a turn still open) becomes
+// error, as does any row when outcome is error; done and error stay. The
+// approval goes, and a tool still out is no longer running.
+func (r *row) settle(outcome string, at int64) {
+	switch {
+	case outcome == OutcomeError, !Settled(r.s.Status):
+		r.enter(StatusError, at)
+	}
+	r.s.Approval = nil
+	if a := r.s.Activity; a != nil && a.Kind == ActivityTool {
+		r.s.Activity = &Activity{Kind: ActivityThinking, Label: a.Label}
+	}
+	r.lastAt = max(r.lastAt, at)
+	r.ended = true
+}
+
+// all yields every row of the batch's view (removed ones excluded).
+func (t *txn) all(yield func(*row) bool) {
+	for _, r := range t.touched {
+		if r != nil && !yield(r) {
+			return
+		}
+	}
+	for id, r := range t.f.rows {
+		if _, ok := t.touched[id]; ok {
+			continue
+		}
+		if !yield(r) {
+			return
+		}
+	}
 }
 
 // open creates a row: working since at, no activity until its first turn.

@@ -210,7 +210,7 @@ func TestApplyErrors(t *testing.T) {
 			ErrUnknownSession, "event 3"},
 		{"unknown type names the type", []Event{{Type: "turn.paused", Session: "a", At: at(1)}}, ErrUnknownType, `"turn.paused"`},
 		{"invalid event", []Event{{Type: TypeToolStarted, Session: "a", At: at(1)}}, ErrInvalidEvent, "tool.started needs tool"},
-		{"version", []Event{{V: 2, Type: TypeTurnStarted, Session: "a", At: at(1)}}, ErrVersion, "v 2"},
+		{"version", []Event{{V: 3, Type: TypeTurnStarted, Session: "a", At: at(1)}}, ErrVersion, "v 3"},
 		{"unstamped at", []Event{{Type: TypeTurnStarted, Session: "a"}}, ErrInvalidEvent, "Stamp"},
 	}
 	for _, tc := range tests {

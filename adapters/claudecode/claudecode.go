@@ -20,14 +20,16 @@
 //	PostToolUse         tool.ended ok
 //	PostToolUseFailure  tool.ended error; with is_interrupt: tool.ended ok, then turn.ended completed
 //	PermissionDenied    approval.resolved rejected, then tool.ended error
-//	Notification        permission_prompt: approval.requested, only when none is pending (it comes
-//	                    ~6 s after the prompt, usually after PermissionRequest); other types: nothing
+//	Notification        permission_prompt: approval.requested, only inside a turn (working) and when
+//	                    none is pending (it comes ~6 s after the prompt, usually after
+//	                    PermissionRequest, sometimes after the turn's Stop); other types: nothing
 //	SubagentStart       the subagent's row: session.opened (origin subagent, parent, title its
 //	                    agent_type), turn.started
 //	SubagentStop        turn.ended completed on the subagent's row
 //	Stop                turn.ended completed
 //	StopFailure         turn.ended error
-//	SessionEnd          session.finished (only for a row the host holds)
+//	SessionEnd          session.ended (only for a row the host holds): the row settles, done after
+//	                    its Stop, error when the turn was still open; its subagents settle too
 //	anything else       nothing (Claude Code adds hooks; they are accepted and ignored)
 //
 // A pending approval is resolved by what follows it: the approved tool's
@@ -46,9 +48,9 @@
 //   - A session's title, unless it was started with one (session_title).
 //   - Which tool a permission_prompt notification is about: the tool that
 //     is out on the row, else the one named in its message, else "permission".
-//   - A subagent's row stays done after its SubagentStop; SessionEnd closes
-//     out only the session's own row (a subagent row leaves like any
-//     settled row: ✕, a mark, or retire).
+//   - A subagent's row stays done after its SubagentStop; its session's
+//     SessionEnd settles it, and the session's close-out (✕, a mark, or
+//     retire) takes it along.
 //   - The context budget (docs/contract.md rule 1): only the row gives it.
 package claudecode
 
@@ -131,7 +133,9 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 		b.Resolve(state.OutcomeRejected)
 		b.ToolEnded(tool, state.OutcomeError)
 	case Notification:
-		if p.String("notification_type") == "permission_prompt" {
+		// Only inside a turn: the notification comes ~6 s after the prompt,
+		// and a turn that has ended since (a Stop) has no prompt open.
+		if p.String("notification_type") == "permission_prompt" && b.MayBeInTurn() {
 			msg := p.String("message")
 			b.AskIfNone(promptTool(b.ToolOut(), msg), msg)
 		}
@@ -150,8 +154,7 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 	case StopFailure:
 		b.TurnEnded(state.OutcomeError)
 	case SessionEnd:
-		b.Finished()
-		return b.Mapping(), nil // the row is gone: no tokens to read
+		b.Ended("")
 	}
 	// A subagent's hooks name its parent's transcript (or none), so only a
 	// session's own hooks offer one for its row.

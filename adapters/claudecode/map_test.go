@@ -48,6 +48,11 @@ func working(id, tool string) state.Session {
 	return s
 }
 
+// settled is a row whose turn has ended (done or error).
+func settled(id, status string) state.Session {
+	return state.Session{ID: id, Status: status, Activity: &state.Activity{Kind: state.ActivityThinking, Label: "Bash"}}
+}
+
 // brief renders events as "type tool outcome reason" for comparison.
 func brief(evs []state.Event) string {
 	var out []string
@@ -114,7 +119,11 @@ func TestMap(t *testing.T) {
 			"", ""},
 		{"stop", payload(Stop, `"stop_hook_active":false`), rows(working(sess, "")), "turn.ended completed", "session.opened"},
 		{"stop failure", payload(StopFailure, `"error":"rate_limit"`), rows(working(sess, "")), "turn.ended error", "session.opened"},
-		{"session end, held", payload(SessionEnd, `"reason":"other"`), rows(working(sess, "")), "session.finished", "session.opened"},
+		{"session end, held: it settles, never leaves", payload(SessionEnd, `"reason":"other"`), rows(working(sess, "")), "session.ended", "session.opened"},
+		{"prompt notification after the turn's end (Stop): nothing", payload(Notification, `"notification_type":"permission_prompt","message":"Claude needs your permission to use Bash"`), rows(settled(sess, state.StatusDone)),
+			"", ""},
+		{"prompt notification after a failed turn: nothing", payload(Notification, `"notification_type":"permission_prompt","message":"Claude needs your permission to use Bash"`), rows(settled(sess, state.StatusError)),
+			"", ""},
 		{"session end, unheld: nothing", payload(SessionEnd, `"reason":"other"`), nil, "", ""},
 		{"subagent start", payload(SubagentStart, `"agent_id":"a1","agent_type":"Explore"`), nil,
 			"session.opened @" + sess + "/a1; turn.started @" + sess + "/a1", "session.opened"},
@@ -157,7 +166,7 @@ func TestMapTranscript(t *testing.T) {
 		{"a session's hook offers its transcript", payload(PostToolUse, `"tool_name":"Bash"`), nil, "/home/me/.claude/projects/p/s.jsonl", sess},
 		{"a subagent's tool does not", payload(PostToolUse, `"agent_id":"a1","tool_name":"Bash"`), nil, "", ""},
 		{"SubagentStop offers the subagent's", payload(SubagentStop, `"agent_id":"a1","agent_transcript_path":"/t/a1.jsonl"`), nil, "/t/a1.jsonl", sess + "/a1"},
-		{"SessionEnd does not", payload(SessionEnd, ``), rows(working(sess, "")), "", ""},
+		{"SessionEnd does: the transcript is flushed by then", payload(SessionEnd, ``), rows(working(sess, "")), "/home/me/.claude/projects/p/s.jsonl", sess},
 		{"an ignored hook does not", payload("PreCompact", ``), nil, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -27,8 +27,11 @@
 //	Interrupt            the tool out ends ok, turn.ended completed
 //	SubagentStart/Stop   the subagent's row (origin subagent, under its parent): opened and
 //	                     turn.started / turn.ended completed; hooks with its agent_id drive it
-//	SessionEnd           session.finished (only for a row the host holds)
-//	agent-turn-complete  turn.ended completed (notify)
+//	SessionEnd           session.ended (only for a row the host holds): the row settles, done after
+//	                     its Stop, error when the turn was still open (a model error ends the
+//	                     session with no Stop)
+//	agent-turn-complete  turn.ended completed (notify), only for a row the host holds: the TUI's
+//	                     title-generation helper thread notifies with its own thread id
 //	anything else        nothing
 //
 // A pending approval is resolved as for Claude Code: the approved tool
@@ -71,11 +74,12 @@ const (
 // TurnComplete is the notify program's notification type.
 const TurnComplete = "agent-turn-complete"
 
-// Events are the hooks an installer registers: the ones every Codex with
-// hooks knows (a newer Codex also sends StopFailure, Interrupt, the
-// subagent hooks and SessionEnd, which Map understands when they are
-// registered by hand).
-var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop}
+// Events are the hooks an installer registers: Codex 0.169's that the
+// board needs. Interrupt is the only sign of an Esc at an approval, and
+// SessionEnd the only sign of a run that ended on a model error (no Stop).
+// An older Codex ignores the names it does not know. (StopFailure and the
+// subagent hooks are understood when registered by hand.)
+var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop, Interrupt, SessionEnd}
 
 // asksHuman are the tools whose call is the agent asking the human.
 var asksHuman = map[string]bool{"request_user_input": true}
@@ -131,7 +135,7 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 			b.TurnEnded(state.OutcomeCompleted)
 		}
 	case SessionEnd:
-		b.Finished()
+		b.Ended("")
 	}
 	return b.Mapping(), nil
 }
@@ -146,6 +150,11 @@ func notify(f hookjson.Fields, lookup hookjson.Lookup) (hookjson.Mapping, error)
 		return hookjson.Mapping{}, &hookjson.DecodeError{Reason: "a notification without a string thread-id"}
 	}
 	b := hookjson.NewBuilder(p, lookup)
-	b.TurnEnded(state.OutcomeCompleted)
+	// Only for a session the board holds (its hooks opened it): the TUI's
+	// title-generation helper thread sends agent-turn-complete with a
+	// thread id no hook ever names, and must not become a ghost done row.
+	if b.Held() {
+		b.TurnEnded(state.OutcomeCompleted)
+	}
 	return b.Mapping(), nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
+	"github.com/notch-web/notch-web/state"
 )
 
 // TestMapShapes: one endpoint takes both of Codex's shapes, told apart by
@@ -15,7 +16,8 @@ func TestMapShapes(t *testing.T) {
 		want       string // the events' types, or "error"
 	}{
 		{"a hook", `{"session_id":"t","hook_event_name":"Stop"}`, "turn.ended"},
-		{"a notification", `{"type":"agent-turn-complete","thread-id":"t","cwd":"/src/a"}`, "turn.ended"},
+		{"a notification for a row the board holds", `{"type":"agent-turn-complete","thread-id":"t","cwd":"/src/a"}`, "turn.ended"},
+		{"a notification for a thread no hook named (the TUI's title helper)", `{"type":"agent-turn-complete","thread-id":"helper","cwd":"/src/a"}`, ""},
 		{"a hook that also says type", `{"session_id":"t","hook_event_name":"Stop","type":"agent-turn-complete"}`, "turn.ended"},
 		{"another notification type", `{"type":"approval-requested","thread-id":"t"}`, ""},
 		{"a notification without thread-id", `{"type":"agent-turn-complete","turn-id":"1"}`, "error"},
@@ -24,7 +26,10 @@ func TestMapShapes(t *testing.T) {
 		{"a hook without a session", `{"hook_event_name":"Stop","type":"agent-turn-complete","thread-id":"t"}`, "error"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := Map([]byte(tc.body), nil)
+			held := func(id string) (state.Session, bool) {
+				return state.Session{ID: id, Status: state.StatusWorking}, id == "t"
+			}
+			m, err := Map([]byte(tc.body), held)
 			got := ""
 			if err != nil {
 				if !errors.Is(err, hookjson.ErrPayload) {

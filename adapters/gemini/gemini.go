@@ -16,7 +16,8 @@
 //	               else file path, else url, else the message, else the details' title
 //	AfterTool      tool.ended: error when tool_response carries an error, else ok
 //	AfterAgent     turn.ended completed
-//	SessionEnd     session.finished (only for a row the host holds)
+//	SessionEnd     session.ended (only for a row the host holds): the row settles, done after
+//	               its AfterAgent, error when the turn was still open (a headless API error)
 //	anything else  nothing (BeforeModel, AfterModel, BeforeToolSelection, PreCompress, new hooks)
 //
 // A pending approval is resolved by what follows it: the approved tool's
@@ -91,7 +92,7 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 			b.Ask(tool, question(p.Object("tool_input")))
 		}
 	case Notification:
-		if p.String("notification_type") == ToolPermission {
+		if p.String("notification_type") == ToolPermission && b.MayBeInTurn() {
 			d := p.Object("details")
 			reason := hookjson.First(d, hookjson.MaxReason, "command", "filePath", "url")
 			if reason == "" {
@@ -112,7 +113,7 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 	case AfterAgent:
 		b.TurnEnded(state.OutcomeCompleted)
 	case SessionEnd:
-		b.Finished()
+		b.Ended("")
 	}
 	return b.Mapping(), nil
 }

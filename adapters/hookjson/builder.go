@@ -162,13 +162,27 @@ func (b *Builder) Interrupted(tool string) {
 	b.TurnEnded(state.OutcomeCompleted)
 }
 
-// Finished emits session.finished, only for a row the host holds: there is
-// nothing to close out otherwise, and opening a row just to remove it would
-// be noise.
-func (b *Builder) Finished() {
+// Ended emits session.ended (the agent's process ended: the row settles, a
+// turn still open as an error, and its subagents with it), only for a row
+// the host holds: a row opened just to say it ended would tell nothing.
+// outcome "" lets the fold decide from the row (docs/contract.md §7).
+func (b *Builder) Ended(outcome string) {
 	if _, ok := b.row(); ok {
-		b.emit(state.Event{Type: state.TypeSessionFinished})
+		b.emit(state.Event{Type: state.TypeSessionEnded, Outcome: outcome})
 	}
+}
+
+// Held reports whether the host holds the target row.
+func (b *Builder) Held() bool { _, ok := b.row(); return ok }
+
+// MayBeInTurn reports whether the target row may be in a turn: it is
+// working or waiting on the human, or the host does not hold it (a session
+// it has not seen yet, whose turn it cannot know). A held row that is done
+// or error has no turn open, so a late notification of a prompt must not
+// make it "needs you" again.
+func (b *Builder) MayBeInTurn() bool {
+	s, ok := b.row()
+	return !ok || s.Status == state.StatusWorking || s.Status == state.StatusAttention
 }
 
 // Transcript names the transcript at path (as sent) as the target row's.

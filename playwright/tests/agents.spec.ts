@@ -1,6 +1,7 @@
 // Agents in: a Claude Code session, replayed as Claude Code's own http hooks
 // post it, drives its row on the board in a real browser — working, needs
-// you, working again once the tool runs, done at Stop.
+// you, working again once the tool runs, done at Stop; the process's end
+// (SessionEnd) settles the row and it stays until the ✕ closes it out.
 import { test, expect } from '@playwright/test';
 import { postJSON, startHost, type Host } from './host';
 import { row } from './ui';
@@ -65,7 +66,19 @@ test.describe('a replayed Claude Code session', () => {
     await expect(r).toHaveAttribute('data-status', 'done');
     await expect(r.locator('.chip')).toHaveText('done');
 
+    // The permission_prompt notification comes ~6 s after the prompt, here
+    // after the Stop: no prompt is open, the row stays done.
+    await send(hook('Notification', { message: 'Claude needs your permission to use Bash', notification_type: 'permission_prompt' }));
+    await expect(r).toHaveAttribute('data-status', 'done');
+
+    // The process ends: the row settles (done after its Stop) and stays.
     await send(hook('SessionEnd', { reason: 'prompt_input_exit' }));
+    await expect(r).toHaveAttribute('data-status', 'done');
+    // A hook that straggles in after the end moves nothing.
+    await send(hook('UserPromptSubmit', { prompt: 'late' }));
+    await expect(r).toHaveAttribute('data-status', 'done');
+
+    await r.locator('.act.close').click();
     await expect(r).toHaveCount(0);
   });
 });
