@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"sort"
 	"strings"
+
+	"github.com/notch-web/notch-web/internal/jsonx"
 )
 
 // RequestError is a POST body the service refuses. Unknown names the keys
@@ -33,19 +33,14 @@ func ParseRequest(body []byte) (Change, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return Change{}, &RequestError{Message: ErrEmptyBody.Error()}
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
 	var raw map[string]json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
-		return Change{}, &RequestError{Message: "body is not a JSON object: " + jsonReason(err)}
+	if err := jsonx.DecodeOne(body, &raw, jsonx.Options{UseNumber: true}); errors.Is(err, jsonx.ErrTrailing) {
+		return Change{}, &RequestError{Message: "body has " + err.Error()}
+	} else if err != nil {
+		return Change{}, &RequestError{Message: "body is not a JSON object: " + jsonx.Reason(err)}
 	}
 	if raw == nil {
 		return Change{}, &RequestError{Message: "body is not a JSON object: got null"}
-	}
-	// Anything but the end of input after the object is refused, including
-	// what is not a valid token ("}", "x"): Token returns an error for those.
-	if _, err := dec.Token(); err != io.EOF {
-		return Change{}, &RequestError{Message: "body has data after the JSON object"}
 	}
 	var c Change
 	c.Set = Partial{}
@@ -113,19 +108,4 @@ func ParseRequest(body []byte) (Change, error) {
 		re.Invalid = nil
 	}
 	return Change{}, re
-}
-
-func jsonReason(err error) string {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("%s at byte %d", se.Error(), se.Offset)
-	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return "got a JSON " + te.Value
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return "truncated"
-	}
-	return err.Error()
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/internal/fsx"
+	"github.com/notch-web/notch-web/internal/jsonx"
 )
 
 // MaxPaneBytes bounds the pane's file; a larger one is reported, not read.
@@ -95,18 +96,16 @@ func DecodePane(file string, data []byte) (Partial, []Warning) {
 		return Partial{}, nil
 	}
 	var raw map[string]any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil || raw == nil {
+	err := jsonx.DecodeOne(data, &raw, jsonx.Options{UseNumber: true})
+	if err != nil || raw == nil {
 		msg := "not a JSON object"
-		if err != nil {
-			msg = "not valid JSON: " + err.Error()
+		switch {
+		case errors.Is(err, jsonx.ErrTrailing):
+			msg = err.Error()
+		case err != nil:
+			msg = "not valid JSON: " + jsonx.Reason(err)
 		}
 		return Partial{}, []Warning{{File: file, Message: msg + "; the pane layer is ignored until it is fixed or rewritten (the old bytes are kept beside it)"}}
-	}
-	// More is false before a stray "}" or "]": ask for the end of input.
-	if _, err := dec.Token(); err != io.EOF {
-		return Partial{}, []Warning{{File: file, Message: "trailing data after the JSON object; the pane layer is ignored"}}
 	}
 	return Clamp(file, raw)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
+	"github.com/notch-web/notch-web/internal/jsonx"
 )
 
 // EventVersion is the version of the event vocabulary this package speaks:
@@ -347,21 +347,11 @@ func decodeEvent(b []byte) (Event, error) {
 	if b[0] != '{' {
 		return Event{}, fmt.Errorf("%w: want a JSON object, got %s", ErrInvalidEvent, jsonKind(b[0]))
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var ev Event
-	if err := dec.Decode(&ev); err != nil {
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return Event{}, fmt.Errorf("%w: truncated JSON object", ErrInvalidEvent)
-		case errors.As(err, &typ):
-			return Event{}, fmt.Errorf("%w: %s is a JSON %s, want %s", ErrInvalidEvent, typ.Field, typ.Value, typ.Type)
-		}
-		return Event{}, fmt.Errorf("%w: %s", ErrInvalidEvent, strings.TrimPrefix(err.Error(), "json: "))
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	if err := jsonx.DecodeOne(b, &ev, jsonx.Options{Strict: true}); errors.Is(err, jsonx.ErrTrailing) {
 		return Event{}, fmt.Errorf("%w: more than one JSON value on the line", ErrInvalidEvent)
+	} else if err != nil {
+		return Event{}, fmt.Errorf("%w: %s", ErrInvalidEvent, jsonx.Reason(err))
 	}
 	if err := ev.Validate(); err != nil {
 		return Event{}, err

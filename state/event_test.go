@@ -62,7 +62,7 @@ func TestDecodeEventsRefuses(t *testing.T) {
 		{"version 3", `{"v":3,"type":"turn.started","session":"a"}`, 1, ErrVersion, "v 3"},
 		{"version -1", `{"v":-1,"type":"turn.started","session":"a"}`, 1, ErrVersion, "v -1"},
 		{"not JSON", ok + "\nhello", 2, ErrInvalidEvent, "want a JSON object"},
-		{"broken JSON", ok + "\n" + `{"type":"turn.started",`, 2, ErrInvalidEvent, "truncated JSON object"},
+		{"broken JSON", ok + "\n" + `{"type":"turn.started",`, 2, ErrInvalidEvent, "truncated JSON"},
 		{"an array", `[` + ok + `]`, 1, ErrInvalidEvent, "an array"},
 		{"two objects on a line", ok + ok + "\n" + ok, 1, ErrInvalidEvent, "more than one JSON value"},
 		{"a string field given a number", `{"type":"turn.started","session":7}`, 1, ErrInvalidEvent, "session is a JSON number, want string"},

@@ -1,13 +1,11 @@
 package web
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
+	"github.com/notch-web/notch-web/internal/jsonx"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -25,15 +23,10 @@ type windowRequest struct {
 }
 
 // decodeStrict decodes one JSON object into v, refusing unknown fields and
-// anything after the object.
+// anything after the object (internal/jsonx, the one rule).
 func decodeStrict(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON object")
+	if err := jsonx.DecodeOne(body, v, jsonx.Options{Strict: true}); err != nil {
+		return errors.New(jsonx.Reason(err))
 	}
 	return nil
 }
