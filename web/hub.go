@@ -307,7 +307,6 @@ func (h *Hub) unsubscribe(s *stream) {
 	}
 }
 
-
 // retryFull is the Retry-After of a stream refused for the cap, in seconds.
 const retryFull = "5"
 
