@@ -1,7 +1,6 @@
 package install
 
 import (
-	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -59,91 +58,6 @@ type geminiHook struct {
 	Type    string `json:"type"`
 	Command string `json:"command"`
 	Timeout int    `json:"timeout"`
-}
-
-// mentionsNotchWeb reports whether a program path is notch-web's.
-func mentionsNotchWeb(program string) bool {
-	base := strings.ToLower(filepath.Base(strings.ReplaceAll(program, `\`, "/")))
-	return strings.Contains(base, "notch-web")
-}
-
-// follows reports whether a and b follow each other in ss.
-func follows(ss []string, a, b string) bool {
-	for i := 0; i+1 < len(ss); i++ {
-		if ss[i] == a && ss[i+1] == b {
-			return true
-		}
-	}
-	return false
-}
-
-// ourCommand reports whether a command hook's command runs notch-web's
-// hook for agent: "…notch-web… hook <agent> …".
-func ourCommand(cmd, agent string) bool {
-	fields := shellFields(cmd)
-	return len(fields) >= 3 && mentionsNotchWeb(fields[0]) && follows(fields[1:], "hook", agent)
-}
-
-// shellFields splits a command line into words as a shell would for the
-// simple cases: white space separates, single and double quotes group (a
-// backslash escapes the next character outside single quotes).
-func shellFields(cmd string) []string {
-	var out []string
-	var cur strings.Builder
-	in, quote := false, rune(0)
-	esc := false
-	for _, r := range cmd {
-		switch {
-		case esc:
-			cur.WriteRune(r)
-			esc = false
-		case r == '\\' && quote != '\'' && runtime.GOOS != "windows":
-			esc, in = true, true
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, in = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if in {
-				out = append(out, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteRune(r)
-			in = true
-		}
-	}
-	if in {
-		out = append(out, cur.String())
-	}
-	return out
-}
-
-// oursFor is the predicate that tells notch-web's hooks for agent from the
-// user's: an http hook to our endpoint (on any host or port, so that a
-// changed URL is still ours to replace), or a command hook running
-// "notch-web hook <agent>".
-func oursFor(agent string) func(*node) bool {
-	return func(h *node) bool {
-		typ := h.get("type")
-		if typ == nil || typ.kind != kString {
-			return false
-		}
-		switch typ.str {
-		case "http":
-			u := h.get("url")
-			return u != nil && u.kind == kString && strings.HasSuffix(strings.TrimRight(u.str, "/"), HookPath(agent))
-		case "command":
-			c := h.get("command")
-			return c != nil && c.kind == kString && ourCommand(c.str, agent)
-		}
-		return false
-	}
 }
 
 // shellQuote quotes a program path for the shell an agent runs its command

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"reflect"
 	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -24,10 +25,22 @@ func TestOurCommand(t *testing.T) {
 		{"'/opt/notch web/bin/notch-web' hook codex --url http://127.0.0.1:7340", true},
 		{`"/opt/notch web/notch-web" hook codex`, true},
 		{`/opt/notch\ web/notch-web hook codex`, true},
-		{"notch-web-linux-amd64 hook codex", true},
+		{"/usr/local/bin/notch-web hook codex --url http://127.0.0.1:7341 --verbose", true},
+		{"notch-web.exe hook codex", true},
 		{"notch-web hook gemini", false}, // another agent's
 		{"notch-web hooks install codex", false},
 		{"echo notch-web hook codex", false},
+		// Issue 19: a program whose name merely contains notch-web, or
+		// "hook codex" somewhere among its words, is the user's.
+		{"notch-web-linux-amd64 hook codex", false},
+		{"/home/me/bin/my-notch-web-wrapper hook codex", false},
+		{"/home/me/bin/notch-web-audit --log hook codex", false},
+		{"notch-web --log /tmp/x hook codex", false},
+		{"notch-web hook codex && ~/bin/mine", false},
+		{"notch-web hook codex; rm -rf ~/x", false},
+		{"notch-web hook codex --url", false},
+		{"notch-web hook codex extra", false},
+		{"notch-webx hook codex", false},
 		{"/usr/bin/python3 ~/notify.py", false},
 		{"", false},
 	} {
@@ -113,4 +126,57 @@ func FuzzInstallHooks(f *testing.F) {
 			t.Fatalf("a second uninstall changed it (%v)", err)
 		}
 	})
+}
+
+// TestOursHTTP: an http hook is ours when its URL's path is exactly our
+// endpoint (any host, any port), nothing else.
+func TestOursHTTP(t *testing.T) {
+	ours := oursFor(ClaudeCode)
+	for _, tc := range []struct {
+		url  string
+		want bool
+	}{
+		{"http://127.0.0.1:7340/agents-notch/hooks/claude-code", true},
+		{"http://build-box:9000/agents-notch/hooks/claude-code/", true},
+		{"https://notch.example/agents-notch/hooks/claude-code", true},
+		{"http://127.0.0.1:7340/mine/agents-notch/hooks/claude-code", false},
+		{"http://127.0.0.1:7340/log?next=/agents-notch/hooks/claude-code", false},
+		{"http://127.0.0.1:7340/x#/agents-notch/hooks/claude-code", false},
+		{"http://127.0.0.1:7340/agents-notch/hooks/claude-code?tee=1", false},
+		{"ftp://h/agents-notch/hooks/claude-code", false},
+		{"/agents-notch/hooks/claude-code", false},
+		{"http://127.0.0.1:7340/agents-notch/hooks/codex", false},
+	} {
+		d, err := newDoc([]byte(`{"type": "http", "url": ` + strconv.Quote(tc.url) + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ours(d.root); got != tc.want {
+			t.Errorf("%s: ours = %v, want %v", tc.url, got, tc.want)
+		}
+	}
+}
+
+// TestUninstallKeepsLookalikes: a user's hook that looks like ours but is
+// not (issue 19) survives install and uninstall.
+func TestUninstallKeepsLookalikes(t *testing.T) {
+	skipOnWindows(t)
+	src := `{
+  "hooks": {
+    "Stop": [
+      {"hooks": [{"type": "command", "command": "/home/me/bin/my-notch-web-wrapper --log hook codex"}]},
+      {"hooks": [{"type": "command", "command": "notch-web hook codex && ~/bin/mine"}]}
+    ]
+  }
+}
+`
+	f := codexFormat(hookCommand("/usr/local/bin/notch-web", Codex, ""))
+	in, err := f.installHooks([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := f.uninstallHooks(in)
+	if err != nil || string(out) != src {
+		t.Errorf("round trip lost the user's hooks (%v):\n%s", err, out)
+	}
 }

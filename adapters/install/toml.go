@@ -274,11 +274,6 @@ func readNotify(src string) (notifyState, error) {
 	return st, nil
 }
 
-// isOurNotify reports whether argv runs notch-web's codex hook.
-func isOurNotify(argv []string) bool {
-	return len(argv) >= 3 && mentionsNotchWeb(argv[0]) && follows(argv[1:], "hook", "codex")
-}
-
 // setNotify returns src with notify = argv at the top level: a line
 // inserted after the last top-level key (or at the very top), or our own
 // one-line notify replaced. Someone else's notify, or one notch-web cannot

@@ -1,0 +1,149 @@
+package install
+
+import (
+	"net/url"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// What notch-web wrote, and nothing else, is notch-web's: Install replaces
+// it and Uninstall removes it, so a user's own hook that merely looks like
+// ours (a wrapper whose name contains "notch-web", "hook codex" somewhere
+// among its words, our endpoint in a query string) must never be taken for
+// one.
+
+// isNotchWeb reports whether a program path names notch-web itself: its
+// base name is exactly "notch-web" ("notch-web.exe" on Windows, where names
+// are case-insensitive).
+func isNotchWeb(program string) bool {
+	base := filepath.Base(strings.ReplaceAll(program, `\`, "/"))
+	if runtime.GOOS == "windows" || strings.HasSuffix(strings.ToLower(base), ".exe") {
+		base = strings.TrimSuffix(strings.ToLower(base), ".exe")
+	}
+	return base == "notch-web"
+}
+
+// ourArgv reports whether argv is what notch-web writes to run its hook
+// for agent: notch-web, "hook", the agent, then at most the flags
+// hookCommand and the hook command itself take (--url URL, --verbose).
+func ourArgv(argv []string, agent string) bool {
+	if len(argv) < 3 || !isNotchWeb(argv[0]) || argv[1] != "hook" || argv[2] != agent {
+		return false
+	}
+	for rest := argv[3:]; len(rest) > 0; {
+		switch {
+		case rest[0] == "--url" && len(rest) >= 2:
+			rest = rest[2:]
+		case strings.HasPrefix(rest[0], "--url="), rest[0] == "--verbose":
+			rest = rest[1:]
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// ourCommand reports whether a command hook's command runs notch-web's
+// hook for agent and nothing else: ourArgv of its words, none of which is
+// a shell operator that would run something besides.
+func ourCommand(cmd, agent string) bool {
+	words, plain := shellWords(cmd)
+	return plain && ourArgv(words, agent)
+}
+
+// shellWords splits a command line into words as a shell would for the
+// simple cases: white space separates, single and double quotes group (a
+// backslash escapes the next character outside single quotes). plain is
+// false when the line holds, outside quotes, anything that would make a
+// shell do more than run one program with these words (; & | < > ( ) `
+// $ * ? [ ~ #, a line break).
+func shellWords(cmd string) (words []string, plain bool) {
+	var cur strings.Builder
+	in, quote := false, rune(0)
+	esc := false
+	plain = true
+	for _, r := range cmd {
+		switch {
+		case esc:
+			cur.WriteRune(r)
+			esc = false
+		case r == '\\' && quote != '\'' && runtime.GOOS != "windows":
+			esc, in = true, true
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+			if quote == '"' && (r == '$' || r == '`') {
+				plain = false
+			}
+		case r == '\'' || r == '"':
+			quote, in = r, true
+		case r == ' ' || r == '\t':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			if strings.ContainsRune(";&|<>()`$*?[~#\n\r", r) {
+				plain = false
+			}
+			cur.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	if quote != 0 || esc {
+		plain = false
+	}
+	return words, plain
+}
+
+// shellFields is shellWords' words.
+func shellFields(cmd string) []string {
+	w, _ := shellWords(cmd)
+	return w
+}
+
+// ourURL reports whether an http hook's URL is the host's endpoint for
+// agent: http or https, any host and port, the path exactly HookPath (a
+// trailing slash allowed), no query, no fragment.
+func ourURL(raw, agent string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(raw, "#") {
+		return false
+	}
+	return strings.TrimSuffix(u.Path, "/") == HookPath(agent)
+}
+
+// oursFor is the predicate that tells notch-web's hooks for agent from the
+// user's: an http hook to our endpoint (on any host or port, so that a
+// changed URL is still ours to replace), or a command hook running
+// "notch-web hook <agent>".
+func oursFor(agent string) func(*node) bool {
+	return func(h *node) bool {
+		typ := h.get("type")
+		if typ == nil || typ.kind != kString {
+			return false
+		}
+		switch typ.str {
+		case "http":
+			u := h.get("url")
+			return u != nil && u.kind == kString && ourURL(u.str, agent)
+		case "command":
+			c := h.get("command")
+			return c != nil && c.kind == kString && ourCommand(c.str, agent)
+		}
+		return false
+	}
+}
+
+// isOurNotify reports whether argv, Codex's notify, runs notch-web's codex
+// hook.
+func isOurNotify(argv []string) bool { return ourArgv(argv, Codex) }
