@@ -23,7 +23,16 @@
 // The old file is copied to FILE.bak-<ms> before any write, the write is
 // atomic and keeps the file's mode, and a symlinked file is written
 // through the link. A file that does not parse, or whose shape is not the
-// documented one on the way to our entries, is refused untouched.
+// documented one on the way to our entries, is refused untouched. file.go
+// is as careful as a text editor: the temporary file is created with the
+// final mode, a dangling link's target is written (the link stays), a
+// change the user saves between the read and the rename is read again and
+// merged (never lost), and anything but a regular file is refused without
+// blocking. Every refusal is a FileError: the file, quoted, and what to do.
+//
+// Only what notch-web wrote is notch-web's (ours.go): a command whose
+// program is exactly notch-web running "hook <agent>" (and at most --url),
+// or an http hook whose URL's path is exactly the endpoint.
 //
 // Codex's config.toml is TOML, read without a TOML library just enough to
 // edit one line (toml.go): notify is inserted after the last top-level key,

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notch-web/notch-web/internal/fsx"
+	"github.com/notch-web/notch-web/internal/textrule"
 	"github.com/notch-web/notch-web/internal/udiff"
 )
 
@@ -217,11 +217,11 @@ func (o Options) notes(path string, install bool) []string {
 	if !install {
 		return nil
 	}
-	src, err := fsx.ReadFileLimit(path, maxSettings)
-	if err != nil {
+	_, f, err := readSettings(path)
+	if err != nil || !f.exists {
 		return nil
 	}
-	d, err := newDoc(src)
+	d, err := newDoc(f.src)
 	if err != nil || d.root.kind != kObject {
 		return nil
 	}
@@ -231,6 +231,7 @@ func (o Options) notes(path string, install bool) []string {
 // settingsNotes flags what in a settings file stops hooks from running.
 func settingsNotes(agent, path string, root *node) []string {
 	var out []string
+	path = textrule.Show(path)
 	isFalse := func(n *node) bool { return n != nil && n.kind == kLiteral && n.str == "false" }
 	switch agent {
 	case ClaudeCode:
@@ -260,6 +261,7 @@ func (o Options) codexNotify(res *Result, install bool) {
 		argv = append(argv, "--url", o.URL)
 	}
 	snippet := "notify = " + tomlArray(argv)
+	shown := textrule.Show(path)
 	ch, err := o.editFile(path, func(src []byte, exists bool) ([]byte, error) {
 		var out string
 		var err error
@@ -272,82 +274,92 @@ func (o Options) codexNotify(res *Result, install bool) {
 	})
 	switch {
 	case errors.Is(err, ErrTOMLLayout) && install:
+		if fe := (*FileError)(nil); errors.As(err, &fe) {
+			err = errors.New(fe.Problem)
+		}
 		res.Notes = append(res.Notes, fmt.Sprintf("%s: %v. notch-web's hooks in hooks.json already report every turn; "+
-			"to have notify too, put this line at the top level of %s (above the first [table]):\n  %s", path, err, path, snippet))
+			"to have notify too, put this line at the top level of %s (above the first [table]):\n  %s", shown, err, shown, snippet))
 	case err != nil:
-		res.Notes = append(res.Notes, fmt.Sprintf("%s: %v; left as it is", path, err))
+		var fe *FileError
+		if errors.As(err, &fe) {
+			res.Notes = append(res.Notes, fe.Error()+" (config.toml is left as it is)")
+		} else {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: %v; left as it is", shown, err))
+		}
 	default:
 		res.Changes = append(res.Changes, ch)
 	}
-	if src, err := fsx.ReadFileLimit(path, maxSettings); err == nil {
-		if st, err := readNotify(string(src)); err == nil && st.disabled != "" && install {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s sets %s: Codex runs no hooks until it is removed (notify still works)", path, st.disabled))
+	if _, f, err := readSettings(path); err == nil && f.exists {
+		if st, err := readNotify(string(f.src)); err == nil && st.disabled != "" && install {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s sets %s: Codex runs no hooks until it is removed (notify still works)", shown, st.disabled))
 		}
 	}
 }
 
 // editFile applies edit to the file at path and writes the result when it
-// differs: a backup of the old file first, then an atomic replace that
-// keeps the file's mode; nothing in a dry run. A symlink is followed, so
-// that a settings file kept in a dotfiles repository stays a link to it.
+// differs: a backup of the old file first, then an atomic replace with the
+// file's mode (file.go); nothing in a dry run. A symlink is written
+// through, so that a settings file kept in a dotfiles repository stays a
+// link to it. A change the user saves meanwhile is read again and edited
+// in turn (up to three times), never overwritten.
 func (o Options) editFile(path string, edit func(src []byte, exists bool) ([]byte, error)) (Change, error) {
-	ch := Change{Path: path}
-	real := path
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		real = r
-	}
-	var mode fs.FileMode = 0o644
-	exists := true
-	src, err := fsx.ReadFileLimit(real, maxSettings)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		exists, src, ch.Created = false, nil, true
-	case err != nil:
-		return ch, fmt.Errorf("reading %s: %w", path, err)
-	default:
-		if fi, err := os.Stat(real); err == nil {
-			mode = fi.Mode().Perm()
+	for attempt := 1; ; attempt++ {
+		ch, err := o.editOnce(path, edit)
+		if !errors.Is(err, errChanged) {
+			return ch, err
+		}
+		if attempt == 3 {
+			return ch, &FileError{Path: path, Err: errChanged, Problem: "it changed while notch-web was editing it, three times",
+				Fix: "nothing was written; run again once it stays still"}
 		}
 	}
-	out, err := edit(src, exists)
+}
+
+func (o Options) editOnce(path string, edit func(src []byte, exists bool) ([]byte, error)) (Change, error) {
+	ch := Change{Path: path}
+	real, was, err := readSettings(path)
 	if err != nil {
-		return ch, fmt.Errorf("%s: %w; left untouched", path, err)
+		return ch, err
 	}
-	if bytes.Equal(out, src) {
+	ch.Created = !was.exists
+	out, err := edit(was.src, was.exists)
+	if err != nil {
+		return ch, &FileError{Path: path, Problem: oneLine(err.Error()), Fix: "left untouched: fix it (or move it away) and run again", Err: err}
+	}
+	if bytes.Equal(out, was.src) {
 		ch.Created = false
 		return ch, nil
 	}
 	ch.Changed = true
-	ch.Diff = udiff.Unified(path, path, string(src), string(out), 3)
+	ch.Diff = udiff.Unified(path, path, string(was.src), string(out), 3)
 	if o.DryRun {
 		return ch, nil
 	}
-	if exists {
-		if ch.Backup, err = o.backup(real, src, mode); err != nil {
+	if was.exists {
+		if ch.Backup, err = o.backup(path, real, was.src, was.mode); err != nil {
 			return ch, err
 		}
 	}
-	if err := fsx.WriteFileAtomic(real, out); err != nil {
-		return ch, err
-	}
-	// WriteFileAtomic leaves 0644; a settings file the user kept private
-	// (it may hold tokens) stays private.
-	if mode != 0o644 {
-		if err := os.Chmod(real, mode); err != nil {
-			return ch, fmt.Errorf("keeping the mode of %s: %w", path, err)
+	if err := replace(path, real, out, was); err != nil {
+		if ch.Backup != "" && errors.Is(err, errChanged) {
+			os.Remove(ch.Backup) // of bytes the user has replaced; the next attempt keeps its own
 		}
+		return ch, err
 	}
 	return ch, nil
 }
 
+// oneLine is s on one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
 // backup writes src next to path as path.bak-<ms> (-2, -3… if that name is
 // taken), with path's mode, and returns its name.
-func (o Options) backup(path string, src []byte, mode fs.FileMode) (string, error) {
+func (o Options) backup(path, real string, src []byte, mode fs.FileMode) (string, error) {
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
 	}
-	base := path + ".bak-" + strconv.FormatInt(now().UnixMilli(), 10)
+	base := real + ".bak-" + strconv.FormatInt(now().UnixMilli(), 10)
 	for i := 1; i < 100; i++ {
 		name := base
 		if i > 1 {
@@ -358,19 +370,29 @@ func (o Options) backup(path string, src []byte, mode fs.FileMode) (string, erro
 			continue
 		}
 		if err != nil {
-			return "", fmt.Errorf("backing up %s: %w", path, err)
+			return "", backupError(path, err)
 		}
 		_, err = f.Write(src)
+		if err == nil {
+			err = f.Sync()
+		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
 			os.Remove(name)
-			return "", fmt.Errorf("backing up %s: %w", path, err)
+			return "", backupError(path, err)
 		}
 		return name, nil
 	}
-	return "", fmt.Errorf("backing up %s: too many backups named %s*", path, base)
+	return "", &FileError{Path: path, Problem: "too many backups named " + textrule.Quote(base+"*"),
+		Fix: "nothing was changed; remove old backups and run again"}
+}
+
+func backupError(path string, err error) error {
+	fe := writeError(path, err).(*FileError)
+	fe.Problem = "cannot back it up: " + bare(err)
+	return fe
 }
 
 // Status reports, for each scope of the agent (or only o.Scope when set),
@@ -412,16 +434,17 @@ func Status(o Options) ([]Installed, error) {
 
 func status(agent, scope, path string, f hooksFormat) Installed {
 	in := Installed{Agent: agent, Scope: scope, Path: path}
-	src, err := fsx.ReadFileLimit(path, maxSettings)
-	if errors.Is(err, fs.ErrNotExist) {
+	_, file, err := readSettings(path)
+	if err != nil {
+		in.Exists, in.Problem = true, problem(err)
+		return in
+	}
+	if !file.exists {
 		in.Missing = slices.Clone(f.events)
 		return in
 	}
 	in.Exists = true
-	if err != nil {
-		in.Problem = err.Error()
-		return in
-	}
+	src := file.src
 	if len(trimSpace(src)) == 0 {
 		in.Missing = slices.Clone(f.events)
 		return in
@@ -457,17 +480,17 @@ func status(agent, scope, path string, f hooksFormat) Installed {
 
 func codexConfigStatus(path string) Installed {
 	in := Installed{Agent: Codex, Scope: ScopeUser, Path: path}
-	src, err := fsx.ReadFileLimit(path, maxSettings)
-	if errors.Is(err, fs.ErrNotExist) {
+	_, file, err := readSettings(path)
+	if err != nil {
+		in.Exists, in.Problem = true, problem(err)
+		return in
+	}
+	if !file.exists {
 		in.Notes = []string{"no notify (the file does not exist)"}
 		return in
 	}
 	in.Exists = true
-	if err != nil {
-		in.Problem = err.Error()
-		return in
-	}
-	st, err := readNotify(string(src))
+	st, err := readNotify(string(file.src))
 	if err != nil {
 		in.Problem = err.Error()
 		return in
@@ -487,4 +510,14 @@ func codexConfigStatus(path string) Installed {
 		in.Notes = append(in.Notes, "sets "+st.disabled+": Codex runs no hooks")
 	}
 	return in
+}
+
+// problem is what Status says of a file it cannot read: the FileError's
+// problem and fix (the path is on the line above), or the error.
+func problem(err error) string {
+	var fe *FileError
+	if errors.As(err, &fe) {
+		return fe.Problem + "; " + fe.Fix
+	}
+	return err.Error()
 }
