@@ -14,6 +14,7 @@ import (
 
 	"github.com/notch-web/notch-web/adapters/install"
 	"github.com/notch-web/notch-web/adapters/relay"
+	"github.com/notch-web/notch-web/internal/textrule"
 )
 
 // runAgentHooks is "notch-web hook …" (an agent's command hook relaying its
@@ -24,8 +25,17 @@ func runAgentHooks(ctx context.Context, args []string, getenv func(string) strin
 		runHook(ctx, args[1:], getenv, stdin, stderr)
 		return nil // a hook never fails its agent
 	}
-	return runHooks(args[1:], getenv, stdout, stderr)
+	err := runHooks(args[1:], getenv, stdout, stderr)
+	if err != nil {
+		// One line, whatever the error holds: it names the file (quoted)
+		// and what to do.
+		fmt.Fprintln(stderr, textrule.Escape(strings.Join(strings.Fields("notch-web "+err.Error()), " "), ""))
+	}
+	return err
 }
+
+// seeHelp ends a usage error's line.
+const seeHelp = " (see notch-web hooks -h)"
 
 // defaultURL is the host's base URL when neither --url nor NOTCH_URL says.
 func defaultURL() string { return "http://" + DefaultAddr }
@@ -128,35 +138,46 @@ flags:
 // runHooks is "notch-web hooks install|uninstall|status".
 func runHooks(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("notch-web hooks", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, hooksUsage); fs.PrintDefaults() }
+	fs.SetOutput(io.Discard) // a failure is one line, said by runAgentHooks
+	usage := func() {
+		fmt.Fprint(stdout, hooksUsage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
 	scope := fs.String("scope", "", "`user`, project or local (default user)")
 	url := fs.String("url", "", "the host's base `URL` (default $NOTCH_URL, else http://"+DefaultAddr+")")
 	dir := fs.String("dir", ".", "the project `DIR` for the project and local scopes")
 	exe := fs.String("exe", "", "the notch-web `PATH` command hooks run (default this executable)")
 	dry := fs.Bool("dry-run", false, "print the change as a diff and write nothing")
 	if len(args) == 0 {
-		fs.Usage()
-		return errors.New("hooks: want install, uninstall or status")
+		return errors.New("hooks: want install, uninstall or status" + seeHelp)
 	}
 	verb := args[0]
 	if verb == "-h" || verb == "--help" || verb == "help" {
-		fs.Usage()
+		usage()
 		return nil
+	}
+	if verb != "install" && verb != "uninstall" && verb != "status" {
+		return fmt.Errorf("hooks: unknown %q (want install, uninstall or status)"+seeHelp, verb)
 	}
 	agent, rest, err := splitAgent(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
+		usage()
 		return nil
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("hooks %s: %w"+seeHelp, verb, err)
 	}
 	if len(rest) > 0 {
-		return fmt.Errorf("hooks %s: unexpected arguments %q", verb, rest)
+		return fmt.Errorf("hooks %s: unexpected arguments %q"+seeHelp, verb, rest)
+	}
+	if agent != "" && !slices.Contains(install.Agents, agent) {
+		return fmt.Errorf("hooks %s: unknown agent %q (want one of %s)", verb, agent, strings.Join(install.Agents, ", "))
 	}
 	project, err := filepath.Abs(*dir)
 	if err != nil {
-		return err
+		return fmt.Errorf("hooks %s: --dir %s: %w", verb, textrule.Quote(*dir), err)
 	}
 	home := getenv("HOME")
 	if runtime.GOOS == "windows" && home == "" {
@@ -170,19 +191,19 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 		if agent != "" {
 			agents = []string{agent}
 		}
+		unreadable := 0
 		for _, a := range agents {
 			o.Agent = a
 			st, err := install.Status(o)
 			if err != nil {
-				return err
+				return fmt.Errorf("hooks status: %w", err)
 			}
-			printStatus(stdout, st)
+			unreadable += printStatus(stdout, st)
+		}
+		if unreadable > 0 {
+			return fmt.Errorf("hooks status: %d file(s) could not be read (said above, with what to do)", unreadable)
 		}
 		return nil
-	case "install", "uninstall":
-	default:
-		fs.Usage()
-		return fmt.Errorf("hooks: unknown %q (want install, uninstall or status)", verb)
 	}
 	if agent == "" {
 		return fmt.Errorf("hooks %s: name an agent (%s)", verb, strings.Join(install.Agents, ", "))
@@ -207,7 +228,7 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 		res, err = install.Uninstall(o)
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("hooks %s: %w", verb, err)
 	}
 	printResult(stdout, res, *dry)
 	return nil
@@ -229,34 +250,42 @@ func executable(flagExe string) (string, error) {
 	return exe, nil
 }
 
+// Paths are shown with textrule.Show (quoted when anything in them could
+// act on the terminal), and every line goes through textrule.Escape: a
+// file's name or content never repaints the terminal.
+
 func printResult(w io.Writer, res install.Result, dry bool) {
 	for _, ch := range res.Changes {
+		path := textrule.Show(ch.Path)
 		switch {
 		case !ch.Changed:
-			fmt.Fprintf(w, "%s: nothing to change\n", ch.Path)
+			fmt.Fprintf(w, "%s: nothing to change\n", path)
 		case dry:
 			verb := "would change"
 			if ch.Created {
 				verb = "would create"
 			}
-			fmt.Fprintf(w, "%s %s:\n%s", verb, ch.Path, ch.Diff)
+			fmt.Fprintf(w, "%s %s:\n%s", verb, path, textrule.Escape(ch.Diff, "\n"))
 		case ch.Created:
-			fmt.Fprintf(w, "created %s\n", ch.Path)
+			fmt.Fprintf(w, "created %s\n", path)
 		default:
-			fmt.Fprintf(w, "changed %s (the old file is %s)\n", ch.Path, ch.Backup)
+			fmt.Fprintf(w, "changed %s (the old file is %s)\n", path, textrule.Show(ch.Backup))
 		}
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", textrule.Escape(n, "\n"))
 	}
 }
 
-func printStatus(w io.Writer, st []install.Installed) {
+// printStatus prints what Status found and returns how many files could
+// not be read.
+func printStatus(w io.Writer, st []install.Installed) (unreadable int) {
 	for _, s := range st {
-		fmt.Fprintf(w, "%s %s: %s\n", s.Agent, s.Scope, s.Path)
+		fmt.Fprintf(w, "%s %s: %s\n", s.Agent, s.Scope, textrule.Show(s.Path))
 		switch {
 		case s.Problem != "":
-			fmt.Fprintf(w, "  cannot read it: %s\n", s.Problem)
+			unreadable++
+			fmt.Fprintf(w, "  cannot use it: %s\n", textrule.Escape(s.Problem, ""))
 		case !s.Exists:
 			fmt.Fprintln(w, "  no such file")
 		case len(s.Events) == 0:
@@ -267,11 +296,12 @@ func printStatus(w io.Writer, st []install.Installed) {
 				fmt.Fprintf(w, "  missing: %s (run hooks install again)\n", strings.Join(s.Missing, ", "))
 			}
 			for _, t := range s.Targets {
-				fmt.Fprintf(w, "  → %s\n", t)
+				fmt.Fprintf(w, "  → %s\n", textrule.Escape(t, ""))
 			}
 		}
 		for _, n := range s.Notes {
-			fmt.Fprintf(w, "  note: %s\n", n)
+			fmt.Fprintf(w, "  note: %s\n", textrule.Escape(n, ""))
 		}
 	}
+	return unreadable
 }

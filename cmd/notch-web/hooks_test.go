@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -206,5 +207,106 @@ func TestHooksRefuses(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(broken); string(b) != `{"theme": "x",}` {
 		t.Error("the broken file was touched")
+	}
+}
+
+// TestHooksFailuresSpoken: every failure of "notch-web hooks" prints one
+// line on stderr that names the file (quoted) or the argument at fault and
+// says what to do, and is an error (exit 1); nothing is written.
+func TestHooksFailuresSpoken(t *testing.T) {
+	home := t.TempDir()
+	getenv := env("HOME", home, "USERPROFILE", home)
+	gem := filepath.Join(home, ".gemini", "settings.json")
+	os.MkdirAll(filepath.Dir(gem), 0o755)
+	os.WriteFile(gem, []byte(`{"theme": "x",}`), 0o644)
+	claudeDir := filepath.Join(home, ".claude")
+	os.MkdirAll(filepath.Join(claudeDir, "settings.json"), 0o755) // a directory where the file goes
+	proj := t.TempDir()
+	os.MkdirAll(filepath.Join(proj, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), []byte("{\n  \"model\": \"opus\"\n}\n"), 0o644)
+	roProj := t.TempDir()
+	os.MkdirAll(filepath.Join(roProj, ".gemini"), 0o755)
+	os.WriteFile(filepath.Join(roProj, ".gemini", "settings.json"), []byte("{}\n"), 0o644)
+	os.Chmod(filepath.Join(roProj, ".gemini"), 0o555)
+	t.Cleanup(func() { os.Chmod(filepath.Join(roProj, ".gemini"), 0o755) })
+	exe := "/x/notch-web"
+	for _, tc := range []struct {
+		args []string
+		want []string // what the one line must say
+	}{
+		{[]string{"hooks"}, []string{"install, uninstall or status"}},
+		{[]string{"hooks", "reinstall", "codex"}, []string{`"reinstall"`, "notch-web hooks -h"}},
+		{[]string{"hooks", "install"}, []string{"name an agent"}},
+		{[]string{"hooks", "install", "cursor", "--exe", exe}, []string{`"cursor"`, "claude-code, codex, gemini"}},
+		{[]string{"hooks", "install", "claude-code", "--bogus"}, []string{"-bogus", "notch-web hooks -h"}},
+		{[]string{"hooks", "install", "gemini", "--exe", exe}, []string{strconv.Quote(gem), "line 1, column 15", "fix"}},
+		{[]string{"hooks", "install", "claude-code"}, []string{strconv.Quote(filepath.Join(claudeDir, "settings.json")), "not a regular file", "move it"}},
+		{[]string{"hooks", "uninstall", "claude-code"}, []string{strconv.Quote(filepath.Join(claudeDir, "settings.json")), "not a regular file"}},
+		{[]string{"hooks", "install", "claude-code", "--url", "localhost"}, []string{"--url", "not a base URL"}},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), tc.args, getenv, &stdout, &stderr)
+		if err == nil {
+			t.Errorf("%q: no error (exit 0)", tc.args)
+			continue
+		}
+		line := stderr.String()
+		if strings.Count(line, "\n") != 1 || !strings.HasSuffix(line, "\n") || !strings.HasPrefix(line, "notch-web hooks") {
+			t.Errorf("%q: stderr is not one line: %q", tc.args, line)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(line, w) {
+				t.Errorf("%q: %q does not say %q", tc.args, line, w)
+			}
+		}
+	}
+	if os.Getuid() != 0 {
+		var stderr bytes.Buffer
+		err := run(context.Background(), []string{"hooks", "install", "gemini", "--scope", "project", "--dir", roProj, "--exe", exe}, getenv, io.Discard, &stderr)
+		if err == nil || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "permission denied") {
+			t.Errorf("read-only folder: %v, stderr %q", err, stderr.String())
+		}
+	}
+	if b, _ := os.ReadFile(gem); string(b) != `{"theme": "x",}` {
+		t.Error("the broken file was touched")
+	}
+}
+
+// TestHooksQuotePaths: a path with terminal controls (ESC, BEL, bidi) is
+// printed quoted, never raw, by install, status and the errors.
+func TestHooksQuotePaths(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "me\x1b]0;pwned\x07\u202egnp.exe\u061c\u200b")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Skipf("this file system refuses the name: %v", err)
+	}
+	getenv := env("HOME", home, "USERPROFILE", home)
+	var out bytes.Buffer
+	for _, args := range [][]string{
+		{"hooks", "install", "claude-code", "--dry-run"},
+		{"hooks", "install", "claude-code"},
+		{"hooks", "install", "claude-code"},
+		{"hooks", "status", "claude-code", "--dir", home},
+		{"hooks", "uninstall", "claude-code"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), args, getenv, &stdout, &stderr); err != nil {
+			t.Fatalf("%q: %v %s", args, err, stderr.String())
+		}
+		out.Write(stdout.Bytes())
+		out.Write(stderr.Bytes())
+	}
+	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte("{,}"), 0o644)
+	var stderr bytes.Buffer
+	if run(context.Background(), []string{"hooks", "install", "claude-code"}, getenv, io.Discard, &stderr) == nil {
+		t.Error("a broken file was not refused")
+	}
+	out.Write(stderr.Bytes())
+	for _, bad := range []string{"\x1b", "\x07", "\u202e", "\u061c", "\u200b"} {
+		if strings.Contains(out.String(), bad) {
+			t.Errorf("%q printed raw in:\n%s", bad, out.String())
+		}
+	}
+	if !strings.Contains(out.String(), `\x1b]0;pwned\a\u202egnp.exe\u061c\u200b`) {
+		t.Errorf("the path is not shown quoted:\n%s", out.String())
 	}
 }
