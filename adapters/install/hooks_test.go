@@ -180,3 +180,40 @@ func TestUninstallKeepsLookalikes(t *testing.T) {
 		t.Errorf("round trip lost the user's hooks (%v):\n%s", err, out)
 	}
 }
+
+// FuzzOurCommand: a command hook's command is outside input. Whatever the
+// folder notch-web lives in and the URL it was given, the command Install
+// writes is recognised as ours (so a second install replaces it and
+// uninstall removes it); and a command recognised as ours runs notch-web's
+// hook for that agent and nothing else.
+func FuzzOurCommand(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"/usr/local/bin", ""},
+		{"/opt/notch web/bin", "http://127.0.0.1:7340"},
+		{"/tmp/it's", "http://h:1/?a=1&b=$x"},
+		{"/home/me/$(rm -rf ~)", "`id`"},
+		{"/a;b|c", "x\ny"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, dir, url string) {
+		if runtime.GOOS == "windows" {
+			t.Skip()
+		}
+		cmd := hookCommand(dir+"/notch-web", Codex, url)
+		if !ourCommand(cmd, Codex) {
+			t.Fatalf("our own command is not ours: %q", cmd)
+		}
+		if ourCommand(cmd, Gemini) {
+			t.Fatalf("codex's command taken for gemini's: %q", cmd)
+		}
+		words, plain := shellWords(cmd)
+		if !plain || words[0] != dir+"/notch-web" || (url != "" && words[len(words)-1] != url) {
+			t.Fatalf("%q reads back as %q (plain %v)", cmd, words, plain)
+		}
+		// Anything after it makes it the user's.
+		if ourCommand(cmd+" && echo x", Codex) || ourCommand(cmd+"; x", Codex) || ourCommand(cmd+" extra", Codex) {
+			t.Fatalf("a longer command taken for ours: %q", cmd)
+		}
+	})
+}

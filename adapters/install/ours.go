@@ -60,38 +60,41 @@ func ourCommand(cmd, agent string) bool {
 // $ * ? [ ~ #, a line break).
 func shellWords(cmd string) (words []string, plain bool) {
 	var cur strings.Builder
-	in, quote := false, rune(0)
+	in, quote := false, byte(0)
 	esc := false
 	plain = true
-	for _, r := range cmd {
+	// Byte by byte: every character that matters is ASCII, and the bytes
+	// of a path that is not UTF-8 stay as they are.
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
 		switch {
 		case esc:
-			cur.WriteRune(r)
+			cur.WriteByte(c)
 			esc = false
-		case r == '\\' && quote != '\'' && runtime.GOOS != "windows":
+		case c == '\\' && quote != '\'' && runtime.GOOS != "windows":
 			esc, in = true, true
 		case quote != 0:
-			if r == quote {
+			if c == quote {
 				quote = 0
 			} else {
-				cur.WriteRune(r)
+				cur.WriteByte(c)
 			}
-			if quote == '"' && (r == '$' || r == '`') {
+			if quote == '"' && (c == '$' || c == '`') {
 				plain = false
 			}
-		case r == '\'' || r == '"':
-			quote, in = r, true
-		case r == ' ' || r == '\t':
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t':
 			if in {
 				words = append(words, cur.String())
 				cur.Reset()
 				in = false
 			}
 		default:
-			if strings.ContainsRune(";&|<>()`$*?[~#\n\r", r) {
+			if strings.IndexByte(";&|<>()`$*?[~#\n\r", c) >= 0 {
 				plain = false
 			}
-			cur.WriteRune(r)
+			cur.WriteByte(c)
 			in = true
 		}
 	}
