@@ -10,12 +10,6 @@ import (
 	"strings"
 )
 
-// Keys lists the fourteen settings in the contract's order.
-var Keys = []string{
-	"scale", "screen", "anchor", "maxRows", "hideFullscreen", "opacity", "motion",
-	"showProject", "showDone", "hoverMode", "holdMs", "topEdgeOpens", "ghostOpacity", "alerts",
-}
-
 // ErrUnknownKey is returned for a key that is not one of the fourteen.
 var ErrUnknownKey = errors.New("unknown setting")
 
@@ -43,40 +37,84 @@ type spec struct {
 	enum     []string
 }
 
-var specs = map[string]spec{
-	"scale":          {kind: kindNumber, min: 0.75, max: 2.0},
-	"screen":         {kind: kindScreen},
-	"anchor":         {kind: kindEnum, enum: []string{"top-center", "top-left", "top-right"}},
-	"maxRows":        {kind: kindInt, min: 3, max: 10},
-	"hideFullscreen": {kind: kindBool},
-	"opacity":        {kind: kindNumber, min: 0.35, max: 1.0},
-	"motion":         {kind: kindEnum, enum: []string{"auto", "on", "off"}},
-	"showProject":    {kind: kindBool},
-	"showDone":       {kind: kindBool},
-	"hoverMode":      {kind: kindEnum, enum: []string{"ghost", "open"}},
-	"holdMs":         {kind: kindInt, min: 500, max: 4000},
-	"topEdgeOpens":   {kind: kindBool},
-	"ghostOpacity":   {kind: kindNumber, min: 0.05, max: 0.6},
-	"alerts":         {kind: kindEnum, enum: []string{"all", "needs-you", "off"}},
+// Choices of the enumerated keys, named once for the code that tests them.
+const (
+	AnchorCenter = "top-center"
+	AnchorLeft   = "top-left"
+	AnchorRight  = "top-right"
+	MotionAuto   = "auto"
+	MotionOn     = "on"
+	MotionOff    = "off"
+	HoverGhost   = "ghost"
+	HoverOpen    = "open"
+	AlertsAll    = "all"
+	AlertsNeeds  = "needs-you"
+	AlertsOff    = "off"
+	ScreenMain   = "primary"
+	ScreenCursor = "cursor"
+)
+
+// key is one setting: its contract name, its domain, and the field of
+// Settings that holds it. The table below is the one list of the fourteen:
+// Keys, the specs, Get and apply all come from it.
+type key struct {
+	name  string
+	spec  spec
+	field func(*Settings) any // a pointer to the field: *float64, *int, *bool or *string
 }
+
+var table = []key{
+	{"scale", spec{kind: kindNumber, min: 0.75, max: 2.0}, func(s *Settings) any { return &s.Scale }},
+	{"screen", spec{kind: kindScreen}, func(s *Settings) any { return &s.Screen }},
+	{"anchor", spec{kind: kindEnum, enum: []string{AnchorCenter, AnchorLeft, AnchorRight}}, func(s *Settings) any { return &s.Anchor }},
+	{"maxRows", spec{kind: kindInt, min: 3, max: 10}, func(s *Settings) any { return &s.MaxRows }},
+	{"hideFullscreen", spec{kind: kindBool}, func(s *Settings) any { return &s.HideFullscreen }},
+	{"opacity", spec{kind: kindNumber, min: 0.35, max: 1.0}, func(s *Settings) any { return &s.Opacity }},
+	{"motion", spec{kind: kindEnum, enum: []string{MotionAuto, MotionOn, MotionOff}}, func(s *Settings) any { return &s.Motion }},
+	{"showProject", spec{kind: kindBool}, func(s *Settings) any { return &s.ShowProject }},
+	{"showDone", spec{kind: kindBool}, func(s *Settings) any { return &s.ShowDone }},
+	{"hoverMode", spec{kind: kindEnum, enum: []string{HoverGhost, HoverOpen}}, func(s *Settings) any { return &s.HoverMode }},
+	{"holdMs", spec{kind: kindInt, min: 500, max: 4000}, func(s *Settings) any { return &s.HoldMs }},
+	{"topEdgeOpens", spec{kind: kindBool}, func(s *Settings) any { return &s.TopEdgeOpens }},
+	{"ghostOpacity", spec{kind: kindNumber, min: 0.05, max: 0.6}, func(s *Settings) any { return &s.GhostOpacity }},
+	{"alerts", spec{kind: kindEnum, enum: []string{AlertsAll, AlertsNeeds, AlertsOff}}, func(s *Settings) any { return &s.Alerts }},
+}
+
+// Keys lists the fourteen settings in the contract's order.
+var Keys = func() []string {
+	ks := make([]string, len(table))
+	for i, k := range table {
+		ks[i] = k.name
+	}
+	return ks
+}()
+
+// byName indexes the table.
+var byName = func() map[string]key {
+	m := make(map[string]key, len(table))
+	for _, k := range table {
+		m[k.name] = k
+	}
+	return m
+}()
 
 // maxScreen bounds the 1-based display number; no desk has more.
 const maxScreen = 64
 
 // IsKey reports whether key is one of the fourteen settings.
-func IsKey(key string) bool { _, ok := specs[key]; return ok }
+func IsKey(key string) bool { _, ok := byName[key]; return ok }
 
 // Range returns the clamp bounds of a numeric key (ok false for the others).
 func Range(key string) (lo, hi float64, ok bool) {
-	s, found := specs[key]
-	if !found || (s.kind != kindNumber && s.kind != kindInt) {
+	k, found := byName[key]
+	if !found || (k.spec.kind != kindNumber && k.spec.kind != kindInt) {
 		return 0, 0, false
 	}
-	return s.min, s.max, true
+	return k.spec.min, k.spec.max, true
 }
 
 // Choices returns the allowed values of an enumerated key.
-func Choices(key string) []string { return specs[key].enum }
+func Choices(key string) []string { return byName[key].spec.enum }
 
 // ParseValue parses one raw value of key, as it arrives from JSON or YAML, and
 // clamps it into the key's range. Numbers clamp; a value of the wrong type, an
@@ -84,7 +122,8 @@ func Choices(key string) []string { return specs[key].enum }
 // caller can fall back to the layer beneath. The result has the Go type of the
 // Settings field: float64, int, bool or string.
 func ParseValue(key string, raw any) (any, error) {
-	s, ok := specs[key]
+	k, ok := byName[key]
+	s := k.spec
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownKey, key)
 	}
@@ -135,7 +174,7 @@ func ParseValue(key string, raw any) (any, error) {
 				str = strconv.Itoa(int(f))
 			}
 		}
-		if str == "primary" || str == "cursor" {
+		if str == ScreenMain || str == ScreenCursor {
 			return str, nil
 		}
 		if n, err := strconv.Atoi(str); err == nil && n >= 1 && n <= maxScreen && str == strconv.Itoa(n) {
@@ -250,7 +289,7 @@ func Clamp(file string, raw map[string]any) (Partial, []Warning) {
 		}
 		if from, ok := outOfRange(k, raw[k]); ok {
 			warns = append(warns, Warning{File: file, Key: k, Message: fmt.Sprintf("%s %s → %v: out of range %v … %v, clamped",
-				k, from, v, specs[k].min, specs[k].max), clamped: true})
+				k, from, v, byName[k].spec.min, byName[k].spec.max), clamped: true})
 		}
 		out[k] = v
 	}
@@ -260,7 +299,7 @@ func Clamp(file string, raw map[string]any) (Partial, []Warning) {
 // outOfRange reports whether raw (a value that parses) lies outside key's
 // clamp range, and how it read.
 func outOfRange(key string, raw any) (string, bool) {
-	sp := specs[key]
+	sp := byName[key].spec
 	if sp.kind != kindNumber && sp.kind != kindInt {
 		return "", false
 	}
@@ -271,37 +310,22 @@ func outOfRange(key string, raw any) (string, bool) {
 	return strconv.FormatFloat(f, 'f', -1, 64), true
 }
 
-// apply sets key on s from a value ParseValue returned.
-func (s *Settings) apply(key string, v any) {
-	switch key {
-	case "scale":
-		s.Scale = v.(float64)
-	case "screen":
-		s.Screen = v.(string)
-	case "anchor":
-		s.Anchor = v.(string)
-	case "maxRows":
-		s.MaxRows = v.(int)
-	case "hideFullscreen":
-		s.HideFullscreen = v.(bool)
-	case "opacity":
-		s.Opacity = v.(float64)
-	case "motion":
-		s.Motion = v.(string)
-	case "showProject":
-		s.ShowProject = v.(bool)
-	case "showDone":
-		s.ShowDone = v.(bool)
-	case "hoverMode":
-		s.HoverMode = v.(string)
-	case "holdMs":
-		s.HoldMs = v.(int)
-	case "topEdgeOpens":
-		s.TopEdgeOpens = v.(bool)
-	case "ghostOpacity":
-		s.GhostOpacity = v.(float64)
-	case "alerts":
-		s.Alerts = v.(string)
+// apply sets key on s from a value ParseValue returned (of the field's
+// type); an unknown key changes nothing.
+func (s *Settings) apply(name string, v any) {
+	k, ok := byName[name]
+	if !ok {
+		return
+	}
+	switch p := k.field(s).(type) {
+	case *float64:
+		*p = v.(float64)
+	case *int:
+		*p = v.(int)
+	case *bool:
+		*p = v.(bool)
+	case *string:
+		*p = v.(string)
 	}
 }
 
@@ -333,36 +357,20 @@ func Compose(row, pane Partial) (Settings, map[string]string) {
 }
 
 // Get returns the value of key in s (nil for an unknown key).
-func (s Settings) Get(key string) any {
-	switch key {
-	case "scale":
-		return s.Scale
-	case "screen":
-		return s.Screen
-	case "anchor":
-		return s.Anchor
-	case "maxRows":
-		return s.MaxRows
-	case "hideFullscreen":
-		return s.HideFullscreen
-	case "opacity":
-		return s.Opacity
-	case "motion":
-		return s.Motion
-	case "showProject":
-		return s.ShowProject
-	case "showDone":
-		return s.ShowDone
-	case "hoverMode":
-		return s.HoverMode
-	case "holdMs":
-		return s.HoldMs
-	case "topEdgeOpens":
-		return s.TopEdgeOpens
-	case "ghostOpacity":
-		return s.GhostOpacity
-	case "alerts":
-		return s.Alerts
+func (s Settings) Get(name string) any {
+	k, ok := byName[name]
+	if !ok {
+		return nil
+	}
+	switch p := k.field(&s).(type) {
+	case *float64:
+		return *p
+	case *int:
+		return *p
+	case *bool:
+		return *p
+	case *string:
+		return *p
 	}
 	return nil
 }

@@ -30,17 +30,17 @@ type Settings struct {
 // when neither the row nor the pane says otherwise.
 var Defaults = Settings{
 	Scale:          1.0,
-	Screen:         "primary",
-	Anchor:         "top-center",
+	Screen:         ScreenMain,
+	Anchor:         AnchorCenter,
 	MaxRows:        6,
 	HideFullscreen: true,
 	Opacity:        1.0,
-	Motion:         "auto",
+	Motion:         MotionAuto,
 	ShowProject:    true,
 	ShowDone:       true,
-	HoverMode:      "ghost",
+	HoverMode:      HoverGhost,
 	HoldMs:         1600,
 	TopEdgeOpens:   true,
 	GhostOpacity:   0.18,
-	Alerts:         "all",
+	Alerts:         AlertsAll,
 }
