@@ -44,8 +44,6 @@ func NewBoard(cfg BoardConfig, follow bool, s *settings.Service) *Board {
 // Follow reports whether the board mirrors another host.
 func (b *Board) Follow() bool { return b.follow }
 
-// Config returns the board's configuration.
-func (b *Board) Config() BoardConfig { return b.cfg }
 
 func (b *Board) changed() {
 	b.version.Add(1)

@@ -11,10 +11,6 @@ import (
 	"github.com/notch-web/notch-web/internal/logx"
 )
 
-// hooksBodyLimit bounds a hook's body: a PostToolUse carries the tool's
-// whole response (a file read, a command's output).
-const hooksBodyLimit = 8 << 20
-
 // postHook is POST /agents-notch/hooks/<agent>: an agent's own hook JSON,
 // as the agent sends it (Claude Code's "type": "http" hooks post here
 // directly; notch-web hook <agent> relays the others). It answers at once

@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"io"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -53,23 +52,6 @@ func (s *Server) postSettings(c echo.Context) error {
 		return fail(http.StatusInternalServerError, "could not save the settings", err)
 	}
 	return written(c, settingsReply{OK: true, View: view})
-}
-
-// readBody reads a bounded body (the Write lock set the bound) and refuses an
-// empty one: Echo's Bind would silently do nothing with it.
-func readBody(c echo.Context) ([]byte, error) {
-	body, err := io.ReadAll(c.Request().Body)
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, echo.NewHTTPError(http.StatusRequestEntityTooLarge, "body too large")
-		}
-		return nil, fail(http.StatusBadRequest, "could not read the body", err)
-	}
-	if len(body) == 0 {
-		return nil, echo.NewHTTPError(http.StatusBadRequest, "empty body: send a JSON object")
-	}
-	return body, nil
 }
 
 // written answers a successful write: 204 to Datastar, which would merge a

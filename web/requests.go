@@ -3,11 +3,31 @@ package web
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 
+	"github.com/labstack/echo/v4"
 	"github.com/notch-web/notch-web/internal/jsonx"
 	"github.com/notch-web/notch-web/state"
 )
+
+// readBody reads a bounded body (the Write lock set the bound) and refuses an
+// empty one: Echo's Bind would silently do nothing with it.
+func readBody(c echo.Context) ([]byte, error) {
+	body, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, echo.NewHTTPError(http.StatusRequestEntityTooLarge, "body too large")
+		}
+		return nil, fail(http.StatusBadRequest, "could not read the body", err)
+	}
+	if len(body) == 0 {
+		return nil, echo.NewHTTPError(http.StatusBadRequest, "empty body: send a JSON object")
+	}
+	return body, nil
+}
 
 // The small bodies of the board's and the pane's writes, parsed strictly:
 // one JSON object, its known fields only, nothing after it.

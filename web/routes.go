@@ -8,6 +8,9 @@ import (
 	"github.com/notch-web/notch-web/host/window"
 )
 
+// prefix is where every page and route of the agents notch lives.
+const prefix = "/agents-notch"
+
 // routes lists every URL notch-web serves. Every route passes the Host
 // check; every state-changing route passes all the locks.
 func (s *Server) routes() {
@@ -19,23 +22,24 @@ func (s *Server) routes() {
 	}
 
 	e.GET("/healthz", s.healthz)
-	e.GET("/", redirect("/agents-notch/"))
-	e.GET("/agents-notch", redirect("/agents-notch/"))
+	e.GET("/", redirect(prefix+"/"))
+	e.GET(prefix, redirect(prefix+"/"))
 
-	e.GET("/agents-notch/", s.boardPage, page)
-	e.GET("/agents-notch/pane", s.panePage, page)
-	e.GET("/agents-notch/stream", s.stream)
-	e.GET("/agents-notch/static/*", s.static())
-	e.GET("/agents-notch/manifest.webmanifest", s.serveManifest)
+	n := e.Group(prefix)
+	n.GET("/", s.boardPage, page)
+	n.GET("/pane", s.panePage, page)
+	n.GET("/stream", s.stream)
+	n.GET("/static/*", s.static())
+	n.GET("/manifest.webmanifest", s.serveManifest)
 
-	e.GET("/agents-notch/state", s.getState)
-	e.GET("/agents-notch/settings", s.getSettings)
-	e.POST("/agents-notch/settings", s.postSettings, write(settingsBodyLimit)...)
-	e.POST("/agents-notch/events", s.postEvents, write(eventsBodyLimit)...)
-	e.POST("/agents-notch/finish", s.postFinish, write(smallBodyLimit)...)
-	e.POST("/agents-notch/open", s.postOpen, write(smallBodyLimit)...)
-	e.POST("/agents-notch/window", s.postWindow, write(smallBodyLimit)...)
-	e.POST("/agents-notch/hooks/:agent", s.postHook, write(hooksBodyLimit)...)
+	n.GET("/state", s.getState)
+	n.GET("/settings", s.getSettings)
+	n.POST("/settings", s.postSettings, write(settingsBodyLimit)...)
+	n.POST("/events", s.postEvents, write(eventsBodyLimit)...)
+	n.POST("/finish", s.postFinish, write(smallBodyLimit)...)
+	n.POST("/open", s.postOpen, write(smallBodyLimit)...)
+	n.POST("/window", s.postWindow, write(smallBodyLimit)...)
+	n.POST("/hooks/:agent", s.postHook, write(hooksBodyLimit)...)
 }
 
 func redirect(to string) echo.HandlerFunc {

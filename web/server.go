@@ -52,10 +52,14 @@ type Server struct {
 	echo   *echo.Echo
 }
 
-// Body limits: a settings POST is a few keys; an events batch may be long.
+// Body limits, every route's in one place: a settings POST is a few keys;
+// an events batch may be long; a hook's body carries a tool's whole
+// response (a file read, a command's output); the ✕, Open and Start now
+// are one small object.
 const (
 	settingsBodyLimit = 64 << 10
 	eventsBodyLimit   = 4 << 20
+	hooksBodyLimit    = 8 << 20
 	smallBodyLimit    = 16 << 10
 )
 

@@ -27,9 +27,6 @@ func NewBuilder(p Payload, lookup Lookup) *Builder {
 	return b
 }
 
-// Target is the id of the row this hook drives.
-func (b *Builder) Target() string { return b.target }
-
 // Subagent reports whether the hook drives a subagent's row.
 func (b *Builder) Subagent() bool { return b.parent != "" }
 
