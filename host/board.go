@@ -44,7 +44,6 @@ func NewBoard(cfg BoardConfig, follow bool, s *settings.Service) *Board {
 // Follow reports whether the board mirrors another host.
 func (b *Board) Follow() bool { return b.follow }
 
-
 func (b *Board) changed() {
 	b.version.Add(1)
 	b.changes.Notify()
