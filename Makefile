@@ -3,6 +3,8 @@
 #   make test   every test: Go (-race), freshness and lint, Playwright; sets up what it can
 #   make bench  benchmarks and the load tool
 #   make screenshots  the README's screenshots (docs/screenshots/), on purpose only
+#   make conformance  the real Claude Code, Codex and Gemini CLIs against the board
+#                     (docs/conformance.md); RECORD=1 rewrites the recorded fixtures
 #
 # Overrides: ADDR=127.0.0.1:7341 make run (where the demo listens);
 # NOTCH_PORT=7561 make test (the port of the browser tests' shared host);
@@ -16,7 +18,7 @@ CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM_PATH := $(CHROMIUM)
 
 .PHONY: all build run test test-setup test-fresh test-go test-browser screenshots icons bench fuzz \
-	update-datastar generate fmt clean
+	update-datastar generate fmt clean conformance conformance-setup
 
 all: build
 
@@ -92,6 +94,28 @@ fuzz:
 # purpose: fetched through the Go module proxy, its sha256 checked.
 update-datastar:
 	./scripts/update-datastar.sh
+
+# The real agent CLIs, pinned in conformance/package.json, driven headless
+# and in tmux against the stand-in model API and a fresh notch-web; the
+# board's rows are checked after every step (docs/conformance.md).
+# RECORD=1 also rewrites adapters/*/testdata/recorded/ (then run
+# go test ./host -run TestReplayRecorded -update and review the diff).
+conformance: build conformance-setup
+	cd conformance && $(GO) test -tags conformance -count=1 -timeout 60m -v . $(if $(RECORD),-args -record)
+
+conformance-setup: conformance/node_modules/.package-lock.json
+	@if ! command -v tmux >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing tmux (apt)"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null; \
+	  else \
+	    echo "make conformance needs tmux; install it with: sudo apt-get install tmux" >&2; exit 1; \
+	  fi; \
+	fi
+
+conformance/node_modules/.package-lock.json: conformance/package.json conformance/package-lock.json
+	cd conformance && npm ci --no-audit --no-fund
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -1,0 +1,558 @@
+//go:build conformance
+
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/notch-web/notch-web/conformance/standin"
+	"github.com/notch-web/notch-web/state"
+)
+
+var (
+	record  = flag.Bool("record", false, "rewrite adapters/<agent>/testdata/recorded/<scenario>.jsonl from this run's hook payloads")
+	verbose = flag.Bool("standin-log", false, "log every request the stand-in answers")
+)
+
+// suite is what every test shares: a notch-web built fresh, the CLIs and
+// the stand-in model API.
+var suite struct {
+	notchWeb string // the binary
+	repo     string // the repository's root
+	bin      string // conformance/node_modules/.bin
+	standin  *standin.Server
+	model    string // the stand-in's base URL
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "conformance:", err)
+		return 1
+	}
+	suite.repo = repo
+	suite.bin = filepath.Join(repo, "conformance", "node_modules", ".bin")
+	for _, cli := range []string{"claude", "codex", "gemini"} {
+		if _, err := os.Stat(filepath.Join(suite.bin, cli)); err != nil {
+			fmt.Fprintf(os.Stderr, "conformance: %s is not installed (run make conformance, which runs npm ci in conformance/)\n", cli)
+			return 1
+		}
+	}
+	tmp, err := os.MkdirTemp("", "notch-conformance-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "conformance:", err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+	suite.notchWeb = filepath.Join(tmp, "notch-web")
+	build := exec.Command("go", "build", "-o", suite.notchWeb, "./cmd/notch-web")
+	build.Dir = repo
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "conformance: building notch-web: %v\n%s", err, out)
+		return 1
+	}
+	suite.standin = standin.New()
+	if *verbose {
+		suite.standin.Log = func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "conformance:", err)
+		return 1
+	}
+	srv := &http.Server{Handler: suite.standin, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	defer srv.Close()
+	defer suite.standin.Close()
+	suite.model = "http://" + ln.Addr().String()
+	return m.Run()
+}
+
+// hook is one payload notch-web received, as the agent sent it.
+type hook struct {
+	agent string
+	body  []byte
+}
+
+// run is one scenario's world: a temp HOME and project, a notch-web of its
+// own (its own DSH home, port 0), and a recording proxy in front of it that
+// the agent's hooks are installed to point at.
+type run struct {
+	t        *testing.T
+	agent    string // install name: claude-code, codex, gemini
+	root     string
+	home     string
+	work     string // the agent's cwd
+	host     string // notch-web's base URL
+	proxy    string // the recorder's base URL
+	mu       sync.Mutex
+	hooks    []hook
+	installs string // what hooks install said
+	// final is what the board must show once the scenario is over, for
+	// the replay test (host/replay_test.go): "settled N STATUS".
+	final string
+}
+
+// newRun sets up a scenario's world for agent; seed writes the agent's
+// own offline configuration into the temp HOME before the hooks go in.
+func newRun(t *testing.T, agent string, seed func(r *run)) *run {
+	t.Helper()
+	root := t.TempDir()
+	r := &run{t: t, agent: agent, root: root, home: filepath.Join(root, "home"), work: filepath.Join(root, "project")}
+	for _, d := range []string{r.home, r.work, filepath.Join(root, "dsh")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.startHost()
+	r.startProxy()
+	if seed != nil {
+		seed(r)
+	}
+	out, err := r.notch("hooks", "install", agent, "--url", r.proxy)
+	if err != nil {
+		t.Fatalf("notch-web hooks install %s: %v\n%s", agent, err, out)
+	}
+	r.installs = out
+	t.Cleanup(func() {
+		if *record { // what the agent sent, whatever the board made of it
+			r.save()
+		}
+	})
+	return r
+}
+
+// notch runs the notch-web binary with the run's HOME.
+func (r *run) notch(args ...string) (string, error) {
+	cmd := exec.Command(suite.notchWeb, args...)
+	cmd.Env = r.env()
+	cmd.Dir = r.work
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// env is the environment every program of the run gets: nothing of the
+// machine's but PATH.
+func (r *run) env(extra ...string) []string {
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + r.home,
+		"TMPDIR=" + r.root,
+		"LANG=C.UTF-8",
+		"TERM=xterm-256color",
+		"NO_UPDATE_NOTIFIER=1",
+	}
+	return append(env, extra...)
+}
+
+func (r *run) startHost() {
+	t := r.t
+	cmd := exec.Command(suite.notchWeb, "--addr", "127.0.0.1:0", "--dsh-home", filepath.Join(r.root, "dsh"), "--log-level", "debug")
+	cmd.Env = r.env()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logf, err := os.Create(filepath.Join(r.root, "notch-web.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = logf
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting notch-web: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+		logf.Close()
+	})
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case line, ok := <-lines:
+		if !ok || !strings.HasSuffix(line, "/agents-notch/") {
+			t.Fatalf("notch-web's first line is not its URL: %q", line)
+		}
+		r.host = strings.TrimSuffix(line, "/agents-notch/")
+	case <-time.After(20 * time.Second):
+		t.Fatal("notch-web printed no URL within 20 s")
+	}
+}
+
+// startProxy puts the recorder in front of notch-web: every hook body is
+// kept, then forwarded as it came, and notch-web's answer goes back.
+func (r *run) startProxy() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, q *http.Request) {
+		body, err := io.ReadAll(io.LimitReader(q.Body, 4<<20))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		agent := strings.TrimPrefix(q.URL.Path, "/agents-notch/hooks/")
+		r.mu.Lock()
+		r.hooks = append(r.hooks, hook{agent: agent, body: body})
+		r.mu.Unlock()
+		fw, _ := http.NewRequest(q.Method, r.host+q.URL.RequestURI(), bytes.NewReader(body))
+		fw.Header.Set("Content-Type", q.Header.Get("Content-Type"))
+		resp, err := client.Do(fw)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+		w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(w, resp.Body)
+	})}
+	go srv.Serve(ln)
+	r.t.Cleanup(func() { srv.Close() })
+	r.proxy = "http://" + ln.Addr().String()
+}
+
+// events lists the hook events received so far, in order.
+func (r *run) events() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, h := range r.hooks {
+		out = append(out, eventName(h.body))
+	}
+	return out
+}
+
+// eventName is a payload's hook event (or Codex notify's type).
+func eventName(body []byte) string {
+	var p struct {
+		Event  string `json:"hook_event_name"`
+		Type   string `json:"type"`
+		Notice string `json:"notification_type"`
+	}
+	_ = json.Unmarshal(body, &p)
+	switch {
+	case p.Event == "Notification" && p.Notice != "":
+		return "Notification(" + p.Notice + ")"
+	case p.Event != "":
+		return p.Event
+	case p.Type != "":
+		return "notify(" + p.Type + ")"
+	}
+	return "?"
+}
+
+// board reads notch-web's rows.
+func (r *run) board() (state.Document, error) {
+	var d state.Document
+	resp, err := http.Get(r.host + "/agents-notch/state")
+	if err != nil {
+		return d, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return d, fmt.Errorf("GET /agents-notch/state: %s", resp.Status)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&d)
+	return d, err
+}
+
+// rowsText is the board in one line a failure can show.
+func rowsText(d state.Document) string {
+	if len(d.Sessions) == 0 {
+		return "no rows"
+	}
+	var parts []string
+	for _, s := range d.Sessions {
+		p := fmt.Sprintf("%s[%s", short(s.ID), s.Status)
+		if s.Origin != "" {
+			p += " " + s.Origin + " of " + short(s.ParentSession)
+		}
+		if s.Title != "" {
+			p += fmt.Sprintf(" %q", s.Title)
+		}
+		p += fmt.Sprintf(" ctx=%d]", s.ContextTokens)
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " ")
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// waitBoard polls the board until check passes or the deadline; on the
+// deadline the test fails with check's last complaint, the rows and the
+// hooks received.
+func (r *run) waitBoard(step string, within time.Duration, check func(state.Document) error) state.Document {
+	r.t.Helper()
+	deadline := time.Now().Add(within)
+	var last error
+	var d state.Document
+	for {
+		var err error
+		d, err = r.board()
+		if err == nil {
+			if last = check(d); last == nil {
+				return d
+			}
+		} else {
+			last = err
+		}
+		if time.Now().After(deadline) {
+			r.t.Errorf("%s: after %v: %v\n  board: %s\n  hooks: %s", step, within, last, rowsText(d), strings.Join(r.events(), " "))
+			return d
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// holdBoard checks that check keeps passing for a while: a late hook must
+// not revive a settled row.
+func (r *run) holdBoard(step string, hold time.Duration, check func(state.Document) error) {
+	r.t.Helper()
+	end := time.Now().Add(hold)
+	for time.Now().Before(end) {
+		d, err := r.board()
+		if err == nil {
+			err = check(d)
+		}
+		if err != nil {
+			r.t.Errorf("%s: did not hold: %v\n  board: %s\n  hooks: %s", step, err, rowsText(d), strings.Join(r.events(), " "))
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// main rows are the agent's own sessions; the others are subagents.
+func mainRows(d state.Document) (mains, subs []state.Session) {
+	for _, s := range d.Sessions {
+		if s.Origin == state.OriginSubagent {
+			subs = append(subs, s)
+		} else {
+			mains = append(mains, s)
+		}
+	}
+	return mains, subs
+}
+
+// settled is the no-ghost rule once every agent process of the run has
+// exited: exactly want main rows (none removed, none from a helper thread),
+// each with status (done or error), and no subagent row left that is not
+// settled under a parent on the board.
+func settled(want int, status string) func(state.Document) error {
+	return func(d state.Document) error {
+		mains, subs := mainRows(d)
+		if len(mains) != want {
+			return fmt.Errorf("%d session rows, want %d (a settled session stays until closed out; a helper thread is no row)", len(mains), want)
+		}
+		for _, s := range mains {
+			if s.Status != status {
+				return fmt.Errorf("row %s is %q, want %q (the agent has exited)", short(s.ID), s.Status, status)
+			}
+		}
+		return noOrphans(d, subs)
+	}
+}
+
+// noOrphans: a subagent row is under a parent the board holds, and not
+// working or needing the user once its parent has settled.
+func noOrphans(d state.Document, subs []state.Session) error {
+	parents := map[string]string{}
+	for _, s := range d.Sessions {
+		parents[s.ID] = s.Status
+	}
+	for _, s := range subs {
+		ps, ok := parents[s.ParentSession]
+		if !ok {
+			return fmt.Errorf("subagent row %s has no parent row (%s): an orphan", short(s.ID), short(s.ParentSession))
+		}
+		if (ps == state.StatusDone || ps == state.StatusError) && (s.Status == state.StatusWorking || s.Status == state.StatusAttention) {
+			return fmt.Errorf("subagent row %s is %q under a settled parent: an orphan", short(s.ID), s.Status)
+		}
+	}
+	return nil
+}
+
+// oneMain waits for the run's one session row to be in status.
+func oneMain(status string) func(state.Document) error {
+	return func(d state.Document) error {
+		mains, subs := mainRows(d)
+		if len(mains) != 1 {
+			return fmt.Errorf("%d session rows, want 1", len(mains))
+		}
+		if mains[0].Status != status {
+			return fmt.Errorf("row %s is %q, want %q", short(mains[0].ID), mains[0].Status, status)
+		}
+		return noOrphans(d, subs)
+	}
+}
+
+// exec runs an agent CLI headless in the project, with a deadline, and
+// returns its combined output and exit code.
+func (r *run) exec(within time.Duration, extraEnv []string, name string, args ...string) (string, int) {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(suite.bin, name), args...)
+	cmd.Dir = r.work
+	cmd.Env = r.env(extraEnv...)
+	cmd.Stdin = nil
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		r.t.Errorf("%s %s did not exit within %v:\n%s", name, strings.Join(args, " "), within, out)
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		r.t.Fatalf("%s: %v", name, err)
+	}
+	return string(out), code
+}
+
+// writeFile writes a file under the run's root, making its directory.
+func (r *run) writeFile(path, content string) {
+	r.t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// adapterDirs are the agents' adapter packages, by install name.
+var adapterDirs = map[string]string{"claude-code": "claudecode", "codex": "codex", "gemini": "gemini"}
+
+var (
+	uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	// agentRE is Claude Code's subagent id ("a" and 16 hex digits).
+	agentRE = regexp.MustCompile(`\ba[0-9a-f]{16}\b`)
+	dashRE  = regexp.MustCompile(`[^a-zA-Z0-9]`)
+)
+
+// placeholder is the stable root of every path in a fixture: the temp
+// root of the run becomes it, so no path of this machine is committed.
+const placeholder = "/tmp/conformance"
+
+// normalize makes a recorded payload stable: the run's paths become the
+// placeholder (also in Claude Code's dashed project-directory form), and
+// every UUID becomes a numbered one, in order of first appearance.
+func normalize(body []byte, root string, ids map[string]string) []byte {
+	s := string(body)
+	real := []string{root}
+	if resolved, err := filepath.EvalSymlinks(root); err == nil && resolved != root {
+		real = append(real, resolved)
+	}
+	for _, p := range real {
+		s = strings.ReplaceAll(s, p, placeholder)
+		// Claude Code names a project's directory by its path with every
+		// character but letters and digits made a dash.
+		s = strings.ReplaceAll(s, dashRE.ReplaceAllString(p, "-"), dashRE.ReplaceAllString(placeholder, "-"))
+	}
+	s = uuidRE.ReplaceAllStringFunc(s, func(u string) string {
+		if n, ok := ids[u]; ok {
+			return n
+		}
+		n := fmt.Sprintf("00000000-0000-4000-8000-%012d", len(ids)+1)
+		ids[u] = n
+		return n
+	})
+	s = agentRE.ReplaceAllStringFunc(s, func(a string) string {
+		if n, ok := ids[a]; ok {
+			return n
+		}
+		n := fmt.Sprintf("a%016d", len(ids)+1)
+		ids[a] = n
+		return n
+	})
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(s)); err != nil {
+		return []byte(s)
+	}
+	return buf.Bytes()
+}
+
+// save writes the run's hooks to adapters/<agent>/testdata/recorded/<name>.jsonl,
+// name being the test's last path element.
+func (r *run) save() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	name := r.t.Name()
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.ToLower(name)
+	dir := filepath.Join(suite.repo, "adapters", adapterDirs[r.agent], "testdata", "recorded")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		r.t.Error(err)
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Recorded by make conformance (%s): %s\n", r.t.Name(), versions[r.agent])
+	if r.final != "" {
+		fmt.Fprintf(&b, "# final: %s\n", r.final)
+	}
+	ids := map[string]string{}
+	for _, h := range r.hooks {
+		if h.agent != r.agent {
+			continue
+		}
+		b.Write(normalize(h.body, r.root, ids))
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".jsonl"), []byte(b.String()), 0o644); err != nil {
+		r.t.Error(err)
+	}
+}
+
+// versions are the pinned CLIs (conformance/package.json).
+var versions = map[string]string{
+	"claude-code": "@anthropic-ai/claude-code 2.1.328",
+	"codex":       "@openai/codex 0.169.0",
+	"gemini":      "@google/gemini-cli 0.61.0",
+}
+
+// logEvents writes the hooks received, in order, to the test log.
+func (r *run) logEvents() {
+	ev := r.events()
+	r.t.Logf("hooks received (%d): %s", len(ev), strings.Join(ev, " "))
+}

@@ -1,0 +1,176 @@
+package standin
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// InputTokens is the prompt size the stand-in reports for a script's step
+// (every API): each step larger, so a reader that shows an earlier step's
+// count is caught.
+func InputTokens(step int) int { return 2000 + 100*step }
+
+// OutputTokens is the answer size the stand-in reports.
+const OutputTokens = 12
+
+// anthropicRequest is the part of a Messages request the stand-in reads.
+type anthropicRequest struct {
+	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+	Tools []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+}
+
+// anthropicText is a message's text: a string, or its text blocks.
+func anthropicText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(raw, &blocks)
+	out := ""
+	for _, b := range blocks {
+		if b.Type == "text" {
+			out += b.Text + "\n"
+		}
+	}
+	return out
+}
+
+func (q *anthropicRequest) plan() (plan, bool) {
+	for i := len(q.Messages) - 1; i >= 0; i-- {
+		m := q.Messages[i]
+		if m.Role != "user" {
+			continue
+		}
+		if sc, ok := scenarioOf(anthropicText(m.Content)); ok {
+			step := 0
+			for _, later := range q.Messages[i+1:] {
+				if later.Role == "assistant" {
+					step++
+				}
+			}
+			return plan{scenario: sc, step: step}, true
+		}
+	}
+	return plan{}, false
+}
+
+func (s *Server) anthropicCount(w http.ResponseWriter, r *http.Request) {
+	s.record(Request{API: "anthropic", Path: r.URL.Path, Status: http.StatusOK})
+	writeJSON(w, http.StatusOK, map[string]any{"input_tokens": InputTokens(0)})
+}
+
+func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
+	var q anthropicRequest
+	if err := readJSON(r, &q); err != nil {
+		s.record(Request{API: "anthropic", Path: r.URL.Path, Status: http.StatusBadRequest})
+		writeJSON(w, http.StatusBadRequest, anthropicError("invalid_request_error", "stand-in: not a Messages request"))
+		return
+	}
+	var tools []string
+	for _, t := range q.Tools {
+		tools = append(tools, t.Name)
+	}
+	p, scripted := q.plan()
+	t := turn{text: PlainText}
+	rec := Request{API: "anthropic", Path: r.URL.Path, Tools: tools}
+	if scripted && has(tools, "Bash") != "" {
+		rec.Scenario, rec.Step = p.scenario, p.step
+		t = s.script(p, "Bash", has(tools, "Agent", "Task"))
+	}
+	if t.status != 0 {
+		rec.Status = t.status
+		s.record(rec)
+		kind := "invalid_request_error"
+		if t.status >= 500 {
+			kind = "api_error"
+		}
+		writeJSON(w, t.status, anthropicError(kind, t.message))
+		return
+	}
+	rec.Status = http.StatusOK
+	s.record(rec)
+	if t.slow {
+		if q.Stream {
+			startSSE(w)
+			sse(w, "message_start", anthropicStart(q.Model, p.step))
+		}
+		s.hold(r)
+		return
+	}
+	id := fmt.Sprintf("toolu_standin_%d", p.step)
+	var block map[string]any
+	var input any
+	if t.tool != "" {
+		input = anthropicToolInput(t.tool)
+		block = map[string]any{"type": "tool_use", "id": id, "name": t.tool, "input": map[string]any{}}
+	} else {
+		block = map[string]any{"type": "text", "text": ""}
+	}
+	stop := "end_turn"
+	if t.tool != "" {
+		stop = "tool_use"
+	}
+	if !q.Stream {
+		if t.tool != "" {
+			block["input"] = input
+		} else {
+			block["text"] = t.text
+		}
+		msg := anthropicStart(q.Model, p.step)["message"].(map[string]any)
+		msg["content"] = []any{block}
+		msg["stop_reason"] = stop
+		writeJSON(w, http.StatusOK, msg)
+		return
+	}
+	startSSE(w)
+	sse(w, "message_start", anthropicStart(q.Model, p.step))
+	sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": block})
+	if t.tool != "" {
+		js, _ := json.Marshal(input)
+		sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(js)}})
+	} else {
+		sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]any{"type": "text_delta", "text": t.text}})
+	}
+	sse(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	sse(w, "message_delta", map[string]any{"type": "message_delta",
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": OutputTokens}})
+	sse(w, "message_stop", map[string]any{"type": "message_stop"})
+}
+
+func anthropicToolInput(tool string) map[string]any {
+	if tool == "Bash" {
+		return map[string]any{"command": ToolCommand, "description": "Create a marker file"}
+	}
+	return map[string]any{"description": "Colour sentence", "prompt": SubagentPrompt, "subagent_type": "general-purpose"}
+}
+
+func anthropicStart(model string, step int) map[string]any {
+	if model == "" {
+		model = "claude-standin"
+	}
+	return map[string]any{"type": "message_start", "message": map[string]any{
+		"id": fmt.Sprintf("msg_standin_%d", step), "type": "message", "role": "assistant", "model": model,
+		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
+		"usage": map[string]any{"input_tokens": InputTokens(step), "output_tokens": 1,
+			"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+	}}
+}
+
+func anthropicError(kind, msg string) map[string]any {
+	return map[string]any{"type": "error", "error": map[string]any{"type": kind, "message": msg}}
+}

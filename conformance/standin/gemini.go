@@ -1,0 +1,133 @@
+package standin
+
+import (
+	"net/http"
+	"strings"
+)
+
+// geminiRequest is the part of a generateContent request the stand-in reads.
+type geminiRequest struct {
+	Contents []struct {
+		Role  string `json:"role"`
+		Parts []struct {
+			Text string `json:"text"`
+		} `json:"parts"`
+	} `json:"contents"`
+	Tools []struct {
+		FunctionDeclarations []struct {
+			Name string `json:"name"`
+		} `json:"functionDeclarations"`
+	} `json:"tools"`
+	GenerationConfig struct {
+		ResponseMimeType string `json:"responseMimeType"`
+	} `json:"generationConfig"`
+}
+
+func (q *geminiRequest) plan() (plan, bool) {
+	for i := len(q.Contents) - 1; i >= 0; i-- {
+		c := q.Contents[i]
+		if c.Role != "user" {
+			continue
+		}
+		text := ""
+		for _, p := range c.Parts {
+			text += p.Text + "\n"
+		}
+		if sc, ok := scenarioOf(text); ok {
+			step := 0
+			for _, later := range q.Contents[i+1:] {
+				if later.Role == "model" {
+					step++
+				}
+			}
+			return plan{scenario: sc, step: step}, true
+		}
+	}
+	return plan{}, false
+}
+
+// geminiJSON answers Gemini CLI's side requests that want JSON (which
+// speaker is next, which model to route to): the user speaks next.
+const geminiJSON = `{"reasoning":"The stand-in has answered; the user speaks next.","next_speaker":"user"}`
+
+func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
+	call := r.PathValue("call")
+	_, method, _ := strings.Cut(call, ":")
+	rec := Request{API: "gemini", Path: r.URL.Path}
+	if method == "countTokens" {
+		rec.Status = http.StatusOK
+		s.record(rec)
+		writeJSON(w, http.StatusOK, map[string]any{"totalTokens": InputTokens(0)})
+		return
+	}
+	if method != "streamGenerateContent" && method != "generateContent" {
+		rec.Status = http.StatusNotFound
+		s.record(rec)
+		writeJSON(w, http.StatusNotFound, geminiError(http.StatusNotFound, "NOT_FOUND", "stand-in: no such method"))
+		return
+	}
+	var q geminiRequest
+	if err := readJSON(r, &q); err != nil {
+		rec.Status = http.StatusBadRequest
+		s.record(rec)
+		writeJSON(w, http.StatusBadRequest, geminiError(http.StatusBadRequest, "INVALID_ARGUMENT", "stand-in: not a generateContent request"))
+		return
+	}
+	for _, t := range q.Tools {
+		for _, f := range t.FunctionDeclarations {
+			rec.Tools = append(rec.Tools, f.Name)
+		}
+	}
+	p, scripted := q.plan()
+	t := turn{text: PlainText}
+	if q.GenerationConfig.ResponseMimeType == "application/json" {
+		t.text = geminiJSON
+	} else if scripted && has(rec.Tools, "run_shell_command") != "" {
+		rec.Scenario, rec.Step = p.scenario, p.step
+		t = s.script(p, "run_shell_command", "")
+	}
+	if t.status != 0 {
+		rec.Status = t.status
+		s.record(rec)
+		status := "INVALID_ARGUMENT"
+		if t.status >= 500 {
+			status = "INTERNAL"
+		}
+		writeJSON(w, t.status, geminiError(t.status, status, t.message))
+		return
+	}
+	rec.Status = http.StatusOK
+	s.record(rec)
+	var part map[string]any
+	if t.tool != "" {
+		part = map[string]any{"functionCall": map[string]any{"name": t.tool, "args": map[string]any{
+			"command": ToolCommand, "description": "Create a marker file"}}}
+	} else {
+		part = map[string]any{"text": t.text}
+	}
+	chunk := map[string]any{
+		"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}},
+			"finishReason": "STOP", "index": 0}},
+		"usageMetadata": map[string]any{"promptTokenCount": InputTokens(p.step), "candidatesTokenCount": OutputTokens,
+			"totalTokenCount": InputTokens(p.step) + OutputTokens},
+		"modelVersion": "gemini-standin",
+	}
+	if method == "generateContent" {
+		if t.slow {
+			s.hold(r)
+			return
+		}
+		writeJSON(w, http.StatusOK, chunk)
+		return
+	}
+	startSSE(w)
+	if t.slow {
+		s.hold(r)
+		return
+	}
+	sse(w, "", chunk)
+}
+
+func geminiError(code int, status, msg string) map[string]any {
+	return map[string]any{"error": map[string]any{"code": code, "message": msg, "status": status}}
+}

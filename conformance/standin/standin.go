@@ -1,0 +1,250 @@
+// Package standin is a stand-in model API for the conformance suite: one
+// loopback HTTP server that answers the real agent CLIs — Anthropic's
+// Messages API (Claude Code), OpenAI's Responses API (Codex) and Google's
+// Gemini API (Gemini CLI) — with scripted, streamed turns, so the CLIs run
+// their real hooks offline and deterministically.
+//
+// A turn is scripted by a tag in the prompt: "scenario:NAME". The names are
+// the Scenario constants: a plain text turn, a shell tool that needs the
+// user's permission (then a final text after the tool's result), a subagent
+// (Claude Code's Agent tool), a model error (HTTP 400 or 500), and a slow
+// turn that holds the stream open (something to interrupt). A request is
+// scripted only when it offers the tool its script needs; every other
+// request — titles, summaries, Codex's title-generation helper, a subagent's
+// own requests — gets a short plain text.
+//
+// Which step of a script to answer is counted from the conversation: the
+// number of model turns after the last user message that carries the tag.
+// So a tool scenario calls the tool once and answers its result with text,
+// and a conversation re-opened later (Claude Code's background subagent
+// reporting back) gets text, not a second tool call.
+package standin
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"sync"
+	"time"
+)
+
+// Scenario names a scripted turn (the prompt says "scenario:NAME").
+type Scenario string
+
+// The scripted turns.
+const (
+	// Plain answers with text.
+	Plain Scenario = "plain"
+	// Tool calls the agent's shell tool (ToolCommand), then answers the
+	// tool's result with text.
+	Tool Scenario = "tool"
+	// Subagent calls Claude Code's Agent (or Task) tool, then answers its
+	// result with text. The subagent's own prompt carries no tag.
+	Subagent Scenario = "subagent"
+	// Error400 fails the request with HTTP 400 (not retried).
+	Error400 Scenario = "error400"
+	// Error500 fails the request with HTTP 500 (retried, unless the agent
+	// is told not to).
+	Error500 Scenario = "error500"
+	// Slow holds the stream open, sending nothing, until the agent hangs
+	// up or SlowFor passes: a turn to interrupt.
+	Slow Scenario = "slow"
+)
+
+// ToolCommand is the shell command the Tool scenario runs: harmless, and
+// not on any agent's list of commands it runs without asking.
+const ToolCommand = "touch conformance-tool.txt"
+
+// SubagentPrompt is the prompt the Subagent scenario gives the subagent.
+const SubagentPrompt = "Reply with one short sentence about the colour blue."
+
+// FinalText is the text that ends a scripted turn; PlainText answers every
+// request that is not scripted.
+const (
+	FinalText = "Done: the stand-in's final answer."
+	PlainText = "Stand-in title"
+)
+
+var tagRE = regexp.MustCompile(`scenario:([a-z0-9]+)`)
+
+// scenarioOf finds the tag in a user message's text.
+func scenarioOf(text string) (Scenario, bool) {
+	m := tagRE.FindStringSubmatch(text)
+	if m == nil {
+		return "", false
+	}
+	return Scenario(m[1]), true
+}
+
+// Request is one request the server answered, for tests and logs.
+type Request struct {
+	API      string   // "anthropic", "openai" or "gemini"
+	Path     string   // the URL path
+	Scenario Scenario // "" when unscripted
+	Step     int      // the script's step answered
+	Tools    []string // the tools the request offered
+	Status   int      // the HTTP status answered
+}
+
+// Server is the stand-in. Its zero value is not usable; use New.
+type Server struct {
+	// SlowFor bounds a Slow turn.
+	SlowFor time.Duration
+	// Log, when set, receives one line per request.
+	Log func(format string, args ...any)
+
+	mu   sync.Mutex
+	reqs []Request
+	mux  *http.ServeMux
+	stop chan struct{}
+	once sync.Once
+}
+
+// New returns a stand-in server; serve it with net/http (on loopback).
+func New() *Server {
+	s := &Server{SlowFor: 2 * time.Minute, mux: http.NewServeMux(), stop: make(chan struct{})}
+	s.mux.HandleFunc("POST /v1/messages", s.anthropic)
+	s.mux.HandleFunc("POST /v1/messages/count_tokens", s.anthropicCount)
+	s.mux.HandleFunc("POST /v1/responses", s.openai)
+	s.mux.HandleFunc("POST /{version}/models/{call}", s.gemini)
+	s.mux.HandleFunc("GET /v1/models", s.models)
+	s.mux.HandleFunc("/", s.notFound)
+	return s
+}
+
+// Close ends every Slow turn still held.
+func (s *Server) Close() { s.once.Do(func() { close(s.stop) }) }
+
+// ServeHTTP answers one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Requests returns the requests answered so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+func (s *Server) record(r Request) {
+	s.mu.Lock()
+	s.reqs = append(s.reqs, r)
+	s.mu.Unlock()
+	if s.Log != nil {
+		s.Log("standin: %s %s scenario=%q step=%d status=%d tools=%v", r.API, r.Path, r.Scenario, r.Step, r.Status, r.Tools)
+	}
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.record(Request{API: "?", Path: r.Method + " " + r.URL.Path, Status: http.StatusNotFound})
+	http.Error(w, "the stand-in does not serve this", http.StatusNotFound)
+}
+
+// models answers a model list (some CLIs ask at start).
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	s.record(Request{API: "models", Path: r.URL.Path, Status: http.StatusOK})
+	writeJSON(w, http.StatusOK, map[string]any{"data": []any{}, "models": []any{}, "object": "list"})
+}
+
+// maxBody bounds a request body: conversations of a scripted session are
+// small, but an agent's system prompt and tool list are tens of kB.
+const maxBody = 8 << 20
+
+func readJSON(r *http.Request, v any) error {
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// plan is what to answer: the scenario and the step of its script.
+type plan struct {
+	scenario Scenario
+	step     int
+}
+
+// turn is one scripted answer, in no API's terms.
+type turn struct {
+	status  int    // non-200: fail the request
+	text    string // the answer's text
+	tool    string // a tool to call ("" for none)
+	slow    bool
+	message string // the error's message
+}
+
+// script returns the answer for a plan, given the tool names the request
+// offers: shell is the name of the agent's shell tool, agent the name of
+// its subagent tool ("" when not offered).
+func (s *Server) script(p plan, shell, agent string) turn {
+	switch p.scenario {
+	case Error400:
+		return turn{status: http.StatusBadRequest, message: "stand-in: scripted bad request (scenario:error400)"}
+	case Error500:
+		return turn{status: http.StatusInternalServerError, message: "stand-in: scripted server error (scenario:error500)"}
+	case Slow:
+		if p.step == 0 {
+			return turn{slow: true}
+		}
+	case Tool:
+		if p.step == 0 && shell != "" {
+			return turn{tool: shell}
+		}
+	case Subagent:
+		if p.step == 0 && agent != "" {
+			return turn{tool: agent}
+		}
+	}
+	return turn{text: FinalText}
+}
+
+// hold waits out a Slow turn: until the client hangs up, the server closes
+// or SlowFor passes.
+func (s *Server) hold(r *http.Request) {
+	t := time.NewTimer(s.SlowFor)
+	defer t.Stop()
+	select {
+	case <-r.Context().Done():
+	case <-s.stop:
+	case <-t.C:
+	}
+}
+
+// sse writes one server-sent event and flushes it.
+func sse(w http.ResponseWriter, event string, data any) {
+	b, _ := json.Marshal(data)
+	if event != "" {
+		fmt.Fprintf(w, "event: %s\n", event)
+	}
+	fmt.Fprintf(w, "data: %s\n\n", b)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func startSSE(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func has(names []string, want ...string) string {
+	for _, w := range want {
+		for _, n := range names {
+			if n == w {
+				return n
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,208 @@
+package standin
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// post sends body to path and returns the status and the SSE data lines
+// (or the whole body, when it is not a stream).
+func post(t *testing.T, srv *httptest.Server, path, body string) (int, []string) {
+	t.Helper()
+	resp, err := http.Post(srv.URL+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var lines []string
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	stream := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+	for sc.Scan() {
+		l := sc.Text()
+		if !stream {
+			lines = append(lines, l)
+		} else if d, ok := strings.CutPrefix(l, "data: "); ok {
+			lines = append(lines, d)
+		}
+	}
+	return resp.StatusCode, lines
+}
+
+func newTest(t *testing.T) (*Server, *httptest.Server) {
+	s := New()
+	srv := httptest.NewServer(s)
+	t.Cleanup(func() { s.Close(); srv.Close() })
+	return s, srv
+}
+
+const (
+	claudeTools = `"tools":[{"name":"Bash"},{"name":"Agent"},{"name":"Read"}]`
+	userTool    = `{"role":"user","content":[{"type":"text","text":"scenario:tool Create the file."}]}`
+	toolUse     = `{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]}`
+	toolResult  = `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}`
+)
+
+// The scripts, per API: what each request is answered, by the data it
+// streams (or the status it fails with).
+func TestScripts(t *testing.T) {
+	cases := []struct {
+		name, path, body string
+		status           int
+		want             []string // substrings of the answer
+	}{
+		{"anthropic plain", "/v1/messages?beta=true",
+			`{"stream":true,` + claudeTools + `,"messages":[{"role":"user","content":"scenario:plain hi"}]}`,
+			200, []string{`"message_start"`, `"input_tokens":2000`, `"text_delta"`, FinalText, `"end_turn"`, `"message_stop"`}},
+		{"anthropic tool, step 0 calls Bash", "/v1/messages?beta=true",
+			`{"stream":true,` + claudeTools + `,"messages":[` + userTool + `]}`,
+			200, []string{`"tool_use"`, `"name":"Bash"`, `input_json_delta`, `touch conformance-tool.txt`, `"tool_use"`}},
+		{"anthropic tool, step 1 answers the result", "/v1/messages?beta=true",
+			`{"stream":true,` + claudeTools + `,"messages":[` + userTool + `,` + toolUse + `,` + toolResult + `]}`,
+			200, []string{`"input_tokens":2100`, FinalText, `"end_turn"`}},
+		{"anthropic subagent calls Agent", "/v1/messages?beta=true",
+			`{"stream":true,` + claudeTools + `,"messages":[{"role":"user","content":"scenario:subagent go"}]}`,
+			200, []string{`"name":"Agent"`, `general-purpose`}},
+		{"anthropic side request (no Bash) is plain", "/v1/messages?beta=true",
+			`{"stream":true,"messages":[{"role":"user","content":"Title this: scenario:tool go"}]}`,
+			200, []string{PlainText}},
+		{"anthropic not streamed", "/v1/messages",
+			`{"messages":[{"role":"user","content":"title"}]}`,
+			200, []string{`"type":"message"`, PlainText}},
+		{"anthropic 400", "/v1/messages?beta=true",
+			`{"stream":true,` + claudeTools + `,"messages":[{"role":"user","content":"scenario:error400"}]}`,
+			400, []string{`invalid_request_error`}},
+		{"anthropic 500", "/v1/messages?beta=true",
+			`{"stream":true,` + claudeTools + `,"messages":[{"role":"user","content":"scenario:error500"}]}`,
+			500, []string{`api_error`}},
+		{"anthropic not JSON", "/v1/messages", `{`, 400, []string{`invalid_request_error`}},
+
+		{"openai tool asks to leave the sandbox", "/v1/responses",
+			`{"stream":true,"tools":[{"type":"function","name":"shell_command","parameters":{"properties":{"sandbox_permissions":{}}}}],` +
+				`"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"scenario:tool go"}]}]}`,
+			200, []string{`"response.created"`, `"function_call"`, `"name":"shell_command"`, `require_escalated`, `"response.completed"`}},
+		{"openai tool, step 1", "/v1/responses",
+			`{"stream":true,"tools":[{"type":"function","name":"shell_command"}],` +
+				`"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"scenario:tool go"}]},` +
+				`{"type":"function_call","name":"shell_command"},{"type":"function_call_output","output":"ok"}]}`,
+			200, []string{`"output_text"`, FinalText, `"input_tokens":2100`}},
+		{"openai title helper (no tools) is plain", "/v1/responses",
+			`{"stream":true,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Generate a concise, single-line task title: scenario:tool"}]}]}`,
+			200, []string{PlainText, `"response.completed"`}},
+		{"openai 500", "/v1/responses",
+			`{"stream":true,"tools":[{"type":"function","name":"shell"}],"input":[{"type":"message","role":"user","content":"scenario:error500"}]}`,
+			500, []string{`server_error`}},
+
+		{"gemini tool", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
+			`{"contents":[{"role":"user","parts":[{"text":"scenario:tool go"}]}],"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}]}`,
+			200, []string{`"functionCall"`, `run_shell_command`, `"promptTokenCount":2000`}},
+		{"gemini tool, step 1", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
+			`{"contents":[{"role":"user","parts":[{"text":"scenario:tool go"}]},{"role":"model","parts":[{"functionCall":{}}]},{"role":"user","parts":[{"functionResponse":{}}]}],"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}]}`,
+			200, []string{FinalText, `"promptTokenCount":2100`}},
+		{"gemini JSON side request", "/v1beta/models/gemini-2.5-flash:generateContent",
+			`{"contents":[{"role":"user","parts":[{"text":"who speaks next? scenario:tool"}]}],"generationConfig":{"responseMimeType":"application/json"}}`,
+			200, []string{`next_speaker`}},
+		{"gemini 400", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
+			`{"contents":[{"role":"user","parts":[{"text":"scenario:error400"}]}],"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}]}`,
+			400, []string{`INVALID_ARGUMENT`}},
+		{"gemini countTokens", "/v1beta/models/gemini-2.5-pro:countTokens", `{}`, 200, []string{`totalTokens`}},
+		{"unknown path", "/v2/whatever", `{}`, 404, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, srv := newTest(t)
+			status, lines := post(t, srv, c.path, c.body)
+			if status != c.status {
+				t.Fatalf("status %d, want %d: %s", status, c.status, lines)
+			}
+			all := strings.Join(lines, "\n")
+			for _, w := range c.want {
+				if !strings.Contains(all, w) {
+					t.Fatalf("%q not found in:\n%s", w, all)
+				}
+			}
+			for _, l := range lines {
+				if strings.HasPrefix(l, "{") && !json.Valid([]byte(l)) {
+					t.Errorf("not JSON: %s", l)
+				}
+			}
+		})
+	}
+}
+
+// The tag counts in the last user message that has one: a later
+// conversation re-opened with text of its own (Claude Code's background
+// subagent reporting) is answered with text, not a second tool call.
+func TestReopenedConversationGetsText(t *testing.T) {
+	s, srv := newTest(t)
+	body := `{"stream":true,` + claudeTools + `,"messages":[` + userTool + `,` + toolUse + `,` + toolResult +
+		`,{"role":"assistant","content":"done"},{"role":"user","content":"<task-notification>finished</task-notification>"}]}`
+	status, lines := post(t, srv, "/v1/messages?beta=true", body)
+	if status != 200 || !strings.Contains(strings.Join(lines, ""), FinalText) {
+		t.Fatalf("status %d: %s", status, lines)
+	}
+	reqs := s.Requests()
+	if len(reqs) != 1 || reqs[0].Scenario != Tool || reqs[0].Step != 2 {
+		t.Fatalf("requests %+v", reqs)
+	}
+}
+
+// A slow turn holds the stream until the agent hangs up.
+func TestSlowHoldsUntilTheClientHangsUp(t *testing.T) {
+	s, srv := newTest(t)
+	s.SlowFor = time.Minute
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+"/v1/messages?beta=true",
+		strings.NewReader(`{"stream":true,`+claudeTools+`,"messages":[{"role":"user","content":"scenario:slow"}]}`))
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err == nil {
+		_, err = bufio.NewReader(resp.Body).ReadString('\x00')
+		resp.Body.Close()
+	}
+	if err == nil {
+		t.Fatal("the slow turn ended by itself")
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("the slow turn held %v after the client hung up", d)
+	}
+}
+
+// FuzzServe: whatever body an agent sends, the stand-in answers without
+// panicking. Seeds: one request of each API, and broken ones.
+func FuzzServe(f *testing.F) {
+	for _, seed := range []struct{ path, body string }{
+		{"/v1/messages", `{"stream":true,` + claudeTools + `,"messages":[` + userTool + `]}`},
+		{"/v1/messages", `{"messages":[{"role":"user","content":[{"type":"text"}]}]}`},
+		{"/v1/responses", `{"tools":[{"type":"function","name":"shell"}],"input":[{"role":"user","content":"scenario:tool"}]}`},
+		{"/v1beta/models/m:streamGenerateContent", `{"contents":[{"role":"user","parts":[{"text":"scenario:subagent"}]}]}`},
+		{"/v1/messages", `{"messages":[{"role":"user","content":7}]}`},
+		{"/v1/responses", `[]`},
+		{"/v1beta/models/m:generateContent", `null`},
+	} {
+		f.Add(seed.path, seed.body)
+	}
+	s := New()
+	s.SlowFor = time.Millisecond
+	f.Fuzz(func(t *testing.T, path, body string) {
+		if !strings.HasPrefix(path, "/") {
+			path = "/" + path
+		}
+		req, err := http.NewRequest("POST", "http://standin"+path, strings.NewReader(body))
+		if err != nil {
+			return
+		}
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		if w.Code == 0 {
+			t.Fatal("no status")
+		}
+	})
+}
