@@ -25,13 +25,7 @@ var recordedAgents = map[string]string{"claudecode": "claude-code", "codex": "co
 // knownFailures are recorded sessions whose final board still breaks the
 // no-ghost rule, each with the fix it waits for (issue 23). The replay
 // checks them all the same and says when one passes: then take it off.
-var knownFailures = map[string]string{
-	"claudecode/headless_plain":        "truth: SessionEnd settles the row, never removes it",
-	"claudecode/headless_tool_refused": "truth: SessionEnd settles the row, never removes it",
-	"claudecode/headless_tool_allowed": "truth: SessionEnd settles the row, never removes it",
-	"claudecode/headless_error400":     "truth: SessionEnd settles the row, never removes it",
-	"claudecode/headless_subagent":     "truth: SessionEnd settles the row (and its subagents), never removes it",
-}
+var knownFailures = map[string]string{}
 
 // replayT0 is the replay's clock: hook n arrives at replayT0 + n seconds.
 const replayT0 = int64(1_790_000_000_000)
