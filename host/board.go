@@ -106,6 +106,16 @@ func (b *Board) SetFollowed(d state.Document) {
 	b.changed()
 }
 
+// View is the document the board shows as of now, and whether it is
+// unknown (docs/contract.md rule 3): nothing read yet from a followed host,
+// or the followed host's heartbeat is stale. A host's own board is never
+// unknown to itself; a browser tab decides its host's liveness from the
+// stream.
+func (b *Board) View(now time.Time) (doc state.Document, unknown bool) {
+	doc, ok := b.Snapshot(now)
+	return doc, !ok || (b.follow && state.Stale(doc, now))
+}
+
 // Snapshot is the schema-4 document as of now. In follow mode it is the
 // followed document as read (its own wallMs: staleness is the reader's call,
 // docs/contract.md rule 3), or ok=false when nothing has been read yet.

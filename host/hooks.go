@@ -47,8 +47,8 @@ func (h *Host) Hook(agent string, payload []byte, now time.Time) (applied int, e
 	if !ok {
 		return 0, fmt.Errorf("%w %q (%s)", ErrNoAgent, agent, strings.Join(install.Agents, ", "))
 	}
-	if h.board.Follow() {
-		return 0, ErrFollowing
+	if err := h.takesInput(); err != nil {
+		return 0, err
 	}
 	m, n, err := h.board.applyHook(adapt, payload, now)
 	if m.Transcript.Path != "" {

@@ -90,6 +90,25 @@ func (h *Host) Window() *window.Supervisor { return h.window }
 // Board is the host's board.
 func (h *Host) Board() *Board { return h.board }
 
+// takesInput is the follow-mode rule, in one place: a follower mirrors
+// another host and takes no events and no hooks (ErrFollowing).
+func (h *Host) takesInput() error {
+	if h.board.Follow() {
+		return ErrFollowing
+	}
+	return nil
+}
+
+// Ingest applies a batch of session events all-or-nothing (Board.Ingest),
+// unless this host follows another (ErrFollowing). Its warnings are the
+// corrections the fold made (an out-of-order time clamped, say).
+func (h *Host) Ingest(evs []state.Event, now time.Time) ([]string, error) {
+	if err := h.takesInput(); err != nil {
+		return nil, err
+	}
+	return h.board.Ingest(evs, now)
+}
+
 // Run does the host's work until ctx ends: in follow mode it mirrors the
 // followed file; in host mode it writes state.json at once on every change
 // of the board or the settings and at least every state.Heartbeat, retires

@@ -31,9 +31,6 @@ func (s *Server) getState(c echo.Context) error {
 // postEvents takes one event (JSON) or many (NDJSON). The batch is decoded
 // and validated whole, then applied all-or-nothing; a refusal names the line.
 func (s *Server) postEvents(c echo.Context) error {
-	if s.Board.Follow() {
-		return echo.NewHTTPError(http.StatusConflict, host.ErrFollowing.Error())
-	}
 	body, err := readBody(c)
 	if err != nil {
 		return err
@@ -47,7 +44,10 @@ func (s *Server) postEvents(c echo.Context) error {
 		}
 		return c.JSON(http.StatusBadRequest, errReply{Error: err.Error(), Line: line})
 	}
-	warns, err := s.Board.Ingest(evs, s.Now())
+	warns, err := s.Host.Ingest(evs, s.Now())
+	if errors.Is(err, host.ErrFollowing) {
+		return echo.NewHTTPError(http.StatusConflict, err.Error())
+	}
 	if err != nil {
 		return c.JSON(http.StatusBadRequest, errReply{Error: err.Error()})
 	}

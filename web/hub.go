@@ -19,7 +19,6 @@ import (
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/internal/pace"
 	"github.com/notch-web/notch-web/settings"
-	"github.com/notch-web/notch-web/state"
 	"github.com/notch-web/notch-web/web/templates"
 )
 
@@ -29,6 +28,7 @@ import (
 // pool of writers puts the frames on the wire (fanout.go).
 type Hub struct {
 	board    *host.Board
+	window   *window.Supervisor // the desktop window's (nil: none), whose state the pane shows
 	settings *settings.Service
 	log      *slog.Logger
 
@@ -37,9 +37,6 @@ type Hub struct {
 	HeartbeatEvery time.Duration
 	// WriteTimeout drops a stream whose reader stalls this long.
 	WriteTimeout time.Duration
-	// Window is the desktop window's supervisor (nil: none), whose state
-	// the pane shows.
-	Window *window.Supervisor
 	// Writers is the size of the pool that writes frames to the streams;
 	// 0 means one per CPU the process may use (GOMAXPROCS). Set it before
 	// the first stream opens.
@@ -88,10 +85,11 @@ func ConnContext(ctx context.Context, c net.Conn) context.Context {
 	return context.WithValue(ctx, connKey{}, c)
 }
 
-// NewHub returns a hub for board and settings.
-func NewHub(b *host.Board, s *settings.Service, log *slog.Logger) *Hub {
+// NewHub returns a hub for the host's board and window and the settings,
+// admitting at most maxStreams streams at once (0: no cap).
+func NewHub(hst *host.Host, s *settings.Service, log *slog.Logger, maxStreams int) *Hub {
 	h := &Hub{
-		board: b, settings: s, log: log,
+		board: hst.Board(), window: hst.Window(), settings: s, log: log, MaxStreams: maxStreams,
 		HeartbeatEvery: time.Second, WriteTimeout: 4 * time.Second, MinRefresh: DefaultMinRefresh,
 		clients: map[*stream]struct{}{}, latest: map[string][]byte{}, html: map[string][]byte{}, trees: map[string]*htmldiff.Tree{}, done: make(chan struct{}),
 	}
@@ -149,7 +147,7 @@ func (h *Hub) Run(ctx context.Context) {
 	defer stopB()
 	sc, stopS := h.settings.Subscribe()
 	defer stopS()
-	wc, stopW := h.Window.Subscribe() // nil-safe
+	wc, stopW := h.window.Subscribe() // nil-safe
 	defer stopW()
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
@@ -179,10 +177,9 @@ func (h *Hub) Run(ctx context.Context) {
 
 // Models returns the view models of both pages as of now.
 func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
-	doc, ok := h.board.Snapshot(now)
-	unknown := !ok || (h.board.Follow() && state.Stale(doc, now))
+	doc, unknown := h.board.View(now)
 	bv := templates.BoardView{Doc: doc, Unknown: unknown, Follow: h.board.Follow(), NowMs: now.UnixMilli()}
-	pv := templates.PaneView{View: h.settings.View(), Summary: doc.Summary, Unknown: unknown, Window: h.Window.Status()}
+	pv := templates.PaneView{View: h.settings.View(), Summary: doc.Summary, Unknown: unknown, Window: h.window.Status()}
 	return bv, pv
 }
 

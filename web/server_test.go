@@ -65,8 +65,7 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 		hcfg.Board.OpenURL = &o.openURL
 	}
 	h := host.New(hcfg, svc)
-	board := h.Board()
-	hub := NewHub(board, svc, log)
+	hub := NewHub(h, svc, log, 0)
 	srv := New(Deps{Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log, Static: static.FS, ManualPath: manual, OpenDoor: o.openURL})
 	ts := httptest.NewUnstartedServer(srv.Handler())
 	ts.Config.ConnContext = ConnContext
@@ -76,7 +75,7 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 	_, port, _ := net.SplitHostPort(u.Host)
 	p, _ := strconv.Atoi(port)
 	locks.SetPort(p)
-	return &testEnv{srv: srv, ts: ts, home: home, base: ts.URL, board: board, hub: hub, svc: svc, manual: manual}
+	return &testEnv{srv: srv, ts: ts, home: home, base: ts.URL, board: h.Board(), hub: hub, svc: svc, manual: manual}
 }
 
 func (e *testEnv) do(t testing.TB, method, path, body string, hdr map[string]string) (int, map[string]any) {

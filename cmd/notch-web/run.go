@@ -149,9 +149,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 		hcfg.Board.OpenURL = &cfg.openURL
 	}
 	h := host.New(hcfg, svc)
-	hub := web.NewHub(h.Board(), svc, log)
-	hub.MaxStreams = fdlimit.Streams()
-	hub.Window = h.Window()
+	hub := web.NewHub(h, svc, log, fdlimit.Streams())
 	srv := web.New(web.Deps{
 		Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log,
 		Static: static.FS, ManualPath: p.manual, OpenDoor: cfg.openURL, Version: version(),
