@@ -34,6 +34,7 @@ type Board struct {
 	mu       sync.Mutex
 	fold     *state.Fold
 	followed *state.Document
+	remote   Remote // other machines' rows (host/mesh); nil on a board of one
 }
 
 // NewBoard returns an empty board; follow makes it a follower's.
@@ -72,6 +73,9 @@ func (b *Board) Ingest(evs []state.Event, now time.Time) ([]string, error) {
 
 // Retire removes closed-out sessions (the ✕, or marks in manual.json).
 func (b *Board) Retire(ids ...string) {
+	if b.remote != nil && b.remote.Retire(ids...) {
+		return
+	}
 	b.mu.Lock()
 	changed := b.fold.Retire(ids...)
 	b.mu.Unlock()
@@ -85,6 +89,9 @@ func (b *Board) Retire(ids ...string) {
 func (b *Board) Has(id string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.ownsRemote(id) {
+		return true
+	}
 	if b.follow {
 		if b.followed != nil {
 			for _, s := range b.followed.Sessions {
@@ -140,6 +147,7 @@ func (b *Board) Snapshot(now time.Time) (doc state.Document, ok bool) {
 		RetireAfter: b.cfg.RetireAfter,
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.fold.Snapshot(in), true
+	doc = b.fold.Snapshot(in)
+	b.mu.Unlock()
+	return b.compose(doc, now), true
 }

@@ -45,6 +45,9 @@ type Config struct {
 	// Boot is when this host started: a quit.json older than it is
 	// history. Zero means when New is called.
 	Boot time.Time
+	// Remote adds other machines' rows to the board (host/mesh); nil is
+	// a board of this machine only.
+	Remote Remote
 	// Log receives the host's records; nil discards.
 	Log *slog.Logger
 }
@@ -72,6 +75,10 @@ func New(cfg Config, s *settings.Service) *Host {
 		cfg.Boot = time.Now()
 	}
 	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, cfg.Follow != "", s), tokens: newTokenReader(), log: cfg.Log, ready: make(chan struct{})}
+	if cfg.Remote != nil && cfg.Follow == "" {
+		h.board.remote = cfg.Remote
+		cfg.Remote.Attach(h.board.changed)
+	}
 	if cfg.Follow == "" {
 		h.restore(time.Now())
 	}

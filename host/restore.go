@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"time"
 
 	"github.com/notch-web/notch-web/internal/logx"
@@ -39,6 +40,8 @@ func (h *Host) restore(now time.Time) {
 			"data", map[string]any{"ageHours": int(age.Hours()), "path": h.cfg.StatePath})
 		return
 	}
+	// Other machines' rows come back from their own store (host/mesh).
+	doc.Sessions = slices.DeleteFunc(doc.Sessions, func(s state.Session) bool { return h.board.ownsRemote(s.ID) })
 	if n := h.board.restore(doc); n > 0 {
 		h.log.Info("sessions restored from the last state.json", "log_type", "agents-notch.state.v1",
 			"data", map[string]any{"count": n, "ageMs": age.Milliseconds(), "path": h.cfg.StatePath})

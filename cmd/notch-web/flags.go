@@ -38,6 +38,7 @@ type config struct {
 	demo            bool
 	retireAfter     time.Duration
 	level           slog.Level
+	mesh            meshFlags // many machines (mesh.go)
 }
 
 const usageHead = `notch-web: the agents notch's web face — its settings, the live board, state.json.
@@ -48,6 +49,8 @@ Usage:
   notch-web hooks install|uninstall|status [<agent>]  put the hooks into an agent's settings
   notch-web help [hooks|hook]                         this, or a command's own help
   notch-web --version                                 the build's version
+  notch-web pair                                      on the hub: print a one-time join code
+  notch-web join CODE [--machine NAME]                pair this machine with a hub (then --join)
 
 Flags:`
 
@@ -70,6 +73,7 @@ func flagSet(c *config, logLevel *string) *flag.FlagSet {
 	fs.DurationVar(&c.retireAfter, "retire-after", state.DefaultRetireAfter, "how long a settled row stays when the row says retire: timer")
 	fs.StringVar(logLevel, "log-level", "info", "debug, info, warning or error")
 	fs.StringVar(&c.pprof, "pprof", "", "serve Go's pprof profiles on this loopback `HOST:PORT` (off by default)")
+	c.mesh.declare(fs)
 	return fs
 }
 
@@ -93,6 +97,9 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
+		return nil, fmt.Errorf("%v (notch-web -h lists the flags)", err)
+	}
+	if err := c.mesh.takeJoinCode(fs); err != nil {
 		return nil, fmt.Errorf("%v (notch-web -h lists the flags)", err)
 	}
 	if fs.NArg() > 0 {
@@ -158,6 +165,9 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	}
 	if c.follow != "" && c.window != "" {
 		return nil, errors.New("--follow and --window do not mix: the window reads the state.json its own host writes")
+	}
+	if err := c.mesh.check(c.follow); err != nil {
+		return nil, err
 	}
 	return &c, nil
 }

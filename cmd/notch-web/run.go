@@ -52,6 +52,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return nil
 		}
 	}
+	if len(args) > 0 && (args[0] == "pair" || args[0] == "join") {
+		return runMeshCommand(ctx, args, getenv, stdout, stderr) // mesh.go
+	}
 	cfg, err := parseFlags(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
@@ -148,6 +151,14 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 	if cfg.openURL != "" {
 		hcfg.Board.OpenURL = &cfg.openURL
 	}
+	node, err := openMesh(ctx, cfg, p.manual, log) // nil unless --hub, --join or --nats (mesh.go)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	if node != nil {
+		hcfg.Remote = node.Remote()
+	}
 	h := host.New(hcfg, svc)
 	hub := web.NewHub(h, svc, log, fdlimit.Streams())
 	srv := web.New(web.Deps{
@@ -204,6 +215,9 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 	g.Go(func() error { return svc.Watch(gctx) })
 	g.Go(func() error { hub.Run(gctx); return nil })
 	g.Go(func() error { return h.Run(gctx) })
+	if node != nil {
+		g.Go(func() error { return node.Run(gctx, h.Board()) })
+	}
 	err = g.Wait()
 	log.Info("stopped", "log_type", "agents-notch.host.v1")
 	quiet.Flush() // repeats held back during the shutdown go out last

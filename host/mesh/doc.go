@@ -1,0 +1,25 @@
+// Package mesh puts many machines on one board over NATS (issue 21).
+//
+// A hub (notch-web --hub) embeds a NATS server with JetStream: a TLS
+// listener for machines (its self-signed certificate is made in the DSH home
+// on first start, or --tls-cert/--tls-key), an nkey per paired machine, and
+// two KV buckets — every machine's latest board and its presence, a key with
+// a TTL that the machine renews. A machine (--join) dials out, publishes its
+// own board and presence under its own name only (the hub's permissions
+// refuse anything else), and republishes both whenever it (re)connects.
+// --nats URL uses an existing NATS deployment instead of the embedded one.
+//
+// Pairing: notch-web pair writes a one-time secret (hashed) into the hub's
+// DSH home and prints a join code — the hub's address, its certificate's
+// SHA-256 and the secret, valid 10 minutes. notch-web join CODE dials the
+// hub over TLS pinned to that fingerprint, sends its new nkey's public half,
+// and keeps the seed (mode 0600) in its own DSH home.
+//
+// On the hub's board the other machines' rows are keyed (machine, session):
+// their ids become "machine/session". When rows of more than one machine
+// are on the board each carries its machine in project; a machine whose
+// presence expired keeps its rows, labelled "(unknown)", and the board draws
+// them as unknown (docs/many-machines.md). Nothing here knows HTTP.
+//
+// Without --hub, --join or --nats nothing of this starts.
+package mesh

@@ -1,0 +1,429 @@
+package mesh
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
+
+	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/internal/pace"
+	"github.com/notch-web/notch-web/state"
+)
+
+// Presence timing: a machine renews its presence key every Beat; the key
+// lives PresenceTTL, so a machine that goes quiet is unknown on the hub
+// within PresenceTTL of its last beat (issue 21: ≤ 10 s).
+const (
+	DefaultPresenceTTL = 5 * time.Second
+	DefaultBeat        = 1500 * time.Millisecond
+	// boardPace spaces a machine's board publishes in a burst of hooks.
+	boardPace = 20 * time.Millisecond
+	// reconnectWait is how soon a machine dials again after losing the hub.
+	reconnectWait = 250 * time.Millisecond
+)
+
+// Config says which part this notch-web plays. With none of Hub, Join and
+// NATS set, Open is never called (nothing of the mesh runs).
+type Config struct {
+	DSHHome string
+	Name    string // this machine's name (subject token)
+	// Hub embeds the NATS server and shows every machine's rows.
+	Hub             bool
+	HubAddr         string // default DefaultHubAddr
+	TLSCert, TLSKey string // the hub's own certificate; "" makes a self-signed one
+	Join            bool   // dial the hub this DSH home has joined
+	NATS, NATSCreds string // an existing NATS deployment: publish and show every machine
+	ManualPath      string // a machine writes the hub's close-outs here
+	PresenceTTL     time.Duration
+	Beat            time.Duration
+	Log             *slog.Logger
+}
+
+// Board is what a machine publishes: *host.Board.
+type Board interface {
+	Snapshot(now time.Time) (state.Document, bool)
+	Subscribe() (<-chan struct{}, func())
+	Retire(ids ...string)
+}
+
+// Node is this notch-web's part in the mesh. Open it, pass Remote to the
+// host, Run it with the host's board.
+type Node struct {
+	cfg    Config
+	log    *slog.Logger
+	hub    *hub
+	nc     *nats.Conn
+	remote *remote
+	kvB    jetstream.KeyValue
+	kvP    jetstream.KeyValue
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
+	name   string
+
+	publish   bool          // this machine publishes its own board
+	reconnect chan struct{} // a (re)connection: publish everything again
+
+	boardMu   sync.Mutex
+	board     Board // set by Run
+	closeOnce sync.Once
+}
+
+// Open starts this machine's part: the embedded hub, or the connection to
+// the hub it joined, or to an existing NATS. A viewer (hub or --nats) has
+// every machine's latest board loaded when Open returns.
+func Open(ctx context.Context, cfg Config) (*Node, error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.PresenceTTL <= 0 {
+		cfg.PresenceTTL = DefaultPresenceTTL
+	}
+	if cfg.Beat <= 0 {
+		cfg.Beat = DefaultBeat
+	}
+	if cfg.HubAddr == "" {
+		cfg.HubAddr = DefaultHubAddr
+	}
+	n := &Node{cfg: cfg, log: cfg.Log, name: cfg.Name, reconnect: make(chan struct{}, 1)}
+	dir := Dir(cfg.DSHHome)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	var err error
+	viewer := false
+	switch {
+	case cfg.Hub:
+		n.hub, err = startHub(dir, cfg.Name, cfg.HubAddr, cfg.TLSCert, cfg.TLSKey, cfg.Log)
+		if err != nil {
+			return nil, err
+		}
+		n.nc, err = n.hub.connect()
+		if err == nil {
+			err = n.hub.servePairing(n.nc)
+		}
+		viewer = true
+	case cfg.Join:
+		var cr Creds
+		if cr, err = LoadCreds(cfg.DSHHome); err != nil {
+			return nil, err
+		}
+		n.name = cr.Machine
+		n.publish = true
+		n.nc, err = n.dialHub(cr)
+	case cfg.NATS != "":
+		opts := n.clientOpts()
+		if cfg.NATSCreds != "" {
+			opts = append(opts, nats.UserCredentials(cfg.NATSCreds))
+		}
+		n.nc, err = nats.Connect(cfg.NATS, opts...)
+		if err != nil {
+			err = fmt.Errorf("--nats %s: %w", cfg.NATS, err)
+		}
+		n.publish, viewer = true, true
+	default:
+		return nil, errors.New("mesh: neither --hub, --join nor --nats")
+	}
+	if err != nil {
+		n.Close()
+		return nil, err
+	}
+	if n.publish {
+		if _, err := n.nc.Subscribe("notch."+n.name+".finish", n.onFinish); err != nil {
+			n.Close()
+			return nil, err
+		}
+	}
+	if viewer {
+		if err := n.openViewer(ctx); err != nil {
+			n.Close()
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// clientOpts are a dialling machine's: reconnect for ever and soon, drop
+// what cannot be sent while away (the latest state goes on reconnect), and
+// say so in the log.
+func (n *Node) clientOpts() []nats.Option {
+	warned := false
+	return []nats.Option{
+		nats.Name("notch-web " + n.name),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(reconnectWait),
+		nats.ReconnectJitter(100*time.Millisecond, 100*time.Millisecond),
+		nats.ReconnectBufSize(-1),
+		nats.RetryOnFailedConnect(true),
+		nats.IgnoreAuthErrorAbort(),
+		nats.ConnectHandler(func(*nats.Conn) { n.kick() }),
+		nats.ReconnectHandler(func(*nats.Conn) {
+			n.log.Info("hub reached again", "log_type", "agents-notch.mesh.v1")
+			warned = false
+			n.kick()
+		}),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil && !warned {
+				warned = true
+				n.log.Warn("hub lost; dialling again", "log_type", "agents-notch.mesh.v1", slog.Group("error", "name", "HubLost", "message", err.Error()))
+			}
+		}),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			msg := err.Error()
+			if errors.Is(err, nats.ErrAuthorization) {
+				msg = "the hub refuses this machine (revoked? run notch-web join CODE again): " + msg
+			}
+			n.log.Warn("hub said no", "log_type", "agents-notch.mesh.v1", slog.Group("error", "name", "HubError", "message", msg))
+		}),
+	}
+}
+
+// dialHub connects to the joined hub: TLS pinned, the machine's nkey.
+func (n *Node) dialHub(cr Creds) (*nats.Conn, error) {
+	kp, err := nkeys.FromSeed([]byte(cr.Seed))
+	if err != nil {
+		return nil, fmt.Errorf("join.json's seed: %w", err)
+	}
+	pub, _ := kp.PublicKey()
+	opts := append(n.clientOpts(), nats.Secure(pinnedTLS(cr.Fingerprint)), nats.Nkey(pub, kp.Sign))
+	nc, err := nats.Connect("tls://"+cr.Hub, opts...)
+	if err != nil {
+		return nil, dialError(cr.Hub, err)
+	}
+	return nc, nil
+}
+
+func (n *Node) kick() {
+	select {
+	case n.reconnect <- struct{}{}:
+	default:
+	}
+}
+
+// openViewer creates the buckets (when missing) and loads every machine's
+// latest board and presence before returning.
+func (n *Node) openViewer(ctx context.Context) error {
+	js, err := jetstream.New(n.nc)
+	if err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	n.kvB, err = js.CreateOrUpdateKeyValue(cctx, jetstream.KeyValueConfig{
+		Bucket: boardsBucket, Description: "notch-web: each machine's latest board", History: 1,
+		Storage: jetstream.FileStorage, MaxValueSize: maxBoard,
+	})
+	if err != nil {
+		return fmt.Errorf("the boards bucket: %w", err)
+	}
+	n.kvP, err = js.CreateOrUpdateKeyValue(cctx, jetstream.KeyValueConfig{
+		Bucket: presenceBucket, Description: "notch-web: machines present (keys expire)", History: 1,
+		Storage: jetstream.FileStorage, LimitMarkerTTL: time.Minute,
+	})
+	if err != nil {
+		return fmt.Errorf("the presence bucket: %w", err)
+	}
+	self := n.name
+	if n.hub != nil {
+		self = n.hub.name
+	}
+	n.remote = newRemote(self)
+	n.remote.sendFin = n.sendFinish
+	if n.hub != nil {
+		n.remote.known = n.hub.known
+		n.hub.onChange = func() { n.remote.mu.Lock(); c := n.remote.changed; n.remote.mu.Unlock(); c() }
+	}
+	wctx, stop := context.WithCancel(context.Background())
+	n.stop = stop
+	ready := make(chan struct{})
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		if err := n.remote.watch(wctx, n.kvB, n.kvP, ready); err != nil {
+			n.log.Error("watching the machines stopped", "log_type", "agents-notch.mesh.v1", slog.Group("error", "name", "WatchError", "message", err.Error()))
+		}
+	}()
+	select {
+	case <-ready:
+		return nil
+	case <-cctx.Done():
+		return errors.New("the machines' boards did not load within 10 s")
+	}
+}
+
+// Remote is the other machines' rows for the host's board, or nil when this
+// notch-web shows only its own (a joined machine).
+func (n *Node) Remote() host.Remote {
+	if n.remote == nil {
+		return nil
+	}
+	return n.remote
+}
+
+// Name is this machine's name in the mesh.
+func (n *Node) Name() string { return n.name }
+
+// Port is the hub's listener's port (0 when this is not the hub).
+func (n *Node) Port() int {
+	if n.hub == nil {
+		return 0
+	}
+	return n.hub.Port()
+}
+
+// Machines lists the other machines: paired ones (on the hub) and every one
+// with a board or a presence, by name.
+func (n *Node) Machines() []Machine {
+	if n.remote == nil {
+		return nil
+	}
+	var paired []Paired
+	if n.hub != nil {
+		paired = n.hub.paired()
+	}
+	return n.remote.list(paired)
+}
+
+// Revoke unpairs a machine on the hub: its nkey is refused from now on,
+// its connections end at once, and its board and presence are deleted.
+func (n *Node) Revoke(name string) error {
+	if n.hub == nil {
+		return errors.New("only the hub revokes machines")
+	}
+	if err := n.hub.revoke(name, time.Now()); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = n.kvB.Purge(ctx, name)
+	_ = n.kvP.Purge(ctx, name)
+	n.remote.forget(name)
+	return nil
+}
+
+// sendFinish asks a machine to close out its sessions (the hub's ✕).
+func (n *Node) sendFinish(machine string, ids []string) {
+	body, _ := json.Marshal(finishRequest{IDs: ids})
+	go func() {
+		if _, err := n.nc.Request("notch."+machine+".finish", body, 2*time.Second); err != nil {
+			n.log.Warn("close-out not delivered to its machine", "log_type", "agents-notch.mesh.v1",
+				slog.Group("data", "machine", machine), slog.Group("error", "name", "FinishError", "message", err.Error()))
+		}
+	}()
+}
+
+type finishRequest struct {
+	IDs []string `json:"ids"`
+}
+
+func (n *Node) onFinish(m *nats.Msg) {
+	var req finishRequest
+	if len(m.Data) > 64<<10 || json.Unmarshal(m.Data, &req) != nil || len(req.IDs) > state.MaxSessions {
+		return
+	}
+	n.boardMu.Lock()
+	b := n.board
+	n.boardMu.Unlock()
+	if b == nil {
+		return
+	}
+	now := time.Now().UnixMilli()
+	for _, id := range req.IDs {
+		if n.cfg.ManualPath != "" {
+			_ = state.MergeMark(n.cfg.ManualPath, id, state.Mark{State: state.MarkFinished, At: now})
+		}
+	}
+	b.Retire(req.IDs...)
+	_ = m.Respond([]byte(`{"ok":true}`))
+}
+
+// Run publishes this machine's board and presence (when it publishes) until
+// ctx ends, then closes everything it opened.
+func (n *Node) Run(ctx context.Context, b Board) error {
+	defer n.Close()
+	if !n.publish {
+		<-ctx.Done()
+		return nil
+	}
+	n.boardMu.Lock()
+	n.board = b
+	n.boardMu.Unlock()
+	changes, stop := b.Subscribe()
+	defer stop()
+	beat := time.NewTicker(n.cfg.Beat)
+	defer beat.Stop()
+	p := pace.Pace{Gap: boardPace}
+	var last []byte
+	send := func(force bool) {
+		doc, ok := b.Snapshot(time.Now())
+		if !ok {
+			return
+		}
+		rows, _ := json.Marshal(doc.Sessions)
+		if !force && bytes.Equal(rows, last) {
+			return
+		}
+		data, err := state.Encode(doc)
+		if err != nil {
+			return
+		}
+		if n.nc.Publish("$KV."+boardsBucket+"."+n.name, data) == nil {
+			last = rows
+			p.Mark(time.Now())
+		}
+	}
+	ttl := strconv.Itoa(int(n.cfg.PresenceTTL/time.Second)) + "s"
+	present := func() {
+		m := nats.NewMsg("$KV." + presenceBucket + "." + n.name)
+		m.Header.Set(jetstream.MsgTTLHeader, ttl)
+		m.Data = encodePresence(time.Now())
+		_ = n.nc.PublishMsg(m)
+	}
+	send(true)
+	present()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-n.reconnect:
+			send(true)
+			present()
+		case <-beat.C:
+			present()
+			send(false)
+		case <-changes:
+			if !p.Wait(ctx) {
+				return nil
+			}
+			send(false)
+		}
+	}
+}
+
+// Close ends the connection and, on the hub, the server.
+func (n *Node) Close() { n.closeOnce.Do(n.close) }
+
+func (n *Node) close() {
+	if n.stop != nil {
+		n.stop()
+	}
+	if n.nc != nil {
+		n.nc.Close()
+	}
+	n.wg.Wait()
+	if n.hub != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		n.hub.shutdown(ctx)
+	}
+}

@@ -1,0 +1,325 @@
+package mesh
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/notch-web/notch-web/state"
+)
+
+// Machine is one machine as the hub's pane lists it.
+type Machine struct {
+	Name     string
+	Present  bool  // its presence key is live
+	LastSeen int64 // ms of its last presence (0: never seen)
+	Sessions int   // rows of its latest board
+	Paired   bool  // paired with this hub (false under --nats, or a board left by a revoked machine)
+}
+
+// remote is the other machines' boards as this board shows them: the
+// latest of each from the boards bucket, and whether it is present from the
+// presence bucket. It is host.Remote.
+type remote struct {
+	self    string // this machine's name: the label of its own rows
+	sendFin func(machine string, ids []string)
+	known   func(name string) bool // a name paired here, revoked or not
+
+	mu       sync.Mutex
+	machines map[string]*remoteMachine
+	changed  func()
+}
+
+type remoteMachine struct {
+	doc      *state.Document
+	present  bool
+	lastSeen int64
+}
+
+func newRemote(self string) *remote {
+	return &remote{self: self, machines: map[string]*remoteMachine{}, changed: func() {}}
+}
+
+// Attach is host.Remote's.
+func (r *remote) Attach(changed func()) {
+	r.mu.Lock()
+	r.changed = changed
+	r.mu.Unlock()
+}
+
+func (r *remote) get(name string) *remoteMachine {
+	m := r.machines[name]
+	if m == nil {
+		m = &remoteMachine{}
+		r.machines[name] = m
+	}
+	return m
+}
+
+// maxBoard bounds a board's bytes (NATS's own max_payload is 1 MiB).
+const maxBoard = 1 << 20
+
+// setBoard records a machine's latest board (nil: deleted).
+func (r *remote) setBoard(name string, data []byte) {
+	var doc *state.Document
+	if data != nil {
+		if len(data) > maxBoard {
+			return
+		}
+		d, err := state.Decode(data)
+		if err != nil {
+			return // the last good board stays
+		}
+		d = state.Sanitize(d)
+		doc = &d
+	}
+	r.mu.Lock()
+	if doc == nil {
+		if m := r.machines[name]; m != nil {
+			m.doc = nil
+			if !m.present {
+				delete(r.machines, name)
+			}
+		}
+	} else {
+		r.get(name).doc = doc
+	}
+	changed := r.changed
+	r.mu.Unlock()
+	changed()
+}
+
+// setPresence records a machine's presence key: put (at) or expired.
+func (r *remote) setPresence(name string, present bool, at time.Time) {
+	r.mu.Lock()
+	m := r.get(name)
+	flip := m.present != present
+	m.present = present
+	if present {
+		m.lastSeen = at.UnixMilli()
+	}
+	changed := r.changed
+	r.mu.Unlock()
+	if flip {
+		changed()
+	}
+}
+
+// forget drops a machine (revoked).
+func (r *remote) forget(name string) {
+	r.mu.Lock()
+	delete(r.machines, name)
+	changed := r.changed
+	r.mu.Unlock()
+	changed()
+}
+
+// rowID keys a remote row: (machine, session).
+func rowID(machine, id string) string { return machine + "/" + id }
+
+// unknownLabel marks a quiet machine's rows in project.
+const unknownLabel = " (unknown)"
+
+// Compose is host.Remote's: the other machines' rows after this one's,
+// keyed (machine, session); every row labelled with its machine in project
+// when rows of more than one machine are on the board, and a quiet
+// machine's rows always ("name (unknown)").
+func (r *remote) Compose(d state.Document, _ time.Time) state.Document {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	names := make([]string, 0, len(r.machines))
+	withRows := 0
+	if len(d.Sessions) > 0 {
+		withRows++
+	}
+	for name, m := range r.machines {
+		if name == r.self || m.doc == nil {
+			continue
+		}
+		names = append(names, name)
+		if len(m.doc.Sessions) > 0 {
+			withRows++
+		}
+	}
+	if len(names) == 0 {
+		return d
+	}
+	slices.Sort(names)
+	label := withRows > 1
+	if label {
+		own := make([]state.Session, len(d.Sessions))
+		for i, s := range d.Sessions {
+			s.Project = labelled(r.self, "", s.Project)
+			own[i] = s
+		}
+		d.Sessions = own
+	}
+	var extra []state.Session
+	for _, name := range names {
+		m := r.machines[name]
+		for _, s := range m.doc.Sessions {
+			s.ID = rowID(name, s.ID)
+			if s.ParentSession != "" {
+				s.ParentSession = rowID(name, s.ParentSession)
+			}
+			switch {
+			case !m.present:
+				s.Project = labelled(name, unknownLabel, s.Project)
+			case label:
+				s.Project = labelled(name, "", s.Project)
+			}
+			extra = append(extra, s)
+		}
+	}
+	return state.Compose(d, extra, d.Settings.ShowDone)
+}
+
+func labelled(machine, mark, project string) string {
+	if project == "" {
+		return machine + mark
+	}
+	return state.Cut(machine+mark+" · "+project, state.MaxTitle)
+}
+
+// Owns is host.Remote's: an id "machine/session" of a machine this board
+// has a board of, or has paired.
+func (r *remote) Owns(id string) bool {
+	name, _, ok := strings.Cut(id, "/")
+	if !ok || CheckName(name) != nil || name == r.self {
+		return false
+	}
+	r.mu.Lock()
+	_, have := r.machines[name]
+	r.mu.Unlock()
+	return have || (r.known != nil && r.known(name))
+}
+
+// Unknown is host.Remote's: the rows of machines that are not present.
+func (r *remote) Unknown() map[string]bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out map[string]bool
+	for name, m := range r.machines {
+		if m.present || m.doc == nil || name == r.self {
+			continue
+		}
+		for _, s := range m.doc.Sessions {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[rowID(name, s.ID)] = true
+		}
+	}
+	return out
+}
+
+// Retire is host.Remote's: the close-out goes to the machine that holds
+// the session, whose board then drops it.
+func (r *remote) Retire(ids ...string) bool {
+	by := map[string][]string{}
+	for _, id := range ids {
+		if r.Owns(id) {
+			name, sid, _ := strings.Cut(id, "/")
+			by[name] = append(by[name], sid)
+		}
+	}
+	for name, sids := range by {
+		if r.sendFin != nil {
+			r.sendFin(name, sids)
+		}
+	}
+	return len(by) > 0
+}
+
+// Machines lists the machines with a board or a presence here, merged with
+// those paired (from paired; nil under --nats), by name.
+func (r *remote) list(paired []Paired) []Machine {
+	r.mu.Lock()
+	byName := map[string]*Machine{}
+	for name, m := range r.machines {
+		if name == r.self {
+			continue
+		}
+		x := &Machine{Name: name, Present: m.present, LastSeen: m.lastSeen}
+		if m.doc != nil {
+			x.Sessions = len(m.doc.Sessions)
+		}
+		byName[name] = x
+	}
+	r.mu.Unlock()
+	for _, p := range paired {
+		if byName[p.Name] == nil {
+			byName[p.Name] = &Machine{Name: p.Name}
+		}
+		byName[p.Name].Paired = true
+	}
+	out := make([]Machine, 0, len(byName))
+	for _, m := range byName {
+		out = append(out, *m)
+	}
+	slices.SortFunc(out, func(a, b Machine) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
+
+// watch feeds the remote from both buckets until ctx ends. ready is closed
+// once both have delivered their current values, so a board that starts
+// shows every machine's latest rows at once.
+func (r *remote) watch(ctx context.Context, boards, presence jetstream.KeyValue, ready chan<- struct{}) error {
+	bw, err := boards.WatchAll(ctx)
+	if err != nil {
+		return err
+	}
+	defer bw.Stop()
+	pw, err := presence.WatchAll(ctx)
+	if err != nil {
+		return err
+	}
+	defer pw.Stop()
+	bDone, pDone := false, false
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case e, ok := <-bw.Updates():
+			if !ok {
+				return nil
+			}
+			if e == nil {
+				bDone = true
+			} else if e.Operation() == jetstream.KeyValuePut {
+				r.setBoard(e.Key(), e.Value())
+			} else {
+				r.setBoard(e.Key(), nil)
+			}
+		case e, ok := <-pw.Updates():
+			if !ok {
+				return nil
+			}
+			if e == nil {
+				pDone = true
+			} else {
+				r.setPresence(e.Key(), e.Operation() == jetstream.KeyValuePut, e.Created())
+			}
+		}
+		if bDone && pDone && ready != nil {
+			close(ready)
+			ready = nil
+		}
+	}
+}
+
+// presenceValue is what a machine's presence key holds.
+type presenceValue struct {
+	At int64 `json:"at"`
+}
+
+func encodePresence(now time.Time) []byte {
+	b, _ := json.Marshal(presenceValue{At: now.UnixMilli()})
+	return b
+}

@@ -1,0 +1,48 @@
+package host
+
+import (
+	"time"
+
+	"github.com/notch-web/notch-web/state"
+)
+
+// Remote is the rows of other machines that a board shows beside its own
+// (host/mesh, issue 21). A board of one machine has none, and then nothing
+// here runs.
+type Remote interface {
+	// Attach hands the remote the board's change signal; it calls it
+	// whenever the rows it adds change. Called once, by New.
+	Attach(changed func())
+	// Compose adds the other machines' rows to the board's own document.
+	Compose(d state.Document, now time.Time) state.Document
+	// Owns reports whether a row id is another machine's. Restoring from
+	// state.json skips those: the remote keeps them in its own store.
+	Owns(id string) bool
+	// Unknown returns the ids of the rows whose machine has gone quiet
+	// (their last state, not a current one), or nil.
+	Unknown() map[string]bool
+	// Retire closes out another machine's rows (the ✕ on the hub's board)
+	// and reports whether it held any of ids.
+	Retire(ids ...string) bool
+}
+
+// Unknown returns the ids of rows whose machine has gone quiet (see
+// Remote), or nil on a board of one machine.
+func (b *Board) Unknown() map[string]bool {
+	if b.remote == nil {
+		return nil
+	}
+	return b.remote.Unknown()
+}
+
+// compose adds the remote's rows to a snapshot of the fold, when there is
+// a remote.
+func (b *Board) compose(d state.Document, now time.Time) state.Document {
+	if b.remote == nil {
+		return d
+	}
+	return b.remote.Compose(d, now)
+}
+
+// ownsRemote reports whether id is a remote row's.
+func (b *Board) ownsRemote(id string) bool { return b.remote != nil && b.remote.Owns(id) }
