@@ -47,13 +47,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 				fmt.Fprintln(stderr, "notch-web:", err)
 			}
 			return err
+		case "pair", "join":
+			return runMeshCommand(ctx, args, getenv, stdout, stderr) // mesh.go
 		case "version", "--version", "-version":
 			fmt.Fprintln(stdout, versionLine())
 			return nil
 		}
-	}
-	if len(args) > 0 && (args[0] == "pair" || args[0] == "join") {
-		return runMeshCommand(ctx, args, getenv, stdout, stderr) // mesh.go
 	}
 	cfg, err := parseFlags(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
