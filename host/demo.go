@@ -33,7 +33,7 @@ func playDemo(ctx context.Context, b *Board, log *slog.Logger) error {
 				}
 			}
 			if err != nil {
-				log.Error("demo event refused", "log_type", "agents-notch.demo.v1", logx.Err("DemoError", err))
+				log.Error("demo event refused", "log_type", logx.TypeDemo, logx.Err("DemoError", err))
 			}
 		}
 		if ctx.Err() != nil {

@@ -127,7 +127,7 @@ func (h *Host) Run(ctx context.Context) error {
 			Path:       h.cfg.Follow,
 			OnDocument: h.board.SetFollowed,
 			OnError: func(err error) {
-				h.log.Warn("followed state.json not read; keeping the last good one", "log_type", "agents-notch.follow.v1", logx.Err("FollowError", err))
+				h.log.Warn("followed state.json not read; keeping the last good one", "log_type", logx.TypeFollow, logx.Err("FollowError", err))
 			},
 		}
 		g.Go(func() error { return f.Run(ctx) })
@@ -139,7 +139,7 @@ func (h *Host) Run(ctx context.Context) error {
 		Path: h.cfg.StatePath, Interval: state.Heartbeat,
 		Snapshot: func(now time.Time) state.Document { d, _ := h.board.Snapshot(now); return d },
 		OnError: func(err error) {
-			h.log.Error("state.json not written", "log_type", "agents-notch.state.v1", logx.Err("WriteError", err))
+			h.log.Error("state.json not written", "log_type", logx.TypeState, logx.Err("WriteError", err))
 		},
 		OnWritten: func() { h.readyOnce.Do(func() { close(h.ready) }) },
 	}
@@ -202,7 +202,7 @@ func (h *Host) watchMarks(ctx context.Context) error {
 		// A partly unreadable file still yields the marks it holds.
 		marks, err := state.ReadMarks(path)
 		if err != nil {
-			h.log.Warn("manual.json not fully read", "log_type", "agents-notch.state.v1", logx.Err("MarksError", err))
+			h.log.Warn("manual.json not fully read", "log_type", logx.TypeState, logx.Err("MarksError", err))
 		}
 		var ids []string
 		for id, m := range marks {

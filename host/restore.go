@@ -27,23 +27,23 @@ func (h *Host) restore(now time.Time) {
 	case errors.Is(err, fs.ErrNotExist):
 		return
 	case err != nil:
-		h.log.Warn("last state.json not restored", "log_type", "agents-notch.state.v1", logx.Err("RestoreError", err))
+		h.log.Warn("last state.json not restored", "log_type", logx.TypeState, logx.Err("RestoreError", err))
 		return
 	case doc.Plugin != state.Plugin:
-		h.log.Warn("last state.json not restored", "log_type", "agents-notch.state.v1",
+		h.log.Warn("last state.json not restored", "log_type", logx.TypeState,
 			logx.Err("RestoreError", fmt.Errorf("%s was written by %q, not %q", h.cfg.StatePath, doc.Plugin, state.Plugin)))
 		return
 	}
 	age := now.Sub(time.UnixMilli(doc.WallMs))
 	if age > RestoreMaxAge {
-		h.log.Info("last state.json too old to restore", "log_type", "agents-notch.state.v1",
+		h.log.Info("last state.json too old to restore", "log_type", logx.TypeState,
 			"data", map[string]any{"ageHours": int(age.Hours()), "path": h.cfg.StatePath})
 		return
 	}
 	// Other machines' rows come back from their own store (host/mesh).
 	doc.Sessions = slices.DeleteFunc(doc.Sessions, func(s state.Session) bool { return h.board.ownsRemote(s.ID) })
 	if n := h.board.restore(doc); n > 0 {
-		h.log.Info("sessions restored from the last state.json", "log_type", "agents-notch.state.v1",
+		h.log.Info("sessions restored from the last state.json", "log_type", logx.TypeState,
 			"data", map[string]any{"count": n, "ageMs": age.Milliseconds(), "path": h.cfg.StatePath})
 	}
 }

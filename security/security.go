@@ -20,6 +20,8 @@ import (
 	"sync/atomic"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/notch-web/notch-web/internal/logx"
 )
 
 // Config widens the locks deliberately. The zero value trusts loopback only.
@@ -76,7 +78,7 @@ func (l *Locks) HarnessOrigins() []string {
 
 func (l *Locks) refuse(c echo.Context, status int, reason string) error {
 	r := c.Request()
-	l.log.Warn("request refused", "log_type", "agents-notch.security.v1",
+	l.log.Warn("request refused", "log_type", logx.TypeSecurity,
 		slog.Group("data", "status", status, "reason", reason, "method", r.Method, "path", r.URL.Path,
 			"host", r.Host, "origin", r.Header.Get("Origin"), "secFetchSite", r.Header.Get("Sec-Fetch-Site")))
 	return echo.NewHTTPError(status, reason)

@@ -135,7 +135,7 @@ func (s *Service) Change(c Change) (View, error) {
 		set = append(set, k)
 	}
 	slices.Sort(set)
-	s.opts.Log.Info("settings changed", "log_type", "agents-notch.settings.v1",
+	s.opts.Log.Info("settings changed", "log_type", logx.TypeSettings,
 		slog.Group("data", "set", set, "cleared", c.Clear, "reset", c.Reset, "file", s.store.Path()))
 	return s.View(), nil
 }
@@ -160,7 +160,7 @@ func (s *Service) rebuild(pane Partial, paneWarn []Warning) bool {
 	}
 	s.mu.Unlock()
 	for _, w := range newWarn {
-		s.opts.Log.Warn("setting ignored", "log_type", "agents-notch.settings.v1",
+		s.opts.Log.Warn("setting ignored", "log_type", logx.TypeSettings,
 			slog.Group("data", "file", w.File, "key", w.Key, "reason", w.Message))
 	}
 	if changed {
@@ -246,7 +246,7 @@ func (s *Service) Subscribe() (<-chan struct{}, func()) { return s.changes.Subsc
 func (s *Service) Watch(ctx context.Context) error {
 	files := append([]string{s.store.Path()}, s.opts.PatchPaths...)
 	return fsx.Watch(ctx, files, func() { s.Reload() }, func(err error) {
-		s.opts.Log.Warn("file watcher error", "log_type", "agents-notch.settings.v1",
+		s.opts.Log.Warn("file watcher error", "log_type", logx.TypeSettings,
 			logx.Err("WatchError", err))
 	})
 }

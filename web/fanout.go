@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/notch-web/notch-web/internal/logx"
 )
 
 // The fan-out. A stream's connection is taken over from net/http once its
@@ -303,7 +305,7 @@ func (h *Hub) endStream(s *stream, err error) {
 	h.unsubscribe(s)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		h.drops.Add(1)
-		h.log.Info("stream dropped: the reader stalled", "log_type", "agents-notch.stream.v1", slog.Group("data", "page", s.page))
+		h.log.Info("stream dropped: the reader stalled", "log_type", logx.TypeStream, slog.Group("data", "page", s.page))
 	}
 }
 

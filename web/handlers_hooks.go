@@ -32,10 +32,10 @@ func (s *Server) postHook(c echo.Context) error {
 	case errors.Is(err, host.ErrPayload):
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	case err != nil:
-		s.Log.Warn("hook not applied", "log_type", "agents-notch.hooks.v1",
+		s.Log.Warn("hook not applied", "log_type", logx.TypeHooks,
 			logx.Err("HookError", err), slog.Group("data", "agent", agent))
 	default:
-		s.Log.Debug("hook applied", "log_type", "agents-notch.hooks.v1", slog.Group("data", "agent", agent, "events", n))
+		s.Log.Debug("hook applied", "log_type", logx.TypeHooks, slog.Group("data", "agent", agent, "events", n))
 	}
 	return c.NoContent(http.StatusOK)
 }

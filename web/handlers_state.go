@@ -52,9 +52,9 @@ func (s *Server) postEvents(c echo.Context) error {
 		return c.JSON(http.StatusBadRequest, errReply{Error: err.Error()})
 	}
 	for _, w := range warns {
-		s.Log.Warn("event accepted with a correction", "log_type", "agents-notch.events.v1", slog.Group("data", "warning", w))
+		s.Log.Warn("event accepted with a correction", "log_type", logx.TypeEvents, slog.Group("data", "warning", w))
 	}
-	s.Log.Info("events applied", "log_type", "agents-notch.events.v1", slog.Group("data", "count", len(evs)))
+	s.Log.Info("events applied", "log_type", logx.TypeEvents, slog.Group("data", "count", len(evs)))
 	if warns == nil {
 		warns = []string{}
 	}
@@ -96,7 +96,7 @@ func (s *Server) postFinish(c echo.Context) error {
 		if !errors.Is(err, state.ErrMarksCorrupt) {
 			return fail(http.StatusInternalServerError, "could not record the close-out", err)
 		}
-		s.Log.Warn("manual.json was unreadable; kept its bytes beside it and wrote the mark", "log_type", "agents-notch.state.v1",
+		s.Log.Warn("manual.json was unreadable; kept its bytes beside it and wrote the mark", "log_type", logx.TypeState,
 			logx.Err("MarksCorrupt", err))
 	}
 	s.Board.Retire(id)

@@ -300,7 +300,7 @@ func (h *Hub) unsubscribe(s *stream) {
 	n := len(h.clients)
 	h.mu.Unlock()
 	if was {
-		h.log.Debug("stream closed", "log_type", "agents-notch.stream.v1", slog.Group("data", "page", s.page, "streams", n))
+		h.log.Debug("stream closed", "log_type", logx.TypeStream, slog.Group("data", "page", s.page, "streams", n))
 	}
 }
 
@@ -326,7 +326,7 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, page string) {
 		return
 	}
 	h.startFanout()
-	h.log.Debug("stream opened", "log_type", "agents-notch.stream.v1", slog.Group("data", "page", page, "streams", h.Clients()))
+	h.log.Debug("stream opened", "log_type", logx.TypeStream, slog.Group("data", "page", page, "streams", h.Clients()))
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/event-stream")
 	hdr.Set("Cache-Control", "no-cache")

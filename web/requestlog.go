@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/notch-web/notch-web/internal/logx"
 )
 
 // logWrites writes one INFO record per state-changing request — method,
@@ -19,7 +21,7 @@ func (s *Server) logWrites(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Error(err) // the status is the error handler's answer
 		}
 		r := c.Request()
-		s.Log.Info("request", "log_type", "dsh.http.request.v1", slog.Group("data",
+		s.Log.Info("request", "log_type", logx.TypeRequest, slog.Group("data",
 			"method", r.Method, "path", r.URL.Path, "route", c.Path(),
 			"status", c.Response().Status,
 			"duration_ms", float64(time.Since(start).Microseconds())/1000))

@@ -102,12 +102,12 @@ func (s *Server) handleError(err error, c echo.Context) {
 			msg = http.StatusText(status)
 		}
 		if he.Internal != nil {
-			s.Log.Error(msg, "log_type", "agents-notch.http.v1",
+			s.Log.Error(msg, "log_type", logx.TypeHTTP,
 				logx.Err("HTTPError", he.Internal),
 				slog.Group("data", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status))
 		}
 	default:
-		s.Log.Error("request failed", "log_type", "agents-notch.http.v1",
+		s.Log.Error("request failed", "log_type", logx.TypeHTTP,
 			logx.Err("InternalError", err),
 			slog.Group("data", "method", c.Request().Method, "path", c.Request().URL.Path))
 	}

@@ -181,7 +181,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 	if !cfg.explicitPatches {
 		if _, err := os.Stat(cfg.patches[0]); errors.Is(err, os.ErrNotExist) {
 			log.Info("no patch file: the built-in defaults are in use (a plugin row there is read as soon as it appears)",
-				"log_type", "agents-notch.settings.v1", slog.Group("data", "file", cfg.patches[0]))
+				"log_type", logx.TypeSettings, slog.Group("data", "file", cfg.patches[0]))
 		}
 	}
 
@@ -194,7 +194,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 	})
 	g.Go(func() error {
 		<-gctx.Done()
-		log.Info("shutting down", "log_type", "agents-notch.host.v1", slog.Group("data", "reason", context.Cause(gctx).Error()))
+		log.Info("shutting down", "log_type", logx.TypeHost, slog.Group("data", "reason", context.Cause(gctx).Error()))
 		// Requests in flight get a moment to finish; then what is left —
 		// a connection a browser opened ahead and never used, which
 		// Shutdown would wait five seconds for — is closed.
@@ -218,7 +218,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 		g.Go(func() error { return node.Run(gctx, h.Board()) })
 	}
 	err = g.Wait()
-	log.Info("stopped", "log_type", "agents-notch.host.v1")
+	log.Info("stopped", "log_type", logx.TypeHost)
 	quiet.Flush() // repeats held back during the shutdown go out last
 	return err
 }
@@ -261,7 +261,7 @@ func startRecord(log *slog.Logger, cfg *config, p paths, base string, maxStreams
 		hooks = append(hooks, a, base+install.HookPath(a))
 	}
 	hooks = append(hooks, "events", base+"/agents-notch/events")
-	log.Info("serving", "log_type", "agents-notch.host.v1", slog.Group("data",
+	log.Info("serving", "log_type", logx.TypeHost, slog.Group("data",
 		"url", base+"/agents-notch/", "mode", mode, "version", version(), "dshHome", cfg.dshHome,
 		slog.Group("files", files...),
 		slog.Group("hooks", hooks...),

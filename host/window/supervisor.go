@@ -17,8 +17,8 @@ import (
 	"github.com/notch-web/notch-web/internal/notify"
 )
 
-// LogType is the log_type of every record the supervisor writes.
-const LogType = "agents-notch.window.v1"
+// LogType is the log_type of the supervisor's records (logx.TypeWindow).
+const LogType = logx.TypeWindow
 
 // waitDelay bounds how long reaping a window waits for its output pipes
 // once it has exited: a grandchild that inherited them must not hold the

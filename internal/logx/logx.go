@@ -127,3 +127,22 @@ func (t typeDefault) WithGroup(name string) slog.Handler {
 func Err(name string, err error) slog.Attr {
 	return slog.Group("error", slog.String("name", name), slog.String("message", err.Error()))
 }
+
+// Log types: the versioned log_type of every record notch-web writes, one
+// per concern (docs/architecture.md). A reader filters on these; a change of
+// a record's shape bumps its version.
+const (
+	TypeDemo     = "agents-notch.demo.v1"     // the --demo player
+	TypeEvents   = "agents-notch.events.v1"   // POST /agents-notch/events
+	TypeFollow   = "agents-notch.follow.v1"   // --follow's reads
+	TypeHooks    = "agents-notch.hooks.v1"    // the agents' hooks
+	TypeHost     = "agents-notch.host.v1"     // start-up, shutdown
+	TypeHTTP     = "agents-notch.http.v1"     // the HTTP server's own errors
+	TypeHub      = "agents-notch.hub.v1"      // rendering the pages
+	TypeSecurity = "agents-notch.security.v1" // refusals by the locks
+	TypeSettings = "agents-notch.settings.v1" // the three layers and the pane's writes
+	TypeState    = "agents-notch.state.v1"    // the fold, state.json, restore, marks
+	TypeStream   = "agents-notch.stream.v1"   // SSE streams opening and closing
+	TypeWindow   = "agents-notch.window.v1"   // the desktop window's supervisor
+	TypeRequest  = "dsh.http.request.v1"      // one per write request (the ecosystem's)
+)
