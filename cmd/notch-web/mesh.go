@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/host/mesh"
+
+	"github.com/notch-web/notch-web/internal/logx"
 )
 
 // meshFlags are the many-machines flags (issue 21). All empty: nothing of
@@ -120,7 +122,7 @@ func openMesh(ctx context.Context, cfg *config, manual string, log *slog.Logger)
 		if err != nil {
 			return nil, fmt.Errorf("--join: %w", err)
 		}
-		log.Info("paired with the hub", "log_type", "agents-notch.mesh.v1", slog.Group("data", "hub", cr.Hub, "machine", cr.Machine))
+		log.Info("paired with the hub", "log_type", logx.TypeMesh, slog.Group("data", "hub", cr.Hub, "machine", cr.Machine))
 	}
 	n, err := mesh.Open(ctx, mesh.Config{
 		DSHHome: cfg.dshHome, Name: m.name(),
@@ -135,7 +137,7 @@ func openMesh(ctx context.Context, cfg *config, manual string, log *slog.Logger)
 	if m.hub {
 		role = "hub"
 	}
-	log.Info("many machines: on", "log_type", "agents-notch.mesh.v1", slog.Group("data", "role", role, "machine", n.Name(), "hubPort", n.Port()))
+	log.Info("many machines: on", "log_type", logx.TypeMesh, slog.Group("data", "role", role, "machine", n.Name(), "hubPort", n.Port()))
 	return n, nil
 }
 

@@ -20,6 +20,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
+
+	"github.com/notch-web/notch-web/internal/logx"
 )
 
 // Subjects and buckets. A machine publishes its board and presence as KV
@@ -269,11 +271,11 @@ func (h *hub) pair(id string, body []byte, now time.Time) pairReply {
 		return true, nil
 	})
 	if err != nil {
-		h.log.Error("pairing not recorded", "log_type", "agents-notch.mesh.v1", "error", map[string]string{"name": "PairError", "message": err.Error()})
+		h.log.Error("pairing not recorded", "log_type", logx.TypeMesh, "error", map[string]string{"name": "PairError", "message": err.Error()})
 		return pairReply{Error: "the hub could not record the pairing; see its log"}
 	}
 	if rep.OK {
-		h.log.Info("machine paired", "log_type", "agents-notch.mesh.v1", slog.Group("data", "machine", req.Name))
+		h.log.Info("machine paired", "log_type", logx.TypeMesh, slog.Group("data", "machine", req.Name))
 		h.changed()
 	}
 	return rep
@@ -324,7 +326,7 @@ func (h *hub) revoke(name string, now time.Time) error {
 	for _, id := range ids {
 		_ = h.ns.DisconnectClientByID(id) // gone already is fine
 	}
-	h.log.Info("machine revoked", "log_type", "agents-notch.mesh.v1", slog.Group("data", "machine", name, "connections", len(ids)))
+	h.log.Info("machine revoked", "log_type", logx.TypeMesh, slog.Group("data", "machine", name, "connections", len(ids)))
 	return nil
 }
 

@@ -19,6 +19,8 @@ import (
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/internal/pace"
 	"github.com/notch-web/notch-web/state"
+
+	"github.com/notch-web/notch-web/internal/logx"
 )
 
 // Presence timing: a machine renews its presence key every Beat; the key
@@ -168,14 +170,14 @@ func (n *Node) clientOpts() []nats.Option {
 		nats.IgnoreAuthErrorAbort(),
 		nats.ConnectHandler(func(*nats.Conn) { n.kick() }),
 		nats.ReconnectHandler(func(*nats.Conn) {
-			n.log.Info("hub reached again", "log_type", "agents-notch.mesh.v1")
+			n.log.Info("hub reached again", "log_type", logx.TypeMesh)
 			warned = false
 			n.kick()
 		}),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil && !warned {
 				warned = true
-				n.log.Warn("hub lost; dialling again", "log_type", "agents-notch.mesh.v1", slog.Group("error", "name", "HubLost", "message", err.Error()))
+				n.log.Warn("hub lost; dialling again", "log_type", logx.TypeMesh, slog.Group("error", "name", "HubLost", "message", err.Error()))
 			}
 		}),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
@@ -183,7 +185,7 @@ func (n *Node) clientOpts() []nats.Option {
 			if errors.Is(err, nats.ErrAuthorization) {
 				msg = "the hub refuses this machine (revoked? run notch-web join CODE again): " + msg
 			}
-			n.log.Warn("hub said no", "log_type", "agents-notch.mesh.v1", slog.Group("error", "name", "HubError", "message", msg))
+			n.log.Warn("hub said no", "log_type", logx.TypeMesh, slog.Group("error", "name", "HubError", "message", msg))
 		}),
 	}
 }
@@ -250,7 +252,7 @@ func (n *Node) openViewer(ctx context.Context) error {
 	go func() {
 		defer n.wg.Done()
 		if err := n.remote.watch(wctx, n.kvB, n.kvP, ready); err != nil {
-			n.log.Error("watching the machines stopped", "log_type", "agents-notch.mesh.v1", slog.Group("error", "name", "WatchError", "message", err.Error()))
+			n.log.Error("watching the machines stopped", "log_type", logx.TypeMesh, slog.Group("error", "name", "WatchError", "message", err.Error()))
 		}
 	}()
 	select {
@@ -316,7 +318,7 @@ func (n *Node) sendFinish(machine string, ids []string) {
 	body, _ := json.Marshal(finishRequest{IDs: ids})
 	go func() {
 		if _, err := n.nc.Request("notch."+machine+".finish", body, 2*time.Second); err != nil {
-			n.log.Warn("close-out not delivered to its machine", "log_type", "agents-notch.mesh.v1",
+			n.log.Warn("close-out not delivered to its machine", "log_type", logx.TypeMesh,
 				slog.Group("data", "machine", machine), slog.Group("error", "name", "FinishError", "message", err.Error()))
 		}
 	}()

@@ -139,6 +139,7 @@ const (
 	TypeHost     = "agents-notch.host.v1"     // start-up, shutdown
 	TypeHTTP     = "agents-notch.http.v1"     // the HTTP server's own errors
 	TypeHub      = "agents-notch.hub.v1"      // rendering the pages
+	TypeMesh     = "agents-notch.mesh.v1"     // many machines (NATS)
 	TypeSecurity = "agents-notch.security.v1" // refusals by the locks
 	TypeSettings = "agents-notch.settings.v1" // the three layers and the pane's writes
 	TypeState    = "agents-notch.state.v1"    // the fold, state.json, restore, marks
