@@ -48,7 +48,7 @@ func (q *geminiRequest) plan() (plan, bool) {
 
 // geminiJSON answers Gemini CLI's side requests that want JSON (which
 // speaker is next, which model to route to): the user speaks next.
-const geminiJSON = `{"reasoning":"The stand-in has answered; the user speaks next.","next_speaker":"user"}`
+const geminiJSON = `{"reasoning":"The stand-in has answered; the user speaks next.","next_speaker":"user","complexity_reasoning":"A scripted turn.","complexity_score":1}`
 
 func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 	call := r.PathValue("call")
@@ -82,9 +82,12 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 	t := turn{text: PlainText}
 	if q.GenerationConfig.ResponseMimeType == "application/json" {
 		t.text = geminiJSON
-	} else if scripted && has(rec.Tools, "run_shell_command") != "" {
+	} else if scripted && len(rec.Tools) > 0 {
+		// Headless, Gemini CLI leaves out the tools that would ask
+		// (run_shell_command without --allowed-tools): a tool turn
+		// without its tool is answered with text.
 		rec.Scenario, rec.Step = p.scenario, p.step
-		t = s.script(p, "run_shell_command", "")
+		t = s.script(p, has(rec.Tools, "run_shell_command"), "")
 	}
 	if t.status != 0 {
 		rec.Status = t.status
