@@ -37,6 +37,9 @@ type Hub struct {
 	HeartbeatEvery time.Duration
 	// WriteTimeout drops a stream whose reader stalls this long.
 	WriteTimeout time.Duration
+	// Mesh is the other machines this board shows (host/mesh); nil on a
+	// board of one machine. Set it before Run.
+	Mesh Mesh
 	// Writers is the size of the pool that writes frames to the streams;
 	// 0 means one per CPU the process may use (GOMAXPROCS). Set it before
 	// the first stream opens.
@@ -180,6 +183,9 @@ func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
 	doc, unknown := h.board.View(now)
 	bv := templates.BoardView{Doc: doc, Unknown: unknown, Follow: h.board.Follow(), NowMs: now.UnixMilli()}
 	pv := templates.PaneView{View: h.settings.View(), Summary: doc.Summary, Unknown: unknown, Window: h.window.Status()}
+	if h.Mesh != nil {
+		bv.UnknownRows, pv.Machines = h.board.Unknown(), machineViews(h.Mesh.Machines())
+	}
 	return bv, pv
 }
 

@@ -160,6 +160,9 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 	}
 	h := host.New(hcfg, svc)
 	hub := web.NewHub(h, svc, log, fdlimit.Streams())
+	if node != nil && node.Remote() != nil {
+		hub.Mesh = node // the pane lists the machines
+	}
 	srv := web.New(web.Deps{
 		Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log,
 		Static: static.FS, ManualPath: p.manual, OpenDoor: cfg.openURL, Version: version(),

@@ -30,6 +30,9 @@ type BoardView struct {
 	// NowMs is the server's clock at render, for relative times; the page
 	// ticks them on the client from there.
 	NowMs int64
+	// UnknownRows are rows whose machine has gone quiet (many machines,
+	// host/mesh): their last state, drawn as unknown, never as current.
+	UnknownRows map[string]bool
 }
 
 // rowCtx is what every row needs from the board around it.
@@ -39,6 +42,7 @@ type rowCtx struct {
 	ShowProject bool
 	CanOpen     bool // the document carries an openUrl
 	Depth       int  // how far under its parent the row sits (0 = top level)
+	Unknown     bool // its machine has gone quiet (BoardView.UnknownRows)
 }
 
 // maxDepth caps the indentation: a subagent's subagent's subagent still reads
@@ -60,6 +64,7 @@ func (v BoardView) rowCtxs() []rowCtx {
 	for i, s := range v.Doc.Sessions {
 		out[i] = base
 		out[i].Depth = depth[s.ID]
+		out[i].Unknown = v.UnknownRows[s.ID]
 	}
 	return out
 }

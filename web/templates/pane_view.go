@@ -18,7 +18,31 @@ type PaneView struct {
 	// Window is the desktop window's supervisor as it stands (State "off"
 	// without --window).
 	Window window.Status
+	// Machines are the other machines (many machines, host/mesh); nil when
+	// this notch-web is no hub: the pane then has no Machines group.
+	Machines []Machine
 }
+
+// Machine is one other machine as the pane lists it.
+type Machine struct {
+	Name       string
+	Present    bool  // its presence is live
+	LastSeenMs int64 // its last presence (0: never seen)
+	Sessions   int   // rows of its latest board
+	Paired     bool  // paired with this hub: it can be revoked
+}
+
+// machineSessions is a machine's row count in words.
+func machineSessions(n int) string {
+	if n == 1 {
+		return "1 session"
+	}
+	return strconv.Itoa(n) + " sessions"
+}
+
+// revokeClick asks before revoking the machine of the row clicked; the
+// name comes from the row's data attribute, never from the script's text.
+const revokeClick = `confirm('Revoke ' + el.closest('.machine').dataset.machine + '? It is disconnected at once and must pair again to come back.') && @post('/agents-notch/machines/revoke', {payload: {machine: el.closest('.machine').dataset.machine}})`
 
 // windowState is the window's state as the pane's "Desktop window" group
 // draws it: the clock-free lead of its words, with the moments notch.js
