@@ -16,7 +16,7 @@ import (
 )
 
 func (s *Server) getState(c echo.Context) error {
-	doc, ok := s.Board.Snapshot(s.Now())
+	doc, ok := s.Host.Board().Snapshot(s.Now())
 	if !ok {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, "no state read yet from the followed host")
 	}
@@ -83,10 +83,10 @@ func (s *Server) postFinish(c echo.Context) error {
 	}
 	// The ✕ is on the board's rows only; refusing other ids keeps a script
 	// from growing manual.json with marks for sessions that never were.
-	if !s.Board.Has(id) {
+	if !s.Host.Board().Has(id) {
 		return echo.NewHTTPError(http.StatusNotFound, "no such session on the board")
 	}
-	doc, _ := s.Board.Snapshot(s.Now())
+	doc, _ := s.Host.Board().Snapshot(s.Now())
 	if doc.FinishedURL != nil {
 		if err := s.forward(c, *doc.FinishedURL, map[string]string{"sessionId": id, "state": "finished"}); err != nil {
 			return err
@@ -99,7 +99,7 @@ func (s *Server) postFinish(c echo.Context) error {
 		s.Log.Warn("manual.json was unreadable; kept its bytes beside it and wrote the mark", "log_type", logx.TypeState,
 			logx.Err("MarksCorrupt", err))
 	}
-	s.Board.Retire(id)
+	s.Host.Board().Retire(id)
 	return written(c, ok)
 }
 

@@ -25,9 +25,9 @@ func (s *Server) postWindow(c echo.Context) error {
 	if err := parseWindowRequest(body); err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
-	if s.Window == nil {
+	if s.Host.Window() == nil {
 		return echo.NewHTTPError(http.StatusConflict, "no desktop window is configured (--window)")
 	}
-	s.Window.StartNow()
-	return written(c, windowReply{OK: true, Window: s.Window.Status()})
+	s.Host.Window().StartNow()
+	return written(c, windowReply{OK: true, Window: s.Host.Window().Status()})
 }

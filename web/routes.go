@@ -64,6 +64,6 @@ type healthReply struct {
 func (s *Server) healthz(c echo.Context) error {
 	return c.JSON(http.StatusOK, healthReply{
 		OK: true, Version: s.Version, Streams: s.Hub.Clients(), MaxStreams: s.Hub.MaxStreams, Refused: s.Hub.Refused(),
-		Renders: s.Hub.Renders(), Drops: s.Hub.Drops(), Window: s.Window.Status(),
+		Renders: s.Hub.Renders(), Drops: s.Hub.Drops(), Window: s.Host.Window().Status(),
 	})
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/notch-web/notch-web/host"
-	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/settings"
@@ -46,10 +45,7 @@ type Deps struct {
 // Server is the HTTP face. Create it with New.
 type Server struct {
 	Deps
-	// Board and Window are the host's, for the handlers.
-	Board  *host.Board
-	Window *window.Supervisor // nil: no window
-	echo   *echo.Echo
+	echo *echo.Echo
 }
 
 // Body limits, every route's in one place: a settings POST is a few keys;
@@ -73,7 +69,7 @@ func New(d Deps) *Server {
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	s := &Server{Deps: d, Board: d.Host.Board(), Window: d.Host.Window(), echo: e}
+	s := &Server{Deps: d, echo: e}
 	e.HTTPErrorHandler = s.handleError
 	s.routes()
 	return s
