@@ -29,7 +29,8 @@ type Board struct {
 	follow   bool
 	settings *settings.Service
 	changes  notify.Broadcast
-	version  atomic.Uint64 // bumped on every change of the fold or the followed document
+	version  atomic.Uint64           // bumped on every change of the fold or the followed document
+	cards    atomic.Pointer[CardSet] // the approvals' cards (approvals.go)
 
 	mu       sync.Mutex
 	fold     *state.Fold

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -43,18 +44,46 @@ var ErrPayload = hookjson.ErrPayload
 // same: an agent is never held up by its hooks. The transcript, when the
 // payload names one, is read later, off the hook's path.
 func (h *Host) Hook(agent string, payload []byte, now time.Time) (applied int, err error) {
+	n, _, err := h.hook(agent, payload, now, false)
+	return n, err
+}
+
+// HookHeld is Hook for a hook whose agent waits on the answer (Claude
+// Code's http hooks; Codex's through "notch-web hook codex --wait"): a
+// PermissionRequest the board may answer is held up to wait (bounded by the
+// host's hold) and the board's decision returned (hookjson.Decision's
+// JSON); nil is an empty 2xx, which leaves the agent's own prompt to decide.
+// ctx is the hook request's: an agent that stops waiting ends the hold.
+func (h *Host) HookHeld(ctx context.Context, agent string, payload []byte, now time.Time, wait time.Duration) (reply []byte, applied int, err error) {
+	n, e, err := h.hook(agent, payload, now, wait > 0)
+	if e == nil {
+		return nil, n, err
+	}
+	return h.approvals.wait(ctx, e, wait), n, err
+}
+
+// hook applies a hook to the board, then to the approvals' cards.
+func (h *Host) hook(agent string, payload []byte, now time.Time, held bool) (int, *entry, error) {
 	adapt, ok := adapters[agent]
 	if !ok {
-		return 0, fmt.Errorf("%w %q (%s)", ErrNoAgent, agent, strings.Join(install.Agents, ", "))
+		return 0, nil, fmt.Errorf("%w %q (%s)", ErrNoAgent, agent, strings.Join(install.Agents, ", "))
 	}
 	if err := h.takesInput(); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	m, n, err := h.board.applyHook(adapt, payload, now)
 	if m.Transcript.Path != "" {
 		h.tokens.want(m.Transcript)
 	}
-	return n, err
+	var e *entry
+	if p, derr := hookjson.Decode(payload); derr == nil {
+		var moved bool
+		e, moved = h.approvals.observe(agent, p, held)
+		if moved {
+			h.approvals.reassert()
+		}
+	}
+	return n, e, err
 }
 
 // ErrFollowing: a follower takes no events and no hooks (a 409).

@@ -48,6 +48,8 @@ type Config struct {
 	// Remote adds other machines' rows to the board (host/mesh); nil is
 	// a board of this machine only.
 	Remote Remote
+	// Approvals configures approvals from the board (approvals.go).
+	Approvals ApprovalConfig
 	// Log receives the host's records; nil discards.
 	Log *slog.Logger
 }
@@ -55,12 +57,13 @@ type Config struct {
 // Host runs the host's side of the contract. Create it with New, start it
 // with Run.
 type Host struct {
-	cfg      Config
-	settings *settings.Service
-	board    *Board
-	window   *window.Supervisor // nil without Config.Window
-	tokens   *tokenReader
-	log      *slog.Logger
+	cfg       Config
+	settings  *settings.Service
+	board     *Board
+	window    *window.Supervisor // nil without Config.Window
+	tokens    *tokenReader
+	approvals *approvals
+	log       *slog.Logger
 
 	readyOnce sync.Once
 	ready     chan struct{} // closed after the first state.json is written
@@ -79,6 +82,8 @@ func New(cfg Config, s *settings.Service) *Host {
 		h.board.remote = cfg.Remote
 		cfg.Remote.Attach(h.board.changed)
 	}
+	h.approvals = newApprovals(cfg.Approvals, h.board, cfg.Log)
+	h.approvals.publish()
 	if cfg.Follow == "" {
 		h.restore(time.Now())
 	}
@@ -145,6 +150,8 @@ func (h *Host) Run(ctx context.Context) error {
 	}
 	g.Go(func() error { return w.Run(ctx, notify) })
 	g.Go(func() error { return h.watchMarks(ctx) })
+	g.Go(func() error { <-ctx.Done(); h.approvals.shutdown(); return nil })
+	g.Go(func() error { return h.approvals.watch(ctx) })
 	g.Go(func() error {
 		// Reads come at most every tokenPace: a burst of hooks is one read
 		// per row, never one per hook.

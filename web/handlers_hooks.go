@@ -4,26 +4,40 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/notch-web/notch-web/adapters/claudecode"
+	"github.com/notch-web/notch-web/adapters/codex"
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/internal/logx"
 )
 
 // postHook is POST /agents-notch/hooks/<agent>: an agent's own hook JSON,
 // as the agent sends it (Claude Code's "type": "http" hooks post here
-// directly; notch-web hook <agent> relays the others). It answers at once
-// with an empty 200 — never a decision, which would approve or deny on the
-// human's behalf — whatever the board made of it; only a body that is not
-// the agent's hook JSON is refused (400), so a broken bridge is noticed.
+// directly; notch-web hook <agent> relays the others). It answers with an
+// empty 200 whatever the board made of it — only a body that is not the
+// agent's hook JSON is refused (400), so a broken bridge is noticed — with
+// one exception: a PermissionRequest the board may answer (Claude Code's,
+// or Codex's relayed with ?wait=MS) is held until the human answers on the
+// board, and the 200 then carries that decision; when the hold ends
+// unanswered the 200 is empty, so the agent's own prompt decides (never a
+// deny on the human's behalf).
 func (s *Server) postHook(c echo.Context) error {
 	agent := c.Param("agent")
 	body, err := readBody(c)
 	if err != nil {
 		return err
 	}
-	n, err := s.Host.Hook(agent, body, s.Now())
+	var reply []byte
+	var n int
+	if wait := s.holdFor(c, agent); wait > 0 {
+		reply, n, err = s.Host.HookHeld(c.Request().Context(), agent, body, s.Now(), wait)
+	} else {
+		n, err = s.Host.Hook(agent, body, s.Now())
+	}
 	switch {
 	case errors.Is(err, host.ErrNoAgent):
 		return echo.NewHTTPError(http.StatusNotFound, err.Error())
@@ -37,5 +51,26 @@ func (s *Server) postHook(c echo.Context) error {
 	default:
 		s.Log.Debug("hook applied", "log_type", logx.TypeHooks, slog.Group("data", "agent", agent, "events", n))
 	}
+	if reply != nil {
+		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, reply)
+	}
 	return c.NoContent(http.StatusOK)
+}
+
+// holdFor is how long a hook request may be held for the board's answer:
+// Claude Code's http hooks wait for the host's hold; Codex's relay says how
+// long it waits (?wait=MS, "notch-web hook codex --wait"); others never.
+// The host holds only a PermissionRequest, and only when approvals are on.
+func (s *Server) holdFor(c echo.Context, agent string) time.Duration {
+	switch agent {
+	case claudecode.Agent:
+		return host.MaxApprovalHold // bounded by the host's own hold
+	case codex.Agent:
+		ms, err := strconv.ParseInt(c.QueryParam("wait"), 10, 64)
+		if err != nil || ms <= 0 {
+			return 0
+		}
+		return time.Duration(min(ms, host.MaxApprovalHold.Milliseconds())) * time.Millisecond
+	}
+	return 0
 }

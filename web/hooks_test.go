@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -31,11 +32,12 @@ func postRaw(t *testing.T, e *testEnv, path, body string, hdr map[string]string)
 	return res.StatusCode, string(b)
 }
 
-// Claude Code's own http hooks drive a row; the reply is an empty 200 —
-// never a decision — whatever the hook; only a body that is not a hook is
-// refused.
+// Claude Code's own http hooks drive a row; with approvals from the board
+// off, the reply is an empty 200 — never a decision — whatever the hook;
+// only a body that is not a hook is refused. (With approvals on, a
+// PermissionRequest is held for the board: approvals_test.go.)
 func TestClaudeCodeHooks(t *testing.T) {
-	e := newEnv(t, envOpts{})
+	e := newEnv(t, envOpts{approvals: host.ApprovalConfig{Off: true}})
 	const s = "5d1f0c2e-7a43-4b8e-9c61-0e2b7f4a9d10"
 	row := func() state.Session {
 		t.Helper()

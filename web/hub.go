@@ -181,7 +181,7 @@ func (h *Hub) Run(ctx context.Context) {
 // Models returns the view models of both pages as of now.
 func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
 	doc, unknown := h.board.View(now)
-	bv := templates.BoardView{Doc: doc, Unknown: unknown, Follow: h.board.Follow(), NowMs: now.UnixMilli()}
+	bv := templates.BoardView{Doc: doc, Unknown: unknown, Follow: h.board.Follow(), NowMs: now.UnixMilli(), Approvals: approvalsView(h.board.Cards())}
 	pv := templates.PaneView{View: h.settings.View(), Summary: doc.Summary, Unknown: unknown, Window: h.window.Status()}
 	if h.Mesh != nil {
 		bv.UnknownRows, pv.Machines = h.board.Unknown(), machineViews(h.Mesh.Machines())

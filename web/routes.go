@@ -41,6 +41,7 @@ func (s *Server) routes() {
 	n.POST("/window", s.postWindow, write(smallBodyLimit)...)
 	n.POST("/machines/revoke", s.postRevoke, write(smallBodyLimit)...)
 	n.POST("/hooks/:agent", s.postHook, write(hooksBodyLimit)...)
+	n.POST("/approve", s.postApprove, write(smallBodyLimit)...)
 }
 
 func redirect(to string) echo.HandlerFunc {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -31,6 +32,7 @@ type testEnv struct {
 	hub    *Hub
 	svc    *settings.Service
 	manual string
+	host   *host.Host
 }
 
 type envOpts struct {
@@ -39,6 +41,8 @@ type envOpts struct {
 	openURL     string
 	patch       string // YAML written to the patch file
 	harness     []string
+	approvals   host.ApprovalConfig
+	run         bool // run the host (its writer, watches, approvals' transcript watch)
 }
 
 func newEnv(t testing.TB, o envOpts) *testEnv {
@@ -54,7 +58,8 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 	svc := settings.NewService(settings.Options{PatchPaths: []string{patch}, PanePath: filepath.Join(home, "state", "agents-notch", "settings.json"), Log: log})
 	locks := security.New(security.Config{HarnessOrigins: o.harness, Log: log})
 	manual := filepath.Join(home, "state", "session-finished", "manual.json")
-	hcfg := host.Config{Board: host.BoardConfig{HostPid: 42}, StatePath: filepath.Join(home, "state", "agents-notch", "state.json"), ManualPath: manual, Log: log}
+	hcfg := host.Config{Board: host.BoardConfig{HostPid: 42}, StatePath: filepath.Join(home, "state", "agents-notch", "state.json"), ManualPath: manual, Log: log,
+		Approvals: o.approvals}
 	if o.follow {
 		hcfg.Follow = filepath.Join(home, "followed", "state.json")
 	}
@@ -71,11 +76,17 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 	ts.Config.ConnContext = ConnContext
 	ts.Start()
 	t.Cleanup(func() { hub.Close(); ts.Close() })
+	if o.run {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { h.Run(ctx); close(done) }()
+		t.Cleanup(func() { cancel(); <-done })
+	}
 	u, _ := url.Parse(ts.URL)
 	_, port, _ := net.SplitHostPort(u.Host)
 	p, _ := strconv.Atoi(port)
 	locks.SetPort(p)
-	return &testEnv{srv: srv, ts: ts, home: home, base: ts.URL, board: h.Board(), hub: hub, svc: svc, manual: manual}
+	return &testEnv{srv: srv, ts: ts, home: home, base: ts.URL, board: h.Board(), hub: hub, svc: svc, manual: manual, host: h}
 }
 
 func (e *testEnv) do(t testing.TB, method, path, body string, hdr map[string]string) (int, map[string]any) {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
 )
@@ -39,6 +40,10 @@ type config struct {
 	retireAfter     time.Duration
 	level           slog.Level
 	mesh            meshFlags // many machines (mesh.go)
+	// approvals is "on" or "off": whether the board answers agents'
+	// permission requests; approvalHold bounds how long a hook is held.
+	approvals    string
+	approvalHold time.Duration
 }
 
 const usageHead = `notch-web: the agents notch's web face — its settings, the live board, state.json.
@@ -71,6 +76,8 @@ func flagSet(c *config, logLevel *string) *flag.FlagSet {
 	fs.StringVar(&c.window, "window", "", "the desktop window `PROGRAM`: spawned with --state and --parent-pid, supervised, respawned")
 	fs.BoolVar(&c.demo, "demo", false, "play a built-in scenario through the events path, in a loop")
 	fs.DurationVar(&c.retireAfter, "retire-after", state.DefaultRetireAfter, "how long a settled row stays when the row says retire: timer")
+	fs.StringVar(&c.approvals, "approvals", "on", "on: the board answers agents' permission requests (Allow / Deny); off: its cards are read-only")
+	fs.DurationVar(&c.approvalHold, "approval-hold", host.DefaultApprovalHold, "how long an agent's permission request waits on the board before its own prompt decides alone")
 	fs.StringVar(logLevel, "log-level", "info", "debug, info, warning or error")
 	fs.StringVar(&c.pprof, "pprof", "", "serve Go's pprof profiles on this loopback `HOST:PORT` (off by default)")
 	c.mesh.declare(fs)
@@ -159,6 +166,12 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	}
 	if c.retireAfter <= 0 {
 		return nil, fmt.Errorf("--retire-after %v: want a positive duration, e.g. 15m", c.retireAfter)
+	}
+	if c.approvals != "on" && c.approvals != "off" {
+		return nil, fmt.Errorf("--approvals %q: want on or off", c.approvals)
+	}
+	if c.approvalHold <= 0 || c.approvalHold > host.MaxApprovalHold {
+		return nil, fmt.Errorf("--approval-hold %v: want a duration above 0 and at most %v, e.g. 25s", c.approvalHold, host.MaxApprovalHold)
 	}
 	if c.follow != "" && c.demo {
 		return nil, errors.New("--follow and --demo do not mix: a follower takes no events")

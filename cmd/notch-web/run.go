@@ -143,6 +143,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 		Follow:    cfg.follow,
 		StatePath: cfg.statePath, ManualPath: p.manual,
 		Demo: cfg.demo, Window: cfg.window, Log: log,
+		Approvals: host.ApprovalConfig{Off: cfg.approvals == "off", Hold: cfg.approvalHold},
 	}
 	if cfg.finishedURL != "" {
 		hcfg.Board.FinishedURL = &cfg.finishedURL

@@ -25,7 +25,9 @@ const bash = { tool_name: 'Bash', tool_input: { command: 'rm -rf build', descrip
 test.describe('a replayed Claude Code session', () => {
   let host: Host;
   test.beforeAll(async () => {
-    host = await startHost();
+    // Approvals from the board off: every hook, PermissionRequest too, is
+    // answered at once and empty (approvals.spec.ts holds them).
+    host = await startHost(['--approvals', 'off']);
   });
   test.afterAll(async () => {
     await host.stop();

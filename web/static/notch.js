@@ -977,6 +977,20 @@ function refused(el, raw) {
     announce(msg);
     return;
   }
+  if (el.closest('.card')) {
+    // An approval card: 409 means the agent was answered elsewhere first
+    // (or stopped waiting on the board), 403 that the card's answer was
+    // spent or is not this host's. Never a silent success.
+    const msg =
+      status === 409
+        ? 'Already answered in the terminal.'
+        : status === 403
+          ? `This approval can no longer be answered from here${code}.`
+          : `notch-web refused the answer${code}.`;
+    toast(msg);
+    announce(msg);
+    return;
+  }
   if (el.closest('.row')) {
     const closing = el.classList.contains('close');
     const what = closing ? 'close out the session' : 'open the session';

@@ -33,6 +33,8 @@ type BoardView struct {
 	// UnknownRows are rows whose machine has gone quiet (many machines,
 	// host/mesh): their last state, drawn as unknown, never as current.
 	UnknownRows map[string]bool
+	// Approvals are the cards under the rows that ask (approval.templ).
+	Approvals Approvals
 }
 
 // rowCtx is what every row needs from the board around it.

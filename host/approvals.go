@@ -1,0 +1,777 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/notch-web/notch-web/adapters/claudecode"
+	"github.com/notch-web/notch-web/adapters/codex"
+	"github.com/notch-web/notch-web/adapters/hookjson"
+	"github.com/notch-web/notch-web/state"
+)
+
+// Approvals from the board (docs/approvals.md). An agent's PermissionRequest
+// becomes a card: keyed by the tool call it asks about (PreToolUse carries
+// the call's id, PermissionRequest does not, so the request is matched to
+// the call announced just before it), shown under its row, and cleared by
+// the first signal that the human answered: a click on the board, or,
+// for an answer in the agent's own prompt, the call's result in the
+// transcript, its PostToolUse / PostToolUseFailure / PermissionDenied, or
+// the turn moving on (UserPromptSubmit, Stop, StopFailure, Interrupt,
+// SessionEnd). While the board may answer, the agent's hook request is held
+// (bounded by the hold); its end answers nothing, never a deny.
+
+// DefaultApprovalHold is how long a PermissionRequest hook is held for the
+// board's answer (--approval-hold). The Claude Code hook's timeout is
+// installed a few seconds above it (install.ClaudeHoldTimeout).
+const DefaultApprovalHold = 25 * time.Second
+
+// MaxApprovalHold bounds the hold: Claude Code's own default hook timeout.
+const MaxApprovalHold = 10 * time.Minute
+
+// cardLinger is how long a card answered elsewhere stays on the board,
+// saying so, before it goes. The row itself never decays on a timer
+// (docs/contract.md rule 2); this is a note about the card.
+const cardLinger = 4 * time.Second
+
+// recentKept is how long an answered card's nonce is remembered, so that a
+// late click is told "already answered" (409) rather than "forged" (403).
+const recentKept = 10 * time.Minute
+
+// Bounds on what the registry holds, so a flood of hooks costs bounded
+// memory: pending cards, remembered answers, announced calls per row and
+// rows with announced calls.
+const (
+	maxCards      = 1000
+	maxRecent     = 1000
+	maxCallsOfRow = 16
+	maxCallRows   = 1000
+	maxDetail     = 300 // bytes of the command or path a card shows
+)
+
+// Card states.
+const (
+	// CardWaiting: the agent's hook is held; the board can answer.
+	CardWaiting = "waiting"
+	// CardTerminal: the board cannot answer (the hold ended, approvals are
+	// off, the agent does not wait on its hook): answer in the agent.
+	CardTerminal = "terminal"
+	// CardAnswered: answered (By says where); shown briefly, then gone.
+	CardAnswered = "answered"
+)
+
+// Who answered (the log's and the card's "by").
+const (
+	ByBoard    = "board"
+	ByTerminal = "terminal"
+	ByHold     = "hold-expired" // the hold ended with no answer: not a decision
+	ByHookGone = "hook-gone"    // the agent stopped waiting on its hook
+	ByHost     = "host-stopped" // the host stopped while it held the hook
+)
+
+// Outcomes of a card (the log's "outcome"; approval.resolved's where the
+// fold has one). "always" is an allow that also adds the session rule.
+const (
+	OutcomeAllowed    = "allowed"
+	OutcomeAlways     = "always"
+	OutcomeDenied     = "denied"
+	OutcomeUnanswered = "unanswered" // the hold ended; the agent's prompt decides
+	OutcomeMovedOn    = "moved-on"   // answered in the agent, which way is not known
+)
+
+// Answer decisions a board click sends.
+const (
+	DecideAllow  = "allow"
+	DecideDeny   = "deny"
+	DecideAlways = "always"
+)
+
+// Errors Answer returns; package web maps them to statuses.
+var (
+	// ErrNonce: no card has this nonce for this session and call, or it
+	// was used already (403).
+	ErrNonce = errors.New("this approval is not known here, or its answer was already used")
+	// ErrAnswered: the card was answered elsewhere first (409).
+	ErrAnswered = errors.New("already answered in the terminal")
+	// ErrNotHeld: the agent no longer waits on the board (409).
+	ErrNotHeld = errors.New("the agent no longer waits on the board: answer in the terminal")
+	// ErrApprovalsOff: --approvals off (403).
+	ErrApprovalsOff = errors.New("approvals from the board are off (--approvals off)")
+	// ErrDecision: not a decision this card takes (400).
+	ErrDecision = errors.New("not a decision this approval takes")
+)
+
+// ApprovalConfig configures approvals from the board.
+type ApprovalConfig struct {
+	// Off: never hold a hook, never offer buttons (cards are read-only).
+	Off bool
+	// Hold is how long a hook is held; 0 is DefaultApprovalHold.
+	Hold time.Duration
+	// Linger is how long an answered card stays on the board; 0 is
+	// cardLinger.
+	Linger time.Duration
+}
+
+// Card is one approval as the board shows it.
+type Card struct {
+	Key     string // a random id for the page (not a secret)
+	Session string // the row
+	Call    string // the tool call's id ("" when no PreToolUse announced it)
+	Agent   string
+	Tool    string
+	Detail  string // the command or path the call touches: one line, bounded
+	Note    string // the agent's own description of the call: one line, bounded
+	Always  string // the "always allow" rule's label; "" offers none
+	Nonce   string // single use; "" when the board cannot answer
+	State   string // CardWaiting | CardTerminal | CardAnswered
+	Outcome string // for CardAnswered
+	By      string // for CardAnswered
+	Since   time.Time
+}
+
+// AnswerRequest is a board click: the card it answers (nonce, bound to the
+// session and the call) and the decision.
+type AnswerRequest struct {
+	Session, Call, Nonce string
+	Decision             string // DecideAllow | DecideDeny | DecideAlways
+	Message              string // a deny's reason, shown to the agent
+}
+
+// entry is a card and what the host needs to keep it honest.
+type entry struct {
+	Card
+	parent     string          // the subagent's parent row, "" for a session's own row
+	transcript string          // where the call's result will appear (Claude Code), "" none
+	always     json.RawMessage // the suggestion echoed by "always"
+	reason     string          // the row approval's reason, for a re-assert
+	held       bool            // a hook request waits on done
+	done       chan struct{}   // closed when answered or no longer held
+	reply      []byte          // the held request's answer (a board decision), nil: empty 2xx
+	answered   time.Time
+}
+
+// announced is a tool call announced by PreToolUse, kept to key the
+// PermissionRequest that follows it.
+type announced struct {
+	id, tool string
+	input    hookjson.Fields
+	carded   bool
+}
+
+// approvals is the host's registry of cards. Its lock is never held while
+// the board's is taken.
+type approvals struct {
+	cfg   ApprovalConfig
+	board *Board
+	log   *slog.Logger
+	now   func() time.Time
+
+	mu      sync.Mutex
+	cards   map[string]*entry // by Key: pending and lingering
+	byNonce map[string]*entry // pending and answered elsewhere (recent)
+	spent   map[string]time.Time
+	calls   map[string][]*announced // row → announced calls, oldest first
+	agents  map[string]string       // row → agent, for the read-only note
+	stop    chan struct{}
+	stopped bool
+	wake    chan string // transcripts to look at now ("" re-syncs the watch set)
+}
+
+func newApprovals(cfg ApprovalConfig, b *Board, log *slog.Logger) *approvals {
+	if cfg.Hold <= 0 {
+		cfg.Hold = DefaultApprovalHold
+	}
+	cfg.Hold = min(cfg.Hold, MaxApprovalHold)
+	if cfg.Linger <= 0 {
+		cfg.Linger = cardLinger
+	}
+	return &approvals{
+		cfg: cfg, board: b, log: log, now: time.Now,
+		cards: map[string]*entry{}, byNonce: map[string]*entry{}, spent: map[string]time.Time{},
+		calls: map[string][]*announced{}, agents: map[string]string{},
+		stop: make(chan struct{}), wake: make(chan string, 64),
+	}
+}
+
+// randomToken is n random bytes, base64url.
+func randomToken(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// holdable reports whether an agent's hook can carry the board's answer.
+func holdable(agent string) bool { return agent == claudecode.Agent || agent == codex.Agent }
+
+// observe updates the registry for one hook (already applied to the board)
+// and returns the card a PermissionRequest made when the caller is to wait
+// on it (it holds and the board may answer; nil otherwise), and whether a
+// card was answered.
+func (a *approvals) observe(agent string, p hookjson.Payload, held bool) (*entry, bool) {
+	row := hookjson.ID(p.SessionID)
+	parent := ""
+	if p.AgentID != "" {
+		parent, row = row, hookjson.SubagentID(p.SessionID, p.AgentID)
+	}
+	callID := p.String("tool_use_id")
+	tool := hookjson.OneLine(p.String("tool_name"), hookjson.MaxTool)
+	var e *entry
+	var refresh []string
+	moved := false
+	a.mu.Lock()
+	publish := a.noteAgent(row, agent)
+	switch p.Event {
+	case claudecode.PreToolUse:
+		if callID != "" {
+			var in hookjson.Fields
+			json.Unmarshal(p.Fields["tool_input"], &in)
+			a.announce(row, &announced{id: callID, tool: tool, input: in})
+		}
+		// Another call going out may mean the pending one was answered in
+		// the terminal: look at its transcript now.
+		for _, x := range a.cards {
+			if x.Session == row && x.State != CardAnswered && x.Call != callID && x.transcript != "" {
+				refresh = append(refresh, x.transcript)
+			}
+		}
+	case claudecode.PermissionRequest:
+		if len(a.cards) >= maxCards || tool == "" {
+			break
+		}
+		e = a.card(agent, p, row, parent, tool, held)
+		publish = true
+	case claudecode.PostToolUse, claudecode.PostToolUseFailure, claudecode.PermissionDenied:
+		outcome := OutcomeAllowed
+		switch {
+		case p.Event == claudecode.PermissionDenied:
+			outcome = OutcomeDenied
+		case p.Bool("is_interrupt"):
+			outcome = OutcomeMovedOn
+		}
+		for _, x := range a.pendingOf(row) {
+			if (callID != "" && x.Call == callID) || (x.Call == "" && x.Tool == tool) {
+				a.resolve(x, ByTerminal, outcome)
+				publish, moved = true, true
+			}
+		}
+		a.forget(row, callID)
+	case claudecode.UserPromptSubmit, claudecode.Stop, claudecode.StopFailure, claudecode.SessionEnd,
+		claudecode.SubagentStop, codex.Interrupt:
+		for _, x := range a.cards {
+			if x.State != CardAnswered && (x.Session == row || (p.Event == claudecode.SessionEnd && x.parent == row)) {
+				a.resolve(x, ByTerminal, OutcomeMovedOn)
+				publish, moved = true, true
+			}
+		}
+		delete(a.calls, row)
+	}
+	if publish {
+		a.publish()
+	}
+	watch := e != nil && e.transcript != ""
+	if e != nil && !e.held {
+		e = nil // nothing to wait on
+	}
+	a.mu.Unlock()
+	for _, t := range refresh {
+		a.look(t)
+	}
+	if watch {
+		a.look("") // add its transcript to the watch set
+	}
+	return e, moved
+}
+
+// noteAgent remembers which agent a row is, for its read-only note; it
+// reports whether that is news.
+func (a *approvals) noteAgent(row, agent string) bool {
+	if a.agents[row] == agent {
+		return false
+	}
+	if len(a.agents) >= maxCallRows*4 {
+		clear(a.agents)
+	}
+	a.agents[row] = agent
+	return true
+}
+
+// announce records a call PreToolUse announced.
+func (a *approvals) announce(row string, c *announced) {
+	if _, ok := a.calls[row]; !ok && len(a.calls) >= maxCallRows {
+		clear(a.calls)
+	}
+	list := append(a.calls[row], c)
+	if len(list) > maxCallsOfRow {
+		list = slices.Delete(list, 0, len(list)-maxCallsOfRow)
+	}
+	a.calls[row] = list
+}
+
+// forget drops an announced call whose result came.
+func (a *approvals) forget(row, id string) {
+	if id == "" {
+		return
+	}
+	a.calls[row] = slices.DeleteFunc(a.calls[row], func(c *announced) bool { return c.id == id })
+	if len(a.calls[row]) == 0 {
+		delete(a.calls, row)
+	}
+}
+
+// match finds the call a PermissionRequest asks about: the oldest announced
+// call of the row for the same tool that has no card yet and whose input
+// agrees with the request's on every member both carry (an agent may add a
+// description to the request); else the newest such call of the tool.
+func (a *approvals) match(row, tool string, input hookjson.Fields) string {
+	var loose *announced
+	for _, c := range a.calls[row] {
+		if c.carded || c.tool != tool {
+			continue
+		}
+		if agree(c.input, input) {
+			c.carded = true
+			return c.id
+		}
+		loose = c
+	}
+	if loose != nil {
+		loose.carded = true
+		return loose.id
+	}
+	return ""
+}
+
+// agree reports whether two inputs have equal values for every member both
+// carry.
+func agree(x, y hookjson.Fields) bool {
+	for k, v := range x {
+		if w, ok := y[k]; ok && !bytes.Equal(bytes.TrimSpace(v), bytes.TrimSpace(w)) {
+			return false
+		}
+	}
+	return true
+}
+
+// card makes the card of a PermissionRequest.
+func (a *approvals) card(agent string, p hookjson.Payload, row, parent, tool string, held bool) *entry {
+	var in hookjson.Fields
+	json.Unmarshal(p.Fields["tool_input"], &in)
+	e := &entry{
+		Card: Card{
+			Key: randomToken(9), Session: row, Agent: agent, Tool: tool,
+			Call:   a.match(row, tool, in),
+			Detail: hookjson.First(in, maxDetail, "command", "file_path", "notebook_path", "path", "url", "pattern"),
+			Note:   hookjson.First(in, hookjson.MaxReason, "description"),
+			State:  CardTerminal,
+			Since:  a.now(),
+		},
+		parent: parent,
+		reason: hookjson.Reason(p.Fields["tool_input"]),
+		done:   make(chan struct{}),
+	}
+	if held && !a.cfg.Off && !a.stopped && holdable(agent) {
+		e.held, e.State, e.Nonce = true, CardWaiting, randomToken(32)
+		a.byNonce[e.Nonce] = e
+		if agent == claudecode.Agent {
+			if s, label, ok := hookjson.Suggestion(p.Fields["permission_suggestions"]); ok {
+				e.always, e.Always = s, label
+			}
+		}
+	}
+	if agent == claudecode.Agent && e.Call != "" {
+		e.transcript = transcriptOf(p)
+	}
+	a.cards[e.Key] = e
+	return e
+}
+
+// transcriptOf is where a Claude Code call's result is written: the
+// session's transcript, or for a subagent its own, beside it.
+func transcriptOf(p hookjson.Payload) string {
+	t := p.TranscriptPath
+	if t == "" || p.AgentID == "" {
+		return t
+	}
+	if strings.ContainsAny(p.AgentID, `/\`) || p.AgentID == ".." {
+		return ""
+	}
+	return filepath.Join(strings.TrimSuffix(t, filepath.Ext(t)), "subagents", "agent-"+p.AgentID+".jsonl")
+}
+
+// pendingOf lists a row's cards that are not answered, oldest first.
+func (a *approvals) pendingOf(row string) []*entry {
+	var out []*entry
+	for _, x := range a.cards {
+		if x.Session == row && x.State != CardAnswered {
+			out = append(out, x)
+		}
+	}
+	slices.SortFunc(out, func(x, y *entry) int { return x.Since.Compare(y.Since) })
+	return out
+}
+
+// resolve answers a card (the first answer wins: a card answered already
+// is left alone), releases a held hook, logs the decision and lets the card
+// linger. Called with a.mu held.
+func (a *approvals) resolve(e *entry, by, outcome string) bool {
+	if e.State == CardAnswered {
+		return false
+	}
+	now := a.now()
+	e.State, e.By, e.Outcome, e.answered = CardAnswered, by, outcome, now
+	if e.Nonce != "" && by == ByBoard {
+		delete(a.byNonce, e.Nonce)
+		a.spend(e.Nonce, now)
+	}
+	a.release(e)
+	a.record(e, by, outcome, now)
+	key := e.Key
+	time.AfterFunc(a.cfg.Linger, func() {
+		a.mu.Lock()
+		if x := a.cards[key]; x == e {
+			delete(a.cards, key)
+			a.publish()
+		}
+		a.mu.Unlock()
+	})
+	return true
+}
+
+// release ends a card's hold, if it has one.
+func (a *approvals) release(e *entry) {
+	if e.held {
+		e.held = false
+		close(e.done)
+	}
+}
+
+// spend remembers a used nonce (a replay is a 403), dropping old ones.
+func (a *approvals) spend(nonce string, now time.Time) {
+	if len(a.spent) >= maxRecent {
+		for n, at := range a.spent {
+			if now.Sub(at) > recentKept || len(a.spent) >= maxRecent {
+				delete(a.spent, n)
+			}
+		}
+	}
+	a.spent[nonce] = now
+	for n, x := range a.byNonce {
+		if x.State == CardAnswered && now.Sub(x.answered) > recentKept {
+			delete(a.byNonce, n)
+		}
+	}
+}
+
+// record is the decision's one log record: never the tool's input.
+func (a *approvals) record(e *entry, by, outcome string, now time.Time) {
+	a.log.Info("approval "+outcome, "log_type", "agents-notch.approval.v1", slog.Group("data",
+		"agent", e.Agent, "session", e.Session, "call", e.Call, "tool", e.Tool,
+		"outcome", outcome, "by", by, "waitedMs", now.Sub(e.Since).Milliseconds()))
+}
+
+// unhold turns a waiting card into a terminal one: the hold ended, the
+// agent stopped waiting, or the host is stopping. Its nonce stays known, so
+// a click is told 409, not 403.
+func (a *approvals) unhold(e *entry, by string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if e.State != CardWaiting {
+		return
+	}
+	e.State = CardTerminal
+	a.release(e)
+	a.record(e, by, OutcomeUnanswered, a.now())
+	a.publish()
+}
+
+// wait holds a hook request until the card is answered, the hold ends, the
+// request goes (ctx) or the host stops; it returns the board's decision, or
+// nil (an empty 2xx: the agent's own prompt decides).
+func (a *approvals) wait(ctx context.Context, e *entry, hold time.Duration) []byte {
+	t := time.NewTimer(min(hold, a.cfg.Hold))
+	defer t.Stop()
+	select {
+	case <-e.done:
+	case <-t.C:
+		a.unhold(e, ByHold)
+	case <-ctx.Done():
+		a.unhold(e, ByHookGone)
+	case <-a.stop:
+		a.unhold(e, ByHost)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return e.reply
+}
+
+// shutdown releases every held hook with no answer: the agents fall back to
+// their own prompts, and no card stays actionable.
+func (a *approvals) shutdown() {
+	a.mu.Lock()
+	if !a.stopped {
+		a.stopped = true
+		close(a.stop)
+	}
+	a.mu.Unlock()
+}
+
+// answer is a board click.
+func (a *approvals) answer(r AnswerRequest) (Card, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cfg.Off {
+		return Card{}, ErrApprovalsOff
+	}
+	e := a.byNonce[r.Nonce]
+	if e == nil || subtle.ConstantTimeCompare([]byte(e.Nonce), []byte(r.Nonce)) != 1 ||
+		e.Session != r.Session || e.Call != r.Call {
+		return Card{}, ErrNonce
+	}
+	switch e.State {
+	case CardAnswered:
+		return e.Card, ErrAnswered
+	case CardTerminal:
+		return e.Card, ErrNotHeld
+	}
+	d := hookjson.Decision{Behavior: hookjson.BehaviorAllow}
+	outcome := OutcomeAllowed
+	switch r.Decision {
+	case DecideAllow:
+	case DecideAlways:
+		if e.always == nil {
+			return e.Card, ErrDecision
+		}
+		d.Always, outcome = e.always, OutcomeAlways
+	case DecideDeny:
+		d.Behavior, outcome = hookjson.BehaviorDeny, OutcomeDenied
+		d.Message = hookjson.OneLine(r.Message, hookjson.MaxDecisionMessage)
+		if d.Message == "" {
+			d.Message = "The user denied this from the notch board."
+		}
+	default:
+		return e.Card, ErrDecision
+	}
+	e.reply = d.JSON()
+	a.resolve(e, ByBoard, outcome)
+	a.publish()
+	return e.Card, nil
+}
+
+// Answer applies a board click: the held hook gets the decision (the first
+// answer wins), and the row is resolved (allowed-once sets approvedAt).
+func (h *Host) Answer(r AnswerRequest) (Card, error) {
+	if err := h.takesInput(); err != nil {
+		return Card{}, err
+	}
+	c, err := h.approvals.answer(r)
+	if err != nil {
+		return c, err
+	}
+	h.board.answered(c.Session, c.Tool, c.Outcome != OutcomeDenied, h.approvals.now())
+	h.approvals.reassert()
+	return c, nil
+}
+
+// publish hands the board the cards it draws. Called with a.mu held.
+func (a *approvals) publish() {
+	cards := make([]Card, 0, len(a.cards))
+	for _, e := range a.cards {
+		cards = append(cards, e.Card)
+	}
+	slices.SortFunc(cards, func(x, y Card) int {
+		if c := x.Since.Compare(y.Since); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Key, y.Key)
+	})
+	agents := make(map[string]string, len(a.agents))
+	for k, v := range a.agents {
+		agents[k] = v
+	}
+	a.board.setCards(CardSet{Cards: cards, Agents: agents, Off: a.cfg.Off})
+}
+
+// look asks the watcher to read a transcript now ("" re-syncs the set of
+// transcripts it watches).
+func (a *approvals) look(path string) {
+	select {
+	case a.wake <- path:
+	default:
+	}
+}
+
+// watched lists the transcripts of pending cards, with the calls awaited in
+// each.
+func (a *approvals) watched() map[string][]string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := map[string][]string{}
+	for _, e := range a.cards {
+		if e.State != CardAnswered && e.transcript != "" && e.Call != "" {
+			out[e.transcript] = append(out[e.transcript], e.Call)
+		}
+	}
+	return out
+}
+
+// fromTranscript applies what a transcript says of the calls awaited in it:
+// a refusal at Claude Code's prompt (No / Esc) clears the card and the row's
+// approval; a result of any other kind means the call ran (allowed in the
+// terminal; its own hooks follow).
+func (a *approvals) fromTranscript(path string, results map[string]claudecode.Result, now time.Time) {
+	if len(results) == 0 {
+		return
+	}
+	type fix struct {
+		row, tool string
+		refused   bool
+		stopped   bool
+	}
+	var fixes []fix
+	a.mu.Lock()
+	for _, e := range a.cards {
+		r, ok := results[e.Call]
+		if !ok || e.transcript != path || e.State == CardAnswered {
+			continue
+		}
+		outcome := OutcomeAllowed
+		if r.Refused {
+			outcome = OutcomeDenied
+		}
+		a.resolve(e, ByTerminal, outcome)
+		fixes = append(fixes, fix{row: e.Session, tool: e.Tool, refused: r.Refused, stopped: r.Stopped})
+	}
+	if len(fixes) > 0 {
+		a.publish()
+	}
+	a.mu.Unlock()
+	for _, f := range fixes {
+		a.board.settleApproval(f.row, f.tool, f.refused, f.stopped, now)
+	}
+	a.reassert()
+}
+
+// reassert keeps a row that still has a pending card asking: when one of
+// two parallel calls is answered, the fold's one approval goes with it, but
+// the row still waits on the other.
+func (a *approvals) reassert() {
+	type ask struct{ row, tool, reason string }
+	var asks []ask
+	a.mu.Lock()
+	seen := map[string]bool{}
+	for _, e := range a.cards {
+		if e.State == CardAnswered || seen[e.Session] {
+			continue
+		}
+		seen[e.Session] = true
+		p := a.pendingOf(e.Session)
+		last := p[len(p)-1]
+		asks = append(asks, ask{e.Session, last.Tool, last.reason})
+	}
+	a.mu.Unlock()
+	for _, x := range asks {
+		a.board.askAgain(x.row, x.tool, x.reason, a.now())
+	}
+}
+
+// CardSet is what the board draws of approvals: the cards, which agent
+// each row is (for the note of a row whose approval has no card), and
+// whether approvals are off.
+type CardSet struct {
+	Cards  []Card
+	Agents map[string]string
+	Off    bool
+}
+
+// setCards replaces the cards the board draws.
+func (b *Board) setCards(c CardSet) {
+	b.cards.Store(&c)
+	b.changed()
+}
+
+// Cards is what the board draws of approvals.
+func (b *Board) Cards() CardSet {
+	if c := b.cards.Load(); c != nil {
+		return *c
+	}
+	return CardSet{}
+}
+
+// settleApproval applies what a transcript said of a call a row was asked
+// about, when the row still asks about that tool: a refusal resolves it
+// rejected and ends the call (and the turn, when Claude Code stopped to
+// wait for the human); a call that ran resolves it allowed-once.
+func (b *Board) settleApproval(row, tool string, refused, stopped bool, now time.Time) {
+	b.mu.Lock()
+	s, ok := b.fold.Session(row)
+	if !ok || s.Approval == nil || s.Approval.ToolName != tool {
+		b.mu.Unlock()
+		return
+	}
+	var evs []state.Event
+	if refused {
+		evs = append(evs,
+			state.Event{Type: state.TypeApprovalResolved, Session: row, Outcome: state.OutcomeRejected},
+			state.Event{Type: state.TypeToolEnded, Session: row, Tool: tool, Outcome: state.OutcomeOK})
+		if stopped {
+			evs = append(evs, state.Event{Type: state.TypeTurnEnded, Session: row, Outcome: state.OutcomeCompleted})
+		}
+	} else {
+		evs = append(evs, state.Event{Type: state.TypeApprovalResolved, Session: row, Outcome: state.OutcomeAllowedOnce})
+	}
+	state.Stamp(evs, now)
+	_, err := b.fold.Apply(evs...)
+	b.mu.Unlock()
+	if err == nil {
+		b.changed()
+	}
+}
+
+// answered applies a board answer to the row: allowed-once (approvedAt) or
+// rejected, when the row still asks about that tool.
+func (b *Board) answered(row, tool string, allowed bool, now time.Time) {
+	b.mu.Lock()
+	s, ok := b.fold.Session(row)
+	if !ok || s.Approval == nil || s.Approval.ToolName != tool {
+		b.mu.Unlock()
+		return
+	}
+	outcome := state.OutcomeRejected
+	if allowed {
+		outcome = state.OutcomeAllowedOnce
+	}
+	ev := state.Event{Type: state.TypeApprovalResolved, Session: row, Outcome: outcome, At: now.UnixMilli()}
+	_, err := b.fold.Apply(ev)
+	b.mu.Unlock()
+	if err == nil {
+		b.changed()
+	}
+}
+
+// askAgain puts a row back to asking about a tool when it no longer asks
+// (another card of it was answered) while a card of it still waits.
+func (b *Board) askAgain(row, tool, reason string, now time.Time) {
+	b.mu.Lock()
+	s, ok := b.fold.Session(row)
+	if !ok || s.Approval != nil || s.Status == state.StatusDone || s.Status == state.StatusError {
+		b.mu.Unlock()
+		return
+	}
+	ev := state.Event{Type: state.TypeApprovalRequested, Session: row, Tool: tool, Reason: reason, At: now.UnixMilli()}
+	_, err := b.fold.Apply(ev)
+	b.mu.Unlock()
+	if err == nil {
+		b.changed()
+	}
+}

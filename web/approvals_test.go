@@ -1,0 +1,188 @@
+package web
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notch-web/notch-web/host"
+)
+
+// heldPost posts a hook and delivers its answer (status, body) on a channel.
+func heldPost(t *testing.T, e *testEnv, path, body string) <-chan [2]string {
+	t.Helper()
+	out := make(chan [2]string, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", e.base+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			out <- [2]string{"error", err.Error()}
+			return
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		out <- [2]string{res.Status, string(b)}
+	}()
+	return out
+}
+
+func waitCard(t *testing.T, e *testEnv, state string) host.Card {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		for _, c := range e.board.Cards().Cards {
+			if c.State == state {
+				return c
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s card: %+v", state, e.board.Cards().Cards)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func answerBody(c host.Card, decision, message string) string {
+	b, _ := json.Marshal(map[string]string{"sessionId": c.Session, "call": c.Call, "nonce": c.Nonce, "decision": decision, "message": message})
+	return string(b)
+}
+
+// The board's page draws the waiting card with its buttons; its Allow
+// (a Datastar POST from the page's own origin) reaches the held hook as
+// Claude Code's decision; a second click is refused (403: the nonce is
+// spent); a click on a card the terminal answered is a 409.
+func TestApproveRoute(t *testing.T) {
+	e := newEnv(t, envOpts{run: true})
+	tr := filepath.Join(e.home, "s.jsonl")
+	os.WriteFile(tr, nil, 0o644)
+	hook := func(event, extra string) string {
+		return `{"session_id":"s","transcript_path":"` + tr + `","cwd":"/src/argon","hook_event_name":"` + event + `"` + extra + `}`
+	}
+	bash := `,"tool_name":"Bash","tool_input":{"command":"rm -rf <b>build</b>"}`
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("UserPromptSubmit", ""), nil)
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("PreToolUse", bash+`,"tool_use_id":"t1"`), nil)
+	reply := heldPost(t, e, "/agents-notch/hooks/claude-code", hook("PermissionRequest", bash))
+	c := waitCard(t, e, host.CardWaiting)
+
+	status, page := getPage(t, e, "/agents-notch/")
+	if status != 200 || !strings.Contains(page, `data-nonce="`+c.Nonce+`"`) || !strings.Contains(page, ">Allow once</button>") ||
+		!strings.Contains(page, "rm -rf &lt;b&gt;build&lt;/b&gt;") {
+		t.Fatalf("the page does not draw the card as text with its buttons:\n%s", page)
+	}
+
+	same := map[string]string{"Origin": e.base, "Sec-Fetch-Site": "same-origin", "Datastar-Request": "true"}
+	// The locks: another site's page cannot answer.
+	if st, _ := postRaw(t, e, "/agents-notch/approve", answerBody(c, "allow", ""), map[string]string{"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"}); st != 403 {
+		t.Fatalf("cross-site answer: %d", st)
+	}
+	if st, _ := postRaw(t, e, "/agents-notch/approve", answerBody(c, "allow", ""), map[string]string{"Content-Type": "text/plain"}); st != 415 {
+		t.Fatalf("text/plain answer: %d", st)
+	}
+	select {
+	case r := <-reply:
+		t.Fatalf("the hook was answered before the click: %v", r)
+	default:
+	}
+	if st, body := postRaw(t, e, "/agents-notch/approve", answerBody(c, "allow", ""), same); st != 204 {
+		t.Fatalf("allow: %d %s", st, body)
+	}
+	select {
+	case r := <-reply:
+		if r[0] != "200 OK" || r[1] != `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}` {
+			t.Fatalf("the held hook got %v", r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the held hook never got the answer")
+	}
+	if st, body := postRaw(t, e, "/agents-notch/approve", answerBody(c, "allow", ""), same); st != 403 {
+		t.Fatalf("replayed: %d %s", st, body)
+	}
+
+	// The next call: answered at the terminal (its result), then clicked.
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("PreToolUse", bash+`,"tool_use_id":"t2"`), nil)
+	reply = heldPost(t, e, "/agents-notch/hooks/claude-code", hook("PermissionRequest", bash))
+	c2 := waitCard(t, e, host.CardWaiting)
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("PostToolUse", bash+`,"tool_use_id":"t2","tool_response":{}`), nil)
+	if r := <-reply; r[0] != "200 OK" || r[1] != "" {
+		t.Fatalf("the terminal answered, yet the hook got %v", r)
+	}
+	st, body := postRaw(t, e, "/agents-notch/approve", answerBody(c2, "deny", "too late"), same)
+	if st != 409 || !strings.Contains(body, "already answered in the terminal") {
+		t.Fatalf("a click after the terminal answered: %d %s", st, body)
+	}
+}
+
+// What the route refuses before it looks at a card: a body that is not an
+// answer (400), an answer from a follower (409).
+func TestApproveRouteRefusals(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	for _, body := range []string{
+		`{}`,
+		`{"sessionId":"s","call":"t","nonce":"n","decision":"maybe"}`,
+		`{"sessionId":"s","call":"t","nonce":"n","decision":"allow","message":"why"}`,
+		`{"sessionId":"s","call":"t","nonce":"","decision":"allow"}`,
+		`{"sessionId":"s","call":"t","nonce":"n","decision":"allow","extra":1}`,
+		`{"sessionId":"s\u0007","call":"t","nonce":"n","decision":"allow"}`,
+		`[]`,
+	} {
+		if st, _ := postRaw(t, e, "/agents-notch/approve", body, nil); st != 400 {
+			t.Errorf("%s: %d, want 400", body, st)
+		}
+	}
+	if st, _ := postRaw(t, e, "/agents-notch/approve", `{"sessionId":"s","call":"t","nonce":"forged","decision":"allow"}`, nil); st != 403 {
+		t.Errorf("forged nonce: %d, want 403", st)
+	}
+	f := newEnv(t, envOpts{follow: true})
+	if st, _ := postRaw(t, f, "/agents-notch/approve", `{"sessionId":"s","call":"t","nonce":"n","decision":"allow"}`, nil); st != 409 {
+		t.Errorf("follower: %d, want 409", st)
+	}
+	off := newEnv(t, envOpts{approvals: host.ApprovalConfig{Off: true}})
+	if st, _ := postRaw(t, off, "/agents-notch/approve", `{"sessionId":"s","call":"t","nonce":"n","decision":"allow"}`, nil); st != 403 {
+		t.Errorf("approvals off: %d, want 403", st)
+	}
+}
+
+// Codex waits on its hook only when relayed with ?wait=MS (hooks install
+// codex --approvals); its answer has the same shape. Without it, nothing
+// is held.
+func TestCodexWaitsOnlyWhenAsked(t *testing.T) {
+	e := newEnv(t, envOpts{run: true})
+	p := func(event, extra string) string {
+		return `{"session_id":"c1","turn_id":"1","cwd":"/src/x","hook_event_name":"` + event + `"` + extra + `}`
+	}
+	bash := `,"tool_name":"Bash","tool_input":{"command":"rm -rf target"}`
+	postRaw(t, e, "/agents-notch/hooks/codex", p("PreToolUse", bash+`,"tool_use_id":"call_1"`), nil)
+	start := time.Now()
+	if st, body := postRaw(t, e, "/agents-notch/hooks/codex", p("PermissionRequest", bash), nil); st != 200 || body != "" || time.Since(start) > 2*time.Second {
+		t.Fatalf("without ?wait: %d %q", st, body)
+	}
+	postRaw(t, e, "/agents-notch/hooks/codex", p("PreToolUse", bash+`,"tool_use_id":"call_2"`), nil)
+	reply := heldPost(t, e, "/agents-notch/hooks/codex?wait=5000", p("PermissionRequest", bash))
+	c := waitCard(t, e, host.CardWaiting)
+	if c.Always != "" || c.Call != "call_2" {
+		t.Fatalf("codex card %+v", c)
+	}
+	if st, body := postRaw(t, e, "/agents-notch/approve", answerBody(c, "deny", "use cargo clean"), nil); st != 200 {
+		t.Fatalf("deny: %d %s", st, body)
+	}
+	if r := <-reply; r[1] != `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"use cargo clean"}}}` {
+		t.Fatalf("codex got %v", r)
+	}
+}
+
+func getPage(t *testing.T, e *testEnv, path string) (int, string) {
+	t.Helper()
+	res, err := http.Get(e.base + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}

@@ -1,0 +1,22 @@
+package web
+
+import (
+	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/web/templates"
+)
+
+// approvalsView is the host's cards as the board page draws them.
+func approvalsView(c host.CardSet) templates.Approvals {
+	v := templates.Approvals{Agents: c.Agents, Off: c.Off}
+	if len(c.Cards) > 0 {
+		v.Cards = make(map[string][]templates.ApprovalCard, len(c.Cards))
+	}
+	for _, k := range c.Cards {
+		v.Cards[k.Session] = append(v.Cards[k.Session], templates.ApprovalCard{
+			Key: k.Key, Session: k.Session, Call: k.Call, Agent: k.Agent, Tool: k.Tool,
+			Detail: k.Detail, Note: k.Note, Always: k.Always, Nonce: k.Nonce,
+			State: k.State, Outcome: k.Outcome, By: k.By,
+		})
+	}
+	return v
+}

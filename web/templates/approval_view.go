@@ -1,0 +1,80 @@
+package templates
+
+// ApprovalCard is one approval the board shows under its row (the host's
+// host.Card, as the page needs it): what the agent asks to do, and, while
+// the agent waits on the board, the buttons that answer it.
+type ApprovalCard struct {
+	Key     string // the card's own id (not a secret)
+	Session string
+	Call    string // the tool call's id, "" when unknown
+	Agent   string
+	Tool    string
+	Detail  string // the command or path, one line, bounded
+	Note    string // the agent's description of the call
+	Always  string // the "always allow" rule's label, "" for none
+	Nonce   string // single use; "" when the board cannot answer
+	State   string // CardWaiting | CardTerminal | CardAnswered
+	Outcome string // for CardAnswered: allowed | always | denied | moved-on
+	By      string // for CardAnswered: board | terminal
+}
+
+// Card states, as host.Card's.
+const (
+	CardWaiting  = "waiting"
+	CardTerminal = "terminal"
+	CardAnswered = "answered"
+)
+
+// Approvals is what the board draws of approvals: each row's cards, in
+// the order they came; which agent each row is, for the note of a row that
+// asks with no card; whether approvals from the board are off.
+type Approvals struct {
+	Cards  map[string][]ApprovalCard
+	Agents map[string]string
+	Off    bool
+}
+
+// agentPlace is where a human answers an agent's own prompt.
+func agentPlace(agent string) string {
+	switch agent {
+	case "gemini":
+		return "Gemini CLI"
+	case "codex":
+		return "Codex"
+	case "claude-code":
+		return "Claude Code"
+	}
+	return "the terminal"
+}
+
+// cardsID is the id of the list item that holds a row's cards.
+func cardsID(sessionID string) string { return rowID(sessionID) + "-cards" }
+
+// cardOutcome says how a card was answered, in words.
+func cardOutcome(k ApprovalCard) string {
+	switch {
+	case k.By == "board" && k.Outcome == "denied":
+		return "Denied from the board"
+	case k.By == "board" && k.Outcome == "always":
+		return "Allowed from the board, for this session"
+	case k.By == "board":
+		return "Allowed from the board"
+	case k.Outcome == "denied":
+		return "Refused in " + agentPlace(k.Agent)
+	case k.Outcome == "allowed":
+		return "Allowed in " + agentPlace(k.Agent)
+	}
+	return "Answered in " + agentPlace(k.Agent)
+}
+
+// answerJS is a button's Datastar action: the card's session, call and
+// nonce from its data attributes, the decision, and for a deny the reason
+// typed in the card's field.
+func answerJS(decision string) string {
+	msg := ""
+	if decision == "deny" {
+		msg = ", message: el.closest('.card').querySelector('.card-reason').value"
+	}
+	return "@post('/agents-notch/approve', {payload: {sessionId: el.closest('.card').dataset.session, " +
+		"call: el.closest('.card').dataset.call, nonce: el.closest('.card').dataset.nonce, decision: '" + decision + "'" + msg + "}})"
+}
