@@ -379,7 +379,7 @@ func TestTerminalAnswersClearTheCard(t *testing.T) {
 		{"Stop", func(e *apEnv, t *testing.T) { e.send(t, e.hook("Stop", "")) }, OutcomeMovedOn, state.StatusDone, false, false},
 		{"StopFailure", func(e *apEnv, t *testing.T) { e.send(t, e.hook("StopFailure", `,"error":"rate_limit"`)) }, OutcomeMovedOn, state.StatusError, false, false},
 		{"UserPromptSubmit", func(e *apEnv, t *testing.T) { e.send(t, e.hook("UserPromptSubmit", `,"prompt":"no, do X"`)) }, OutcomeMovedOn, state.StatusWorking, false, false},
-		{"SessionEnd", func(e *apEnv, t *testing.T) { e.send(t, e.hook("SessionEnd", `,"reason":"other"`)) }, OutcomeMovedOn, "", false, false},
+		{"SessionEnd", func(e *apEnv, t *testing.T) { e.send(t, e.hook("SessionEnd", `,"reason":"other"`)) }, OutcomeMovedOn, state.StatusError, false, false}, // ended mid-turn: settled as error, kept
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newApEnv(t, ApprovalConfig{})
@@ -401,9 +401,6 @@ func TestTerminalAnswersClearTheCard(t *testing.T) {
 				t.Fatalf("a click after the terminal answered: %v, want ErrAnswered (409)", err)
 			}
 			waitRow(t, e, func(r state.Session, ok bool) bool {
-				if tc.status == "" {
-					return !ok
-				}
 				return ok && r.Status == tc.status && r.Approval == nil && (r.ApprovedAt != nil) == tc.approved
 			})
 			recs := e.records(t)
