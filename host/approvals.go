@@ -18,6 +18,7 @@ import (
 	"github.com/notch-web/notch-web/adapters/claudecode"
 	"github.com/notch-web/notch-web/adapters/codex"
 	"github.com/notch-web/notch-web/adapters/hookjson"
+	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -475,7 +476,7 @@ func (a *approvals) spend(nonce string, now time.Time) {
 
 // record is the decision's one log record: never the tool's input.
 func (a *approvals) record(e *entry, by, outcome string, now time.Time) {
-	a.log.Info("approval "+outcome, "log_type", "agents-notch.approval.v1", slog.Group("data",
+	a.log.Info("approval "+outcome, "log_type", logx.TypeApproval, slog.Group("data",
 		"agent", e.Agent, "session", e.Session, "call", e.Call, "tool", e.Tool,
 		"outcome", outcome, "by", by, "waitedMs", now.Sub(e.Since).Milliseconds()))
 }

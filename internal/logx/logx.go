@@ -132,6 +132,7 @@ func Err(name string, err error) slog.Attr {
 // per concern (docs/architecture.md). A reader filters on these; a change of
 // a record's shape bumps its version.
 const (
+	TypeApproval = "agents-notch.approval.v1" // one per approval decision (host/approvals.go)
 	TypeDemo     = "agents-notch.demo.v1"     // the --demo player
 	TypeEvents   = "agents-notch.events.v1"   // POST /agents-notch/events
 	TypeFollow   = "agents-notch.follow.v1"   // --follow's reads
