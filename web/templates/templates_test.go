@@ -37,10 +37,57 @@ func readable(b []byte) []byte {
 }
 
 // golden compares got (one tag per line) with testdata/<name>.html and
-// prints a diff on a mismatch (internal/golden); -update rewrites it.
+// prints a diff on a mismatch (internal/golden); -update rewrites it. Each
+// golden holds one component: a face's drawing is golden once per mood
+// (TestFaceGolden) and stands as <svg…/> elsewhere, so a change to a face
+// rewrites one file, not every row and page that shows it.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	goldenfile.Check(t, filepath.Join("testdata", name+".html"), filepath.Join("testdata", name+".actual.html"), readable(got), *update)
+	goldenfile.Check(t, filepath.Join("testdata", name+".html"), filepath.Join("testdata", name+".actual.html"), readable(withoutDrawings(got)), *update)
+}
+
+// drawing is a face's SVG, which TestFaceGolden keeps.
+var drawing = regexp.MustCompile(`(?s)<svg viewBox="0 0 40 40".*?</svg>`)
+
+func withoutDrawings(b []byte) []byte { return drawing.ReplaceAll(b, []byte(`<svg…/>`)) }
+
+// rowItem is one row of the list, which TestRowGolden keeps; sheetToolsRE
+// and iconRE are the sheet's tools and the pin's icon, which the whole
+// board's golden keeps.
+var (
+	rowItem      = regexp.MustCompile(`(?s)<li id="row-.*?</li>`)
+	sheetToolsRE = regexp.MustCompile(`(?s)<div class="sheet-tools".*?</div>`)
+	iconRE       = regexp.MustCompile(`(?s)<svg viewBox="0 0 16 16".*?</svg>`)
+)
+
+// withoutRows leaves out what the whole board's golden already holds (its
+// rows, the sheet's tools, the icons), for the goldens of what differs
+// between boards: the tab, the empty and unknown states.
+func withoutRows(b []byte) []byte {
+	b = rowItem.ReplaceAll(b, []byte(`<li row…/>`))
+	b = sheetToolsRE.ReplaceAll(b, []byte(`<div sheet-tools…/>`))
+	return iconRE.ReplaceAll(b, []byte(`<svg icon…/>`))
+}
+
+// TestFaceGolden: each mood's drawing golden once, and once the pleased
+// features laid over a mood (the same overlay for every mood).
+func TestFaceGolden(t *testing.T) {
+	for _, m := range []string{moodIdle, moodThinking, moodBusy, moodAsking, moodConfused, moodDizzy, moodDone, moodError, moodPleased} {
+		for _, pleased := range []bool{false, true} {
+			name := "face_" + m
+			if pleased {
+				if m != moodThinking {
+					continue
+				}
+				name += "_with_pleased"
+			}
+			got := render(t, faceDrawing(m, pleased))
+			if !drawing.Match(got) {
+				t.Fatalf("%s: the drawing does not match the pattern the goldens take it out by", name)
+			}
+			goldenfile.Check(t, filepath.Join("testdata", name+".html"), filepath.Join("testdata", name+".actual.html"), readable(got), *update)
+		}
+	}
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -316,7 +363,7 @@ func TestBoardGolden(t *testing.T) {
 		if bytes.Contains(got, []byte(`data-needs`)) {
 			t.Error("unknown board gives the title a count")
 		}
-		golden(t, "board_unknown", got)
+		golden(t, "board_unknown", withoutRows(got))
 	})
 	t.Run("unknown_nothing_read", func(t *testing.T) {
 		got := render(t, Board(BoardView{Unknown: true, Follow: true}))
@@ -328,7 +375,7 @@ func TestBoardGolden(t *testing.T) {
 			!bytes.Contains(got, []byte(`data-anchor="top-center"`)) {
 			t.Error("a zero document's settings were not clamped to the defaults")
 		}
-		golden(t, "board_unknown_nothing_read", got)
+		golden(t, "board_unknown_nothing_read", withoutRows(got))
 	})
 	t.Run("empty", func(t *testing.T) {
 		v := board()
@@ -343,7 +390,7 @@ func TestBoardGolden(t *testing.T) {
 		if bytes.Contains(got, []byte(`class="count"`)) || bytes.Contains(got, []byte(`bigbot`)) {
 			t.Error("empty board draws counts or a big bot")
 		}
-		golden(t, "board_empty", got)
+		golden(t, "board_empty", withoutRows(got))
 	})
 	t.Run("clamped", func(t *testing.T) {
 		v := board()
