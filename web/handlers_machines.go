@@ -10,6 +10,8 @@ import (
 
 	"github.com/notch-web/notch-web/host/mesh"
 	"github.com/notch-web/notch-web/web/templates"
+
+	"github.com/notch-web/notch-web/internal/logx"
 )
 
 // Mesh is the many-machines part the hub's pane lists and revokes from
@@ -67,6 +69,6 @@ func (s *Server) postRevoke(c echo.Context) error {
 		}
 		return fail(http.StatusInternalServerError, "could not revoke the machine", err)
 	}
-	s.Log.Info("machine revoked from the pane", "log_type", "agents-notch.mesh.v1", "data", map[string]any{"machine": name})
+	s.Log.Info("machine revoked from the pane", "log_type", logx.TypeMesh, "data", map[string]any{"machine": name})
 	return written(c, ok)
 }
