@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 // writeFile writes content to path, creating its directory.
@@ -95,16 +97,9 @@ func hasWarning(ws []Warning, file, key string) bool {
 	return false
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t testing.TB, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+// waitFor is waitfor.Until (the deadline is its Patience).
+func waitFor(t testing.TB, what string, _ time.Duration, cond func() bool) {
+	waitfor.Until(t, what, cond)
 }
 
 // checkInRange fails unless v is a value ParseValue could have produced for

@@ -8,20 +8,13 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 // waitFor polls cond until it holds or the deadline passes: a condition,
 // never a fixed sleep.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
+func waitFor(t *testing.T, what string, cond func() bool) { waitfor.Until(t, what, cond) }
 
 func startWriter(t *testing.T, w *Writer, notify <-chan struct{}) (stop func() error) {
 	ctx, cancel := context.WithCancel(context.Background())

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/state"
+
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 // openStream opens a board stream and returns a channel of the data lines
@@ -265,16 +267,7 @@ func TestHubCapsStreams(t *testing.T) {
 	waitFor(t, ch, `id="board"`)
 }
 
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+func waitUntil(t *testing.T, cond func() bool) { waitfor.Until(t, "the condition", cond) }
 
 // A settings change patches the board's two settings elements, not the
 // board: the settings live on #board-cfg and #board-vars, never on the

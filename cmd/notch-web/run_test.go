@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/state"
+
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 // startRun starts the whole program on a free port and returns its base URL
@@ -209,17 +211,8 @@ func TestFollowedHotAtIsPublishedAsDrawn(t *testing.T) {
 
 func jsonNow() string { return strconv.FormatInt(time.Now().UnixMilli(), 10) }
 
-// waitUntil polls cond until it holds, failing the test after 10 s.
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+// waitUntil is waitfor.Until, the tests' one way to wait.
+func waitUntil(t *testing.T, cond func() bool) { waitfor.Until(t, "the condition", cond) }
 
 // TestMain lets a test run the whole program as a child process: with
 // NOTCH_WEB_RUN_ARGS set, the test binary is notch-web.

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/internal/logx"
+
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 // fakeWindow is the test helper program (testdata/fakewindow), built once.
@@ -321,16 +323,7 @@ func (h *harness) waitRuns(n int) []fakeRun {
 // never waits this long.
 const patience = 30 * time.Second
 
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(patience)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting: %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
+func waitFor(t testing.TB, what string, cond func() bool) { waitfor.Until(t, what, cond) }
 
 // waitStatus waits until the status is state after spawns windows started.
 func (h *harness) waitStatus(state State, spawns int) Status {
