@@ -11,8 +11,12 @@
 //
 // The mapping, hook by hook:
 //
-//	SessionStart        session.opened: cwd, project (the cwd's last segment), title from session_title
-//	UserPromptSubmit    turn.started
+//	SessionStart        session.opened: cwd, project (the cwd's last segment), title from session_title;
+//	                    then, unless source is "compact", turn.ended completed: the session waits for
+//	                    its first prompt (done, never working). Installed as a command hook: Claude
+//	                    Code skips http hooks for SessionStart
+//	UserPromptSubmit    turn.started; session.titled from the prompt's first line when the row has
+//	                    no title yet (hookjson.PromptTitle)
 //	PreToolUse          tool.started; for AskUserQuestion and ExitPlanMode also approval.requested
 //	                    (the agent asks the human), with the question or the plan's first line as reason
 //	PermissionRequest   approval.requested: tool_name, reason from tool_input (description, else
@@ -108,9 +112,10 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 	tool := p.String("tool_name")
 	switch p.Event {
 	case SessionStart:
-		b.Opened(p.String("session_title"))
+		b.Started(p.String("session_title"), p.String("source"))
 	case UserPromptSubmit:
 		b.TurnStarted()
+		b.PromptTitle(p.String("prompt"))
 	case PreToolUse:
 		b.Progress(tool)
 		b.ToolStarted(tool)

@@ -15,6 +15,8 @@ func FuzzMap(f *testing.F) {
 		// Each documented hook, as Claude Code sends it.
 		`{"session_id":"s","transcript_path":"/t/s.jsonl","cwd":"/src/a","hook_event_name":"SessionStart","source":"startup","model":"m","session_title":"T"}`,
 		`{"session_id":"s","cwd":"/src/a","hook_event_name":"UserPromptSubmit","prompt":"go"}`,
+		`{"session_id":"s","cwd":"/src/a","hook_event_name":"UserPromptSubmit","prompt":"<task-notification>\n<task-id>x</task-id>"}`,
+		"{\"session_id\":\"s\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"\\u202e\\r\\n\\u2028 title\"}",
 		`{"session_id":"s","cwd":"/src/a","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"t1"}`,
 		`{"session_id":"s","cwd":"/src/a","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf /","description":"Wipe"}}`,
 		`{"session_id":"s","cwd":"/src/a","hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":{}}`,

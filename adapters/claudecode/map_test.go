@@ -53,6 +53,11 @@ func settled(id, status string) state.Session {
 	return state.Session{ID: id, Status: status, Activity: &state.Activity{Kind: state.ActivityThinking, Label: "Bash"}}
 }
 
+// titledRow is a row with a title.
+func titledRow(id, title string) state.Session {
+	return state.Session{ID: id, Status: state.StatusDone, Title: title}
+}
+
 // brief renders events as "type tool outcome reason" for comparison.
 func brief(evs []state.Event) string {
 	var out []string
@@ -79,11 +84,15 @@ func TestMap(t *testing.T) {
 		want   string // brief(Events)
 		open   string // brief(Open)
 	}{
-		{"session start, unheld", payload(SessionStart, `"source":"startup","session_title":"Argon"`), nil,
+		{"session start, unheld: open, waiting for a prompt", payload(SessionStart, `"source":"startup","session_title":"Argon"`), nil,
+			"session.opened; turn.ended completed", ""},
+		{"session start after a compaction: it may be mid-turn", payload(SessionStart, `"source":"compact"`), rows(working(sess, "Bash")),
 			"session.opened", ""},
-		{"prompt, unheld: opened from the payload", payload(UserPromptSubmit, `"prompt":"hi"`), nil,
-			"turn.started", "session.opened"},
-		{"prompt, held: nothing to open", payload(UserPromptSubmit, `"prompt":"hi"`), rows(working(sess, "")),
+		{"prompt, unheld: opened from the payload, titled", payload(UserPromptSubmit, `"prompt":"hi"`), nil,
+			"turn.started; session.titled", "session.opened"},
+		{"prompt, held untitled: titled", payload(UserPromptSubmit, `"prompt":"hi"`), rows(working(sess, "")),
+			"turn.started; session.titled", "session.opened"},
+		{"prompt, held titled: not retitled", payload(UserPromptSubmit, `"prompt":"hi"`), rows(titledRow(sess, "Argon")),
 			"turn.started", "session.opened"},
 		{"a tool", payload(PreToolUse, `"tool_name":"Bash","tool_input":{"command":"ls"}`), rows(working(sess, "")),
 			"tool.started Bash", "session.opened"},

@@ -17,8 +17,10 @@
 //
 // The mapping:
 //
-//	SessionStart         session.opened: cwd, project (the cwd's last segment)
-//	UserPromptSubmit     turn.started
+//	SessionStart         session.opened: cwd, project (the cwd's last segment); turn.ended completed
+//	                     (waiting for a prompt) unless source is "compact"
+//	UserPromptSubmit     turn.started; session.titled from the prompt's first line when the row has
+//	                     no title yet (hookjson.PromptTitle)
 //	PreToolUse           tool.started; request_user_input also approval.requested (the agent asks)
 //	PermissionRequest    approval.requested: tool_name, reason from tool_input (description, else command)
 //	PostToolUse          tool.ended ok
@@ -39,12 +41,16 @@
 // turn's end clears it. An event for a session the host does not hold opens
 // it from the payload.
 //
-// What Codex does not tell us: a refusal at its approval prompt (no hook;
-// the row keeps its approval until the turn ends or the next prompt), a
-// tool's failure (PostToolUse comes for every call that ran, so every
-// result reads ok), a title, and the context tokens (its transcript is a
-// rollout in its own format, not read here). The budget comes only from the
-// row (docs/contract.md rule 1).
+// In Codex 0.169 an Esc (a "no") at its approval prompt fires Interrupt:
+// the approval clears and the turn ends, done, for Codex waits on the
+// human. What Codex does not tell us: a tool's failure (PostToolUse comes
+// for every call that ran, so every result reads ok), which model error
+// ended a run (a SessionEnd with no Stop: the row settles as an error), a
+// title (the row takes the first prompt's first line; the TUI's own title
+// comes from a helper thread no hook sees), and the context tokens (its
+// transcript is a rollout in its own format, not read here). Hooks run only
+// once a human has trusted them (see install). The budget comes only from
+// the row (docs/contract.md rule 1).
 package codex
 
 import (
@@ -104,9 +110,10 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 	tool := p.String("tool_name")
 	switch p.Event {
 	case SessionStart:
-		b.Opened("")
+		b.Started("", p.String("source"))
 	case UserPromptSubmit:
 		b.TurnStarted()
+		b.PromptTitle(p.String("prompt"))
 	case PreToolUse:
 		b.Progress(tool)
 		b.ToolStarted(tool)

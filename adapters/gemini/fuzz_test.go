@@ -18,6 +18,11 @@ func FuzzMap(f *testing.F) {
 		`{"session_id":"g","cwd":"/src/a","hook_event_name":"AfterTool","tool_name":"run_shell_command","tool_response":{"error":{"message":"x"}}}`,
 		`{"session_id":"g","cwd":"/src/a","hook_event_name":"BeforeTool","tool_name":"ask_user","tool_input":{"questions":[{"question":"Q?"}]}}`,
 		`{"session_id":"g","hook_event_name":"AfterAgent","prompt_response":"done"}`,
+		`{"session_id":"g","hook_event_name":"AfterAgent","prompt_response":"[no response text]"}`,
+		`{"session_id":"g","hook_event_name":"AfterModel","llm_response":{"candidates":[],"usageMetadata":{"promptTokenCount":10241}}}`,
+		`{"session_id":"g","hook_event_name":"AfterModel","llm_response":{"usageMetadata":{"promptTokenCount":-5}}}`,
+		`{"session_id":"g","hook_event_name":"AfterModel","llm_response":{"usageMetadata":{"promptTokenCount":1e400}}}`,
+		`{"session_id":"g","hook_event_name":"AfterModel","llm_response":"text"}`,
 		`{"session_id":"g","hook_event_name":"SessionEnd","reason":"exit"}`,
 		// Odd and refused.
 		`{"session_id":"g","hook_event_name":"AfterTool","tool_name":"x","tool_response":"plain text"}`,

@@ -8,29 +8,37 @@
 //
 // The mapping:
 //
-//	SessionStart   session.opened: cwd, project (the cwd's last segment)
-//	BeforeAgent    turn.started (the human submitted a prompt)
+//	SessionStart   session.opened: cwd, project (the cwd's last segment); turn.ended completed
+//	               (it fires at launch, before any prompt: the session waits) unless source is
+//	               "compact"
+//	BeforeAgent    turn.started (the human submitted a prompt); session.titled from the prompt's
+//	               first line when the row has no title yet (hookjson.PromptTitle)
 //	BeforeTool     tool.started; ask_user also approval.requested (the agent asks the human)
 //	Notification   ToolPermission: approval.requested, unless one is pending; the tool is the
 //	               one out on the row (BeforeTool comes first), the reason the details' command,
 //	               else file path, else url, else the message, else the details' title
 //	AfterTool      tool.ended: error when tool_response carries an error, else ok
-//	AfterAgent     turn.ended completed
+//	AfterModel     context.tokens: llm_response.usageMetadata.promptTokenCount, when it is there
+//	               (a whole number > 0) and differs from the row's
+//	AfterAgent     turn.ended completed; error when prompt_response is "[no response text]"
+//	               (NoResponseText: the turn produced no reply, as an API error does)
 //	SessionEnd     session.ended (only for a row the host holds): the row settles, done after
 //	               its AfterAgent, error when the turn was still open (a headless API error)
-//	anything else  nothing (BeforeModel, AfterModel, BeforeToolSelection, PreCompress, new hooks)
+//	anything else  nothing (BeforeModel, BeforeToolSelection, PreCompress, new hooks)
 //
 // A pending approval is resolved by what follows it: the approved tool's
 // AfterTool (or the next BeforeTool of that tool) is allowed-once, another
 // tool's cancelled, a new prompt or the turn's end clears it. An event for a
 // session the host does not hold opens it from the payload.
 //
-// What Gemini CLI does not tell us: a refusal at its confirmation prompt
-// (no hook: the row keeps its approval until the next prompt or the
-// turn's end), a turn that ends on an error (no hook: the last state
-// stays), an interrupt, subagents (delegation is a tool call on the
-// session's own row), a title, and the context tokens. The budget comes
-// only from the row (docs/contract.md rule 1).
+// What Gemini CLI 0.61 does not tell us: a refusal at its confirmation
+// prompt (no hook: the row keeps its approval until the next prompt or the
+// turn's end), an Esc (no AfterTool, no AfterAgent: the turn stays open
+// until the next prompt or the session's end), which API error ended a
+// turn (only that it produced no reply), subagents (delegation is a tool
+// call on the session's own row) and a title (the row takes the first
+// prompt's first line). The budget comes only from the row
+// (docs/contract.md rule 1).
 package gemini
 
 import (
@@ -51,13 +59,20 @@ const (
 	BeforeAgent  = "BeforeAgent"
 	AfterAgent   = "AfterAgent"
 	BeforeTool   = "BeforeTool"
+	AfterModel   = "AfterModel"
 	AfterTool    = "AfterTool"
 	Notification = "Notification"
 )
 
 // Events are the hooks this adapter maps, in the order an installer lists
 // them.
-var Events = []string{SessionStart, BeforeAgent, BeforeTool, Notification, AfterTool, AfterAgent, SessionEnd}
+var Events = []string{SessionStart, BeforeAgent, AfterModel, BeforeTool, Notification, AfterTool, AfterAgent, SessionEnd}
+
+// NoResponseText is what Gemini CLI hands AfterAgent as prompt_response
+// when the turn produced no reply text ("turn.getResponseText() ||
+// '[no response text]'" in its client): in 0.61 the sign of a turn that
+// ended on an API error.
+const NoResponseText = "[no response text]"
 
 // ToolPermission is the Notification type of a confirmation prompt.
 const ToolPermission = "ToolPermission"
@@ -82,9 +97,10 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 	tool := p.String("tool_name")
 	switch p.Event {
 	case SessionStart:
-		b.Opened("")
+		b.Started("", p.String("source"))
 	case BeforeAgent:
 		b.TurnStarted()
+		b.PromptTitle(p.String("prompt"))
 	case BeforeTool:
 		b.Progress(tool)
 		b.ToolStarted(tool)
@@ -110,8 +126,18 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 		} else {
 			b.ToolEnded(tool, state.OutcomeOK)
 		}
+	case AfterModel:
+		// One per streamed chunk; the count is the request's prompt, i.e.
+		// the context the model was given.
+		if n, ok := p.Object("llm_response").Object("usageMetadata").Count("promptTokenCount"); ok {
+			b.Tokens(n)
+		}
 	case AfterAgent:
-		b.TurnEnded(state.OutcomeCompleted)
+		if p.String("prompt_response") == NoResponseText {
+			b.TurnEnded(state.OutcomeError)
+		} else {
+			b.TurnEnded(state.OutcomeCompleted)
+		}
 	case SessionEnd:
 		b.Ended("")
 	}

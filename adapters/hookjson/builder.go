@@ -88,6 +88,35 @@ func (b *Builder) opened(title string) state.Event {
 // the cwd, project and title of a held one. title "" leaves the title.
 func (b *Builder) Opened(title string) { b.events = append(b.events, b.opened(title)) }
 
+// PromptTitle titles the session's row from the prompt the human typed
+// (hookjson.PromptTitle: its first line, cleaned and bounded), unless the
+// row already has a title (the agent's own, or an earlier prompt's) or the
+// hook drives a subagent's row (titled by its type). Nothing is invented:
+// a prompt with no text titles nothing.
+func (b *Builder) PromptTitle(prompt string) {
+	if b.Subagent() {
+		return
+	}
+	if s, ok := b.row(); ok && s.Title != "" {
+		return
+	}
+	if t := PromptTitle(prompt, MaxPromptTitle); t != "" {
+		b.emit(state.Event{Type: state.TypeSessionTitled, Title: t})
+	}
+}
+
+// Started is a session's (new) process starting: the row opens, or is
+// refreshed, from the payload, and unless the start is a compaction (which
+// can come in the middle of a turn) the row is idle: the agent waits for a
+// prompt, so it shows done (not working, not needing you) until one comes.
+// A new process also lives again after an end (docs/contract.md §7).
+func (b *Builder) Started(title, source string) {
+	b.Opened(title)
+	if source != "compact" {
+		b.TurnEnded(state.OutcomeCompleted)
+	}
+}
+
 // TurnStarted emits turn.started.
 func (b *Builder) TurnStarted() { b.emit(state.Event{Type: state.TypeTurnStarted}) }
 
@@ -120,6 +149,20 @@ func (b *Builder) AskIfNone(tool, reason string) {
 	if _, ok := b.Pending(); !ok {
 		b.Ask(tool, reason)
 	}
+}
+
+// Tokens emits context.tokens for the target row when tokens is a count
+// (> 0; bounded to what the vocabulary takes) that differs from the row's:
+// a hook that repeats the count (one per streamed chunk) changes nothing.
+func (b *Builder) Tokens(tokens int64) {
+	if tokens <= 0 {
+		return
+	}
+	ev := TokensEvent(b.target, tokens)
+	if s, ok := b.row(); ok && s.ContextTokens == *ev.Tokens {
+		return
+	}
+	b.emit(ev)
 }
 
 // Resolve emits approval.resolved with an outcome.

@@ -19,6 +19,11 @@ const (
 	MaxTitle   = 200  // a title (session_title, a subagent's type)
 	MaxProject = 200  // a project named after the cwd's last segment
 	MaxCwd     = 4096 // a working directory (the vocabulary's limit)
+	// MaxPromptTitle is a title taken from a prompt's first line: a row's
+	// name, not the prompt.
+	MaxPromptTitle = 80
+	// maxPromptScan is how much of a prompt PromptTitle looks at.
+	maxPromptScan = 4096
 )
 
 // ellipsis ends a string that was cut.
@@ -94,6 +99,43 @@ func clean(s string, max int, collapse bool) string {
 		out = trimRightSpace(out)
 	}
 	return string(out)
+}
+
+// PromptTitle is a row's title taken from what the human typed: the first
+// line of prompt that has any text, cleaned and cut to max bytes (OneLine).
+// It is "" when there is none, and for a prompt the agent wrote itself
+// rather than the human: one that opens with a tag, like Claude Code's
+// "<task-notification>" that brings a background subagent's result back.
+// Only the first maxPromptScan bytes are read.
+func PromptTitle(prompt string, max int) string {
+	if len(prompt) > maxPromptScan {
+		prompt = prompt[:maxPromptScan]
+	}
+	if synthetic(strings.TrimLeft(prompt, " \t\r\n")) {
+		return ""
+	}
+	for line := range strings.Lines(prompt) {
+		// A lone CR, U+2028 and U+2029 end a line too.
+		for _, part := range strings.FieldsFunc(line, func(r rune) bool { return r == '\r' || r == '\u2028' || r == '\u2029' }) {
+			if t := OneLine(part, max); t != "" && t != ellipsis {
+				return t
+			}
+		}
+	}
+	return ""
+}
+
+// synthetic reports whether a prompt opens with a tag ("<name>" or
+// "<name attr…>"): text an agent put there, not the human.
+func synthetic(s string) bool {
+	if len(s) < 3 || s[0] != '<' {
+		return false
+	}
+	i := 1
+	for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] == '-' || s[i] == '_' || i > 1 && s[i] >= '0' && s[i] <= '9') {
+		i++
+	}
+	return i > 1 && i < len(s) && (s[i] == '>' || s[i] == ' ')
 }
 
 func trimRightSpace(b []byte) []byte {

@@ -129,3 +129,45 @@ func TestSubagentID(t *testing.T) {
 		t.Error("two hashed subagents share a row")
 	}
 }
+
+func TestPromptTitle(t *testing.T) {
+	long := strings.Repeat("word ", 40)
+	for _, tc := range []struct{ in, want string }{
+		{"Fix the flaky test in state/", "Fix the flaky test in state/"},
+		{"\n\n   Fix the build\nthen run the tests", "Fix the build"},
+		{"  spaced\tout   words  ", "spaced out words"},
+		{"first\rsecond", "first"},
+		{"a\u2028b", "a"},
+		{"", ""},
+		{"   \n\t\n", ""},
+		{long, strings.Repeat("word ", 15) + "wo…"},
+		{"<task-notification>\n<task-id>a1</task-id> done</task-notification>", ""},
+		{"<command-name>/review</command-name>", ""},
+		{"<b>bold</b> claim", ""},
+		{"< 3 is less", "< 3 is less"},
+		{"<3 fixes", "<3 fixes"},
+		{"bad \xff byte\x1b[31m red", "bad \ufffd byte [31m red"},
+		{"\u202eevil", "evil"},
+		{strings.Repeat("x", 5000) + "\nsecond", strings.Repeat("x", 77) + "…"},
+	} {
+		got := PromptTitle(tc.in, MaxPromptTitle)
+		if got != tc.want {
+			t.Errorf("PromptTitle(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if len(got) > MaxPromptTitle || state.HasControl(got) {
+			t.Errorf("PromptTitle(%q) = %q: over %d bytes or a control character", tc.in, got, MaxPromptTitle)
+		}
+	}
+}
+
+func FuzzPromptTitle(f *testing.F) {
+	for _, s := range []string{"Fix it", "\n\nline two", "<task-notification>x", "\xff\x00", strings.Repeat("é", 100)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := PromptTitle(s, MaxPromptTitle)
+		if len(got) > MaxPromptTitle || state.HasControl(got) || !utf8.ValidString(got) || strings.TrimSpace(got) != got {
+			t.Fatalf("PromptTitle(%q) = %q", s, got)
+		}
+	})
+}

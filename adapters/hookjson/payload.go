@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
+
+	"github.com/notch-web/notch-web/state"
 )
 
 // ErrPayload is the refusal an endpoint answers with 400: the body is not a
@@ -49,6 +52,26 @@ func (f Fields) String(key string) string {
 		return ""
 	}
 	return s
+}
+
+// Count is the member as a whole number ≥ 0 (a JSON number without a
+// fraction or exponent that a JavaScript reader holds exactly), and whether
+// it is one.
+func (f Fields) Count(key string) (int64, bool) {
+	raw := string(f[key])
+	if raw == "" || len(raw) > 16 {
+		return 0, false
+	}
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || n > state.MaxInteger {
+		return 0, false
+	}
+	return n, true
 }
 
 // Bool is the member as a boolean, false when it is absent or not one.

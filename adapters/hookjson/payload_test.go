@@ -137,3 +137,32 @@ func TestBatch(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		want int64
+		ok   bool
+	}{
+		{`10241`, 10241, true},
+		{`0`, 0, true},
+		{`9007199254740991`, state.MaxInteger, true},
+		{`9007199254740992`, 0, false},
+		{`99999999999999999999`, 0, false},
+		{`-1`, 0, false},
+		{`1.5e3`, 0, false},
+		{`12.0`, 0, false},
+		{`"123"`, 0, false},
+		{`null`, 0, false},
+		{`true`, 0, false},
+		{``, 0, false},
+	} {
+		f := Fields{}
+		if tc.raw != "" {
+			f["n"] = json.RawMessage(tc.raw)
+		}
+		if got, ok := f.Count("n"); got != tc.want || ok != tc.ok {
+			t.Errorf("Count(%s) = %d, %v; want %d, %v", tc.raw, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -30,6 +30,7 @@ const (
 // must never hold an agent up for long when the host is down.
 const (
 	ClaudeHTTPTimeout  = 2    // seconds (Claude Code's http hook)
+	ClaudeTimeout      = 5    // seconds (Claude Code's command hook; notch-web hook gives up after 1)
 	CodexTimeout       = 5    // seconds (Codex's command hook; notch-web hook gives up after 1)
 	GeminiTimeoutMilli = 3000 // milliseconds (Gemini CLI's command hook)
 )
@@ -91,12 +92,16 @@ func hookCommand(exe, agent, url string) string {
 }
 
 // claudeFormat is Claude Code's settings: http hooks to the host for every
-// hook the adapter maps; Notification only for permission prompts.
-func claudeFormat(base string) hooksFormat {
+// hook the adapter maps, but for SessionStart a command hook running cmd,
+// because Claude Code skips http hooks for SessionStart ("HTTP hooks are
+// not supported for SessionStart"); Notification only for permission
+// prompts.
+func claudeFormat(base, cmd string) hooksFormat {
 	return hooksFormat{
 		events:  claudecode.Events,
 		matcher: map[string]string{claudecode.Notification: "permission_prompt"},
 		entry:   httpHook{Type: "http", URL: strings.TrimRight(base, "/") + HookPath(ClaudeCode), Timeout: ClaudeHTTPTimeout},
+		entries: map[string]any{claudecode.SessionStart: commandHook{Type: "command", Command: cmd, Timeout: ClaudeTimeout}},
 		ours:    oursFor(ClaudeCode),
 	}
 }

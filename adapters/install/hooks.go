@@ -21,6 +21,9 @@ type hooksFormat struct {
 	events  []string          // the events notch-web registers, in order
 	matcher map[string]string // an event's matcher ("" or absent: every occurrence)
 	entry   any               // the hook notch-web writes (an ordered struct)
+	// entries are the events whose hook is another than entry (Claude
+	// Code's SessionStart: a command hook, for it skips http hooks).
+	entries map[string]any
 	ours    func(hook *node) bool
 }
 
@@ -30,9 +33,17 @@ type group struct {
 	Hooks   []any  `json:"hooks"`
 }
 
-// want is the entry as a reader decodes it, to compare with the file's.
-func (f hooksFormat) want() any {
-	b, err := json.Marshal(f.entry)
+// entryFor is the hook notch-web writes for event.
+func (f hooksFormat) entryFor(event string) any {
+	if e, ok := f.entries[event]; ok {
+		return e
+	}
+	return f.entry
+}
+
+// want is event's entry as a reader decodes it, to compare with the file's.
+func (f hooksFormat) want(event string) any {
+	b, err := json.Marshal(f.entryFor(event))
 	if err != nil {
 		panic(err)
 	}
@@ -118,11 +129,10 @@ func (f hooksFormat) installed(hooks *node) bool {
 	if len(fs) != len(f.events) {
 		return false
 	}
-	want := f.want()
 	seen := map[string]bool{}
 	for _, x := range fs {
 		if !slices.Contains(f.events, x.event) || seen[x.event] || x.matcher != f.matcher[x.event] ||
-			!reflect.DeepEqual(x.value, want) || hooks.count(x.event) != 1 {
+			!reflect.DeepEqual(x.value, f.want(x.event)) || hooks.count(x.event) != 1 {
 			return false
 		}
 		seen[x.event] = true
@@ -164,7 +174,7 @@ func (f hooksFormat) installHooks(src []byte) ([]byte, error) {
 				return nil, err
 			}
 		}
-		g := group{Matcher: f.matcher[event], Hooks: []any{f.entry}}
+		g := group{Matcher: f.matcher[event], Hooks: []any{f.entryFor(event)}}
 		switch hooks.count(event) {
 		case 0:
 			err = d.add(hooks, event, []any{g})

@@ -83,7 +83,7 @@ func FuzzInstallHooks(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	format := claudeFormat(base)
+	format := claudeFormat(base, claudeCmd)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		in, err := format.installHooks(src)
 		if err != nil {

@@ -138,7 +138,11 @@ func (o Options) format() (hooksFormat, error) {
 		if o.URL == "" {
 			return hooksFormat{}, fmt.Errorf("%w: no host URL", ErrUsage)
 		}
-		return claudeFormat(o.URL), nil
+		if o.Exe == "" {
+			return hooksFormat{}, fmt.Errorf("%w: no notch-web executable for the SessionStart command hook", ErrUsage)
+		}
+		// The command hook goes where the http hooks go.
+		return claudeFormat(o.URL, hookCommand(o.Exe, o.Agent, strings.TrimRight(o.URL, "/"))), nil
 	case Codex, Gemini:
 		if o.Exe == "" {
 			return hooksFormat{}, fmt.Errorf("%w: no notch-web executable for the command hooks", ErrUsage)
@@ -409,7 +413,7 @@ func Status(o Options) ([]Installed, error) {
 	var f hooksFormat
 	switch o.Agent {
 	case ClaudeCode:
-		f = claudeFormat("")
+		f = claudeFormat("", "")
 	case Codex:
 		f = codexFormat("")
 	case Gemini:

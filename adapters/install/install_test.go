@@ -106,7 +106,7 @@ func TestInstallClaudeCode(t *testing.T) {
 		d, _ := newDoc([]byte(got))
 		hooks, _ := hooksObject(d)
 		n := 0
-		for _, x := range claudeFormat(base).find(hooks) {
+		for _, x := range claudeFormat(base, claudeCmd).find(hooks) {
 			if x.event == e {
 				n++
 			}
@@ -185,7 +185,7 @@ func TestRoundTrip(t *testing.T) {
 		{"closing on the last line", "{\n  \"a\": 1}", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := claudeFormat(base)
+			f := claudeFormat(base, claudeCmd)
 			in, err := f.installHooks([]byte(tc.src))
 			if err != nil {
 				t.Fatalf("install: %v", err)
@@ -286,7 +286,9 @@ func TestInstallNewURL(t *testing.T) {
 	o.URL = "http://127.0.0.1:9999/"
 	mustInstall(t, o)
 	got := read(t, path)
-	if strings.Contains(got, ":7340") || strings.Count(got, "127.0.0.1:9999/agents-notch/hooks/claude-code") != len(claudecode.Events) {
+	// Every event's http hook, and SessionStart's command hook, on the new URL.
+	if strings.Contains(got, ":7340") || strings.Count(got, "127.0.0.1:9999/agents-notch/hooks/claude-code") != len(claudecode.Events)-1 ||
+		!strings.Contains(got, `"command": "'/opt/notch web/bin/notch-web' hook claude-code --url http://127.0.0.1:9999"`) {
 		t.Errorf("not replaced:\n%s", got)
 	}
 	o.URL = base
@@ -316,7 +318,7 @@ func TestUninstallOnlyOurs(t *testing.T) {
   }
 }
 `
-	out, err := claudeFormat(base).uninstallHooks([]byte(src))
+	out, err := claudeFormat(base, claudeCmd).uninstallHooks([]byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -587,7 +589,7 @@ func TestStatus(t *testing.T) {
 	}
 	user, project, local := got[0], got[1], got[2]
 	if !user.Exists || len(user.Missing) != 0 || !slices.Equal(user.Events, claudecode.Events) ||
-		!slices.Equal(user.Targets, []string{base + "/agents-notch/hooks/claude-code"}) {
+		!slices.Equal(user.Targets, []string{claudeCmd, base + "/agents-notch/hooks/claude-code"}) {
 		t.Errorf("user %+v", user)
 	}
 	if project.Exists || len(project.Events) != 0 || len(project.Missing) != len(claudecode.Events) {
@@ -607,3 +609,6 @@ func TestStatus(t *testing.T) {
 		t.Errorf("config.toml notes %q", notes)
 	}
 }
+
+// claudeCmd is the SessionStart command hook opts' install writes.
+var claudeCmd = hookCommand("/opt/notch web/bin/notch-web", ClaudeCode, base)

@@ -217,9 +217,14 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 		// Command hooks find the host the way the hook command does
 		// (NOTCH_URL, else the default) unless told otherwise here.
 		o.URL = *url
-		if o.Exe, err = executable(*exe); err != nil {
+	}
+	// Every agent has a command hook now (Claude Code's SessionStart).
+	// Uninstall writes none, so it needs no executable of its own.
+	if o.Exe, err = executable(*exe); err != nil {
+		if verb == "install" {
 			return fmt.Errorf("hooks %s: %w", verb, err)
 		}
+		o.Exe = "notch-web"
 	}
 	var res install.Result
 	if verb == "install" {

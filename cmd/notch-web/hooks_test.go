@@ -140,11 +140,11 @@ func TestHooksInstallClaudeCode(t *testing.T) {
 		}
 		return stdout.String()
 	}
-	out := hooks("install", "claude-code", "--dry-run")
+	out := hooks("install", "claude-code", "--dry-run", "--exe", "/x/notch-web")
 	if !strings.HasPrefix(out, "would change "+path+":\n--- ") || !strings.Contains(out, "\n+    \"SessionStart\": [\n") {
 		t.Errorf("dry run:\n%s", out)
 	}
-	out = hooks("install", "claude-code", "--url", "http://127.0.0.1:7399")
+	out = hooks("install", "claude-code", "--url", "http://127.0.0.1:7399", "--exe", "/x/notch-web")
 	if !strings.HasPrefix(out, "changed "+path+" (the old file is "+path+".bak-") {
 		t.Errorf("install: %s", out)
 	}
@@ -152,7 +152,7 @@ func TestHooksInstallClaudeCode(t *testing.T) {
 	if !strings.Contains(string(b), `"url": "http://127.0.0.1:7399/agents-notch/hooks/claude-code"`) {
 		t.Errorf("settings:\n%s", b)
 	}
-	if out = hooks("install", "claude-code", "--url", "http://127.0.0.1:7399"); out != path+": nothing to change\n" {
+	if out = hooks("install", "claude-code", "--url", "http://127.0.0.1:7399", "--exe", "/x/notch-web"); out != path+": nothing to change\n" {
 		t.Errorf("second install: %q", out)
 	}
 	out = hooks("status", "claude-code", "--dir", t.TempDir())
