@@ -240,7 +240,7 @@ func TestHooksFailuresSpoken(t *testing.T) {
 		{[]string{"hooks", "install", "cursor", "--exe", exe}, []string{`"cursor"`, "claude-code, codex, gemini"}},
 		{[]string{"hooks", "install", "claude-code", "--bogus"}, []string{"-bogus", "notch-web hooks -h"}},
 		{[]string{"hooks", "install", "gemini", "--exe", exe}, []string{strconv.Quote(gem), "line 1, column 15", "fix"}},
-		{[]string{"hooks", "install", "claude-code"}, []string{strconv.Quote(filepath.Join(claudeDir, "settings.json")), "not a regular file", "move it"}},
+		{[]string{"hooks", "install", "claude-code", "--exe", exe}, []string{strconv.Quote(filepath.Join(claudeDir, "settings.json")), "not a regular file", "move it"}},
 		{[]string{"hooks", "uninstall", "claude-code"}, []string{strconv.Quote(filepath.Join(claudeDir, "settings.json")), "not a regular file"}},
 		{[]string{"hooks", "install", "claude-code", "--url", "localhost"}, []string{"--url", "not a base URL"}},
 	} {
@@ -282,9 +282,9 @@ func TestHooksQuotePaths(t *testing.T) {
 	getenv := env("HOME", home, "USERPROFILE", home)
 	var out bytes.Buffer
 	for _, args := range [][]string{
-		{"hooks", "install", "claude-code", "--dry-run"},
-		{"hooks", "install", "claude-code"},
-		{"hooks", "install", "claude-code"},
+		{"hooks", "install", "claude-code", "--dry-run", "--exe", "/x/notch-web"},
+		{"hooks", "install", "claude-code", "--exe", "/x/notch-web"},
+		{"hooks", "install", "claude-code", "--exe", "/x/notch-web"},
 		{"hooks", "status", "claude-code", "--dir", home},
 		{"hooks", "uninstall", "claude-code"},
 	} {
@@ -297,7 +297,7 @@ func TestHooksQuotePaths(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte("{,}"), 0o644)
 	var stderr bytes.Buffer
-	if run(context.Background(), []string{"hooks", "install", "claude-code"}, getenv, io.Discard, &stderr) == nil {
+	if run(context.Background(), []string{"hooks", "install", "claude-code", "--exe", "/x/notch-web"}, getenv, io.Discard, &stderr) == nil {
 		t.Error("a broken file was not refused")
 	}
 	out.Write(stderr.Bytes())
