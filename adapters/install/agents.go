@@ -3,6 +3,7 @@ package install
 import (
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/notch-web/notch-web/adapters/claudecode"
 	"github.com/notch-web/notch-web/adapters/codex"
@@ -34,6 +35,57 @@ const (
 	CodexTimeout       = 5    // seconds (Codex's command hook; notch-web hook gives up after 1)
 	GeminiTimeoutMilli = 3000 // milliseconds (Gemini CLI's command hook)
 )
+
+// Approvals from the board hold an agent's PermissionRequest hook while the
+// board shows its card (the host's --approval-hold): the installed hook's
+// timeout is a few seconds above the hold, so the agent never gives up on
+// the hook first.
+const (
+	// DefaultApprovalHold is the host's default hold (host.DefaultApprovalHold).
+	DefaultApprovalHold = 25 * time.Second
+	// DefaultCodexWait is how long Codex's PermissionRequest hook waits on
+	// the board when installed with --approvals: short, because Codex shows
+	// its own prompt only after the hook returns.
+	DefaultCodexWait = 10 * time.Second
+	// holdMargin is how much longer than the hold an agent waits on the hook.
+	holdMargin = 5 * time.Second
+)
+
+// holdTimeout is a hook's timeout in whole seconds for a hold.
+func holdTimeout(hold time.Duration) int {
+	return int((hold + holdMargin + time.Second - 1) / time.Second)
+}
+
+// withHold gives Claude Code's PermissionRequest http hook a timeout a few
+// seconds above the host's hold, so the board can answer it.
+func withHold(f hooksFormat, base string, hold time.Duration) hooksFormat {
+	entries := map[string]any{claudecode.PermissionRequest: httpHook{
+		Type: "http", URL: strings.TrimRight(base, "/") + HookPath(ClaudeCode), Timeout: holdTimeout(hold),
+	}}
+	for k, v := range f.entries {
+		entries[k] = v
+	}
+	f.entries = entries
+	return f
+}
+
+// withCodexWait (hooks install codex --approvals) makes Codex's
+// PermissionRequest hook wait up to wait on the board's answer ("notch-web
+// hook codex --wait"), which delays Codex's own prompt by as much; wait 0
+// leaves it observe-only.
+func withCodexWait(f hooksFormat, cmd string, wait time.Duration) hooksFormat {
+	if wait <= 0 {
+		return f
+	}
+	entries := map[string]any{codex.PermissionRequest: commandHook{
+		Type: "command", Command: cmd + " --wait " + wait.String(), Timeout: holdTimeout(wait),
+	}}
+	for k, v := range f.entries {
+		entries[k] = v
+	}
+	f.entries = entries
+	return f
+}
 
 // HookPath is the host's endpoint for an agent's hooks.
 func HookPath(agent string) string { return "/agents-notch/hooks/" + agent }

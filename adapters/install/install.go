@@ -34,10 +34,16 @@ type Options struct {
 	URL string
 	// Exe is notch-web's executable, which command hooks and Codex's
 	// notify run (Codex, Gemini CLI).
-	Exe    string
-	DryRun bool                // compute and return the diff, write nothing
-	Now    func() time.Time    // names backups; nil is time.Now
-	Getenv func(string) string // CLAUDE_CONFIG_DIR, CODEX_HOME; nil reads none
+	Exe string
+	// ApprovalHold is the host's --approval-hold, above which Claude Code's
+	// PermissionRequest hook times out; 0 is DefaultApprovalHold.
+	ApprovalHold time.Duration
+	// CodexWait > 0 makes Codex's PermissionRequest hook wait that long on
+	// the board (hooks install codex --approvals); 0 keeps it observe-only.
+	CodexWait time.Duration
+	DryRun    bool                // compute and return the diff, write nothing
+	Now       func() time.Time    // names backups; nil is time.Now
+	Getenv    func(string) string // CLAUDE_CONFIG_DIR, CODEX_HOME; nil reads none
 }
 
 // Change is what Install or Uninstall did (or, in a dry run, would do) to
@@ -142,14 +148,18 @@ func (o Options) format() (hooksFormat, error) {
 			return hooksFormat{}, fmt.Errorf("%w: no notch-web executable for the SessionStart command hook", ErrUsage)
 		}
 		// The command hook goes where the http hooks go.
-		return claudeFormat(o.URL, hookCommand(o.Exe, o.Agent, strings.TrimRight(o.URL, "/"))), nil
+		hold := o.ApprovalHold
+		if hold <= 0 {
+			hold = DefaultApprovalHold
+		}
+		return withHold(claudeFormat(o.URL, hookCommand(o.Exe, o.Agent, strings.TrimRight(o.URL, "/"))), o.URL, hold), nil
 	case Codex, Gemini:
 		if o.Exe == "" {
 			return hooksFormat{}, fmt.Errorf("%w: no notch-web executable for the command hooks", ErrUsage)
 		}
 		cmd := hookCommand(o.Exe, o.Agent, o.URL)
 		if o.Agent == Codex {
-			return codexFormat(cmd), nil
+			return withCodexWait(codexFormat(cmd), cmd, o.CodexWait), nil
 		}
 		return geminiFormat(cmd), nil
 	}

@@ -255,7 +255,7 @@ func TestConcurrentEditKept(t *testing.T) {
 		t.Errorf("the user's change was lost:\n%s", got)
 	}
 	hooks, _ := hooksObject(d)
-	if !claudeFormat(base, claudeCmd).installed(hooks) {
+	if !withHold(claudeFormat(base, claudeCmd), base, DefaultApprovalHold).installed(hooks) {
 		t.Errorf("our hooks are not in:\n%s", got)
 	}
 	// The backup holds what the merge started from: the user's edit.

@@ -8,7 +8,11 @@
 // deadline (Deadline, one second in all: reading stdin, connecting,
 // sending, the answer) and reports failure only as an error for the caller
 // to ignore: the command always exits 0 and writes nothing on stdout
-// (Claude Code feeds some hooks' stdout to the model).
+// (Claude Code feeds some hooks' stdout to the model). The one exception is
+// Request.Wait (Codex's PermissionRequest, opted in): the host may hold the
+// request that long for the board's answer, and Send returns the decision
+// (hookjson.IsDecision) for the command to print; anything else the host
+// answers is never returned.
 package relay
 
 import (
@@ -21,8 +25,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/notch-web/notch-web/adapters/hookjson"
 )
 
 // Deadline bounds a whole Send.
@@ -48,6 +55,9 @@ type Request struct {
 	// keep-alive, proxies from the environment, which never apply to a
 	// loopback host).
 	Client *http.Client
+	// Wait > 0 lets the host hold the request up to Wait for a decision
+	// given on the board (?wait=MS); the deadline grows by as much.
+	Wait time.Duration
 }
 
 // Endpoint is the host's hook URL for agent under base.
@@ -60,21 +70,26 @@ func Endpoint(base, agent string) (string, error) {
 	return strings.TrimRight(base, "/") + "/agents-notch/hooks/" + url.PathEscape(agent), nil
 }
 
-// Send relays one payload within Deadline (or ctx, if sooner).
-func Send(ctx context.Context, r Request) error {
-	ctx, cancel := context.WithTimeout(ctx, Deadline)
+// Send relays one payload within Deadline (plus Wait; or ctx, if sooner).
+// The answer is a board decision when Wait asked for one and the host gave
+// it, else nil.
+func Send(ctx context.Context, r Request) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, Deadline+max(r.Wait, 0))
 	defer cancel()
 	endpoint, err := Endpoint(r.URL, r.Agent)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	if r.Wait > 0 {
+		endpoint += "?wait=" + strconv.FormatInt(r.Wait.Milliseconds(), 10)
 	}
 	body, err := payload(ctx, r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrHost, err)
+		return nil, fmt.Errorf("%w: %v", ErrHost, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "notch-web-hook")
@@ -88,14 +103,17 @@ func Send(ctx context.Context, r Request) error {
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrHost, err)
+		return nil, fmt.Errorf("%w: %v", ErrHost, err)
 	}
 	defer resp.Body.Close()
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("%w: %s answered %s", ErrHost, endpoint, resp.Status)
+		return nil, fmt.Errorf("%w: %s answered %s", ErrHost, endpoint, resp.Status)
 	}
-	return nil
+	if r.Wait > 0 && hookjson.IsDecision(answer) {
+		return bytes.TrimSpace(answer), nil
+	}
+	return nil, nil
 }
 
 // payload is the argument, or stdin read until EOF, the deadline or

@@ -38,7 +38,7 @@ func newHost(t *testing.T, status int) *host {
 
 func TestSend(t *testing.T) {
 	h := newHost(t, http.StatusNoContent)
-	if err := Send(context.Background(), Request{Agent: "claude-code", URL: h.URL + "/", Stdin: strings.NewReader(stopHook + "\n")}); err != nil {
+	if _, err := Send(context.Background(), Request{Agent: "claude-code", URL: h.URL + "/", Stdin: strings.NewReader(stopHook + "\n")}); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
 	if h.path.Load() != "POST /agents-notch/hooks/claude-code" || h.ctype.Load() != "application/json" || h.body.Load() != stopHook+"\n" {
@@ -51,7 +51,7 @@ func TestSend(t *testing.T) {
 func TestSendArg(t *testing.T) {
 	h := newHost(t, http.StatusOK)
 	notify := `{"type":"agent-turn-complete","thread-id":"t","cwd":"/src/a"}`
-	if err := Send(context.Background(), Request{Agent: "codex", URL: h.URL, Arg: notify, Stdin: strings.NewReader("")}); err != nil {
+	if _, err := Send(context.Background(), Request{Agent: "codex", URL: h.URL, Arg: notify, Stdin: strings.NewReader("")}); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
 	if h.path.Load() != "POST /agents-notch/hooks/codex" || h.body.Load() != notify {
@@ -70,7 +70,7 @@ func TestSendRefusesPayload(t *testing.T) {
 		"not JSON arg": {Arg: "agent-turn-complete"},
 	} {
 		r.Agent, r.URL = "codex", h.URL
-		if err := Send(context.Background(), r); !errors.Is(err, ErrPayload) {
+		if _, err := Send(context.Background(), r); !errors.Is(err, ErrPayload) {
 			t.Errorf("%s: %v, want ErrPayload", name, err)
 		}
 	}
@@ -110,7 +110,7 @@ func TestSendHostProblems(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
-			err := Send(context.Background(), Request{Agent: "gemini", URL: tc.url, Stdin: strings.NewReader(stopHook)})
+			_, err := Send(context.Background(), Request{Agent: "gemini", URL: tc.url, Stdin: strings.NewReader(stopHook)})
 			if !errors.Is(err, ErrHost) {
 				t.Errorf("%v, want ErrHost", err)
 			}
@@ -128,7 +128,7 @@ func TestSendStdinNeverEnds(t *testing.T) {
 	pr, pw := io.Pipe()
 	t.Cleanup(func() { pw.Close() })
 	start := time.Now()
-	err := Send(context.Background(), Request{Agent: "claude-code", URL: h.URL, Stdin: pr})
+	_, err := Send(context.Background(), Request{Agent: "claude-code", URL: h.URL, Stdin: pr})
 	if !errors.Is(err, ErrPayload) || time.Since(start) > Deadline+500*time.Millisecond {
 		t.Errorf("%v after %v", err, time.Since(start))
 	}
@@ -148,5 +148,46 @@ func TestEndpoint(t *testing.T) {
 		if got != want || (want == "") != (err != nil) {
 			t.Errorf("Endpoint(%q) = %q, %v; want %q", base, got, err, want)
 		}
+	}
+}
+
+// TestSendWait: with Wait, the host may hold the request past the usual
+// second, and only a board decision comes back; anything else the host
+// answers never reaches the agent's stdout. Without Wait, a decision is
+// not returned either.
+func TestSendWait(t *testing.T) {
+	const decision = `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`
+	for _, tc := range []struct {
+		name  string
+		wait  time.Duration
+		reply string
+		want  string
+	}{
+		{"a decision after a hold", 3 * time.Second, decision, decision},
+		{"not a decision", 3 * time.Second, `{"ok":true}`, ""},
+		{"an empty answer (the hold ended)", 3 * time.Second, "", ""},
+		{"a decision nobody waited for", 0, decision, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var query atomic.Value
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				query.Store(r.URL.RawQuery)
+				if tc.wait > 0 {
+					time.Sleep(1500 * time.Millisecond) // longer than Deadline alone
+				}
+				io.WriteString(w, tc.reply)
+			}))
+			defer srv.Close()
+			got, err := Send(context.Background(), Request{Agent: "codex", URL: srv.URL, Stdin: strings.NewReader(stopHook), Wait: tc.wait})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Fatalf("answer %q, want %q", got, tc.want)
+			}
+			if want := map[bool]string{true: "wait=3000", false: ""}[tc.wait > 0]; query.Load() != want {
+				t.Fatalf("query %q, want %q", query.Load(), want)
+			}
+		})
 	}
 }

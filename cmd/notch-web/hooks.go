@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/notch-web/notch-web/adapters/install"
 	"github.com/notch-web/notch-web/adapters/relay"
@@ -22,7 +23,7 @@ import (
 // stdin is the hook's payload.
 func runAgentHooks(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if args[0] == "hook" {
-		runHook(ctx, args[1:], getenv, stdin, stderr)
+		runHook(ctx, args[1:], getenv, stdin, stdout, stderr)
 		return nil // a hook never fails its agent
 	}
 	err := runHooks(args[1:], getenv, stdout, stderr)
@@ -69,12 +70,15 @@ func splitAgent(fs *flag.FlagSet, args []string) (agent string, rest []string, e
 	return agent, rest, nil
 }
 
-const hookUsage = `usage: notch-web hook <agent> [--url URL] [--verbose] [PAYLOAD]
+const hookUsage = `usage: notch-web hook <agent> [--url URL] [--verbose] [--wait D] [PAYLOAD]
 
 Relays one hook payload (stdin, or PAYLOAD: Codex's notify passes its JSON
 as the last argument) to the host at URL/agents-notch/hooks/<agent>, within
-one second. It always exits 0 and never writes to stdout, so it can never
-fail or steer the agent. Agents: claude-code, codex, gemini.
+one second. It always exits 0 and writes nothing to stdout, so it can never
+fail or steer the agent — except with --wait (hooks install codex
+--approvals): a PermissionRequest then waits up to D for an answer given on
+the board, and only that decision is printed. Agents: claude-code, codex,
+gemini.
 
 URL is --url, else $NOTCH_URL, else http://` + DefaultAddr + `.
 `
@@ -82,11 +86,12 @@ URL is --url, else $NOTCH_URL, else http://` + DefaultAddr + `.
 // runHook relays one payload. Problems are reported on stderr with
 // --verbose only: an agent may show a hook's stderr, and a host that is not
 // running is not the agent's problem.
-func runHook(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stderr io.Writer) {
+func runHook(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) {
 	fs := flag.NewFlagSet("notch-web hook", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	url := fs.String("url", "", "the host's base `URL`")
 	verbose := fs.Bool("verbose", false, "say on stderr why a payload was not delivered")
+	wait := fs.Duration("wait", 0, "codex: wait up to this long for the board's answer to a PermissionRequest, and print it")
 	agent, rest, err := splitAgent(fs, args)
 	say := func(err error) {
 		if *verbose || errors.Is(err, flag.ErrHelp) {
@@ -106,15 +111,27 @@ func runHook(ctx context.Context, args []string, getenv func(string) string, std
 	case len(rest) > 1:
 		say(fmt.Errorf("unexpected arguments %q", rest[1:]))
 		return
+	case *wait < 0 || *wait > maxHold:
+		say(fmt.Errorf("--wait %v: want at most %v", *wait, maxHold))
+		return
 	}
-	req := relay.Request{Agent: agent, URL: hostURL(*url, getenv), Stdin: stdin}
+	req := relay.Request{Agent: agent, URL: hostURL(*url, getenv), Stdin: stdin, Wait: *wait}
 	if len(rest) == 1 {
 		req.Arg = rest[0]
 	}
-	if err := relay.Send(ctx, req); err != nil {
+	answer, err := relay.Send(ctx, req)
+	if err != nil {
 		say(err)
 	}
+	// Only a board decision reaches stdout, which the agent reads as the
+	// hook's answer; nothing else ever does.
+	if len(answer) > 0 {
+		stdout.Write(append(answer, '\n'))
+	}
 }
+
+// maxHold bounds --approval-hold, --codex-wait and --wait (as the host's).
+const maxHold = 10 * time.Minute
 
 const hooksUsage = `usage: notch-web hooks install|uninstall|status [<agent>] [flags]
 
@@ -150,6 +167,9 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 	dir := fs.String("dir", ".", "the project `DIR` for the project and local scopes")
 	exe := fs.String("exe", "", "the notch-web `PATH` command hooks run (default this executable)")
 	dry := fs.Bool("dry-run", false, "print the change as a diff and write nothing")
+	hold := fs.Duration("approval-hold", install.DefaultApprovalHold, "claude-code: the host's --approval-hold; its PermissionRequest hook times out a few seconds later")
+	approvals := fs.Bool("approvals", false, "codex: let the board answer Codex's permission requests (delays Codex's own prompt by up to --codex-wait)")
+	codexWait := fs.Duration("codex-wait", install.DefaultCodexWait, "codex --approvals: how long Codex's PermissionRequest hook waits on the board")
 	if len(args) == 0 {
 		return errors.New("hooks: want install, uninstall or status" + seeHelp)
 	}
@@ -183,7 +203,19 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 	if runtime.GOOS == "windows" && home == "" {
 		home = getenv("USERPROFILE")
 	}
-	o := install.Options{Agent: agent, Scope: *scope, Home: home, Dir: project, DryRun: *dry, Getenv: getenv}
+	o := install.Options{Agent: agent, Scope: *scope, Home: home, Dir: project, DryRun: *dry, Getenv: getenv, ApprovalHold: *hold}
+	if *hold <= 0 || *hold > maxHold {
+		return fmt.Errorf("hooks %s: --approval-hold %v: want a duration above 0 and at most %v", verb, *hold, maxHold)
+	}
+	if *approvals {
+		if agent != install.Codex {
+			return fmt.Errorf("hooks %s: --approvals is for codex (Claude Code's board approvals need no flag; Gemini CLI cannot be answered from outside)", verb)
+		}
+		if *codexWait <= 0 || *codexWait > maxHold {
+			return fmt.Errorf("hooks %s: --codex-wait %v: want a duration above 0 and at most %v", verb, *codexWait, maxHold)
+		}
+		o.CodexWait = *codexWait
+	}
 
 	switch verb {
 	case "status":
