@@ -514,7 +514,9 @@ func TestHostRestartWhileHeld(t *testing.T) {
 	h, stop, done := start()
 	e := &apEnv{h: h, home: home, transcript: transcript}
 	hr, c := e.ask(context.Background(), t, "toolu_1", "make test")
-	waitFile(t, filepath.Join(home, "state.json"), `"attention"`)
+	waitFile(t, filepath.Join(home, "state.json"), func(d state.Document) bool {
+		return len(d.Sessions) == 1 && d.Sessions[0].Status == state.StatusAttention
+	})
 	stop()
 	if r := hr.get(t); r != nil {
 		t.Fatalf("a host stopping answered %s; want nothing", r)
@@ -534,16 +536,16 @@ func TestHostRestartWhileHeld(t *testing.T) {
 	}
 }
 
-func waitFile(t *testing.T, path, want string) {
+func waitFile(t *testing.T, path string, ok func(state.Document) bool) {
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Second)
 	for {
 		b, _ := os.ReadFile(path)
-		if bytes.Contains(b, []byte(want)) {
+		if d, err := state.Decode(b); err == nil && ok(d) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s never held %s", path, want)
+			t.Fatalf("%s never as wanted", path)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
