@@ -11,7 +11,7 @@ import (
 // appended to forever, and only its last line is quoted.
 const crashTail = 8 << 10
 
-// maxCrashLine caps the quoted line.
+// maxCrashLine caps the quoted line, ellipses included (docs/window.md).
 const maxCrashLine = 500
 
 // fileMark is what a file looked like at one moment, so a later look can
@@ -72,7 +72,7 @@ func lastLine(tail []byte, truncated bool) string {
 	i := bytes.LastIndexByte(tail, '\n')
 	line := tail[i+1:]
 	if i < 0 && truncated {
-		return "…" + clean(line, maxCrashLine)
+		return ellipsis + clean(line, maxCrashLine-len(ellipsis))
 	}
 	return clean(line, maxCrashLine)
 }

@@ -5,8 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/notch-web/notch-web/internal/textrule"
 )
 
 func TestLastLine(t *testing.T) {
@@ -42,7 +43,7 @@ func TestCrashLineReadsOnlyTheTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := crashLine(path)
-	if !strings.HasPrefix(got, "the latest crash: ") || len(got) > maxCrashLine+len("…") || !utf8.ValidString(got) {
+	if !strings.HasPrefix(got, "the latest crash: ") || len(got) > maxCrashLine || !utf8.ValidString(got) {
 		t.Errorf("crashLine = %q (%d bytes)", got, len(got))
 	}
 	if crashLine(filepath.Join(t.TempDir(), "none")) != "" {
@@ -85,8 +86,11 @@ func TestClean(t *testing.T) {
 		{"\x1b[31mred\x1b[0m", 20, "[31mred[0m"},
 		{"bidi \u202eoverride\u2066", 40, "bidi override"},
 		{"bad \xff utf8", 20, "bad \uFFFD utf8"},
-		{"abcdef", 3, "abc…"},
-		{"ééé", 5, "éé…"}, // never half a rune
+		{"abcdef", 6, "abcdef"},
+		{"abcdefg", 6, "abc…"}, // the ellipsis counts
+		{"ééé", 6, "ééé"},
+		{"éééé", 7, "éé…"}, // never half a rune
+		{"zero\u200bwidth\u061c\ufeff", 20, "zerowidth"},
 	} {
 		if got := clean([]byte(tc.in), tc.limit); got != tc.want {
 			t.Errorf("clean(%q, %d) = %q, want %q", tc.in, tc.limit, got, tc.want)
@@ -106,14 +110,39 @@ func FuzzClean(f *testing.F) {
 		if !utf8.ValidString(got) {
 			t.Errorf("clean(%q) = %q: not UTF-8", data, got)
 		}
-		if len(got) > 50+len("…") {
+		if len(got) > 50 {
 			t.Errorf("clean(%q) = %q: %d bytes", data, got, len(got))
 		}
 		for _, r := range got {
-			if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			if textrule.Hidden(r) {
 				t.Errorf("clean(%q) = %q: holds %U", data, got, r)
 			}
 		}
-		_ = lastLine(data, true)
+		for _, truncated := range []bool{false, true} {
+			if got := lastLine(data, truncated); len(got) > maxCrashLine || !utf8.ValidString(got) {
+				t.Errorf("lastLine(%q, %v) = %q: %d bytes, the README promises at most %d", data, truncated, got, len(got), maxCrashLine)
+			}
+		}
 	})
+}
+
+// TestCrashLineAtMost500Bytes: the quoted crash line is at most 500 bytes
+// as docs/window.md says, however long the line and whether or not it was
+// cut at both ends (issue 19: 506 bytes were seen).
+func TestCrashLineAtMost500Bytes(t *testing.T) {
+	long := strings.Repeat("x", 20<<10)
+	for _, tc := range []struct {
+		tail      string
+		truncated bool
+	}{
+		{long, true},          // cut at the start (the tail) and at the end
+		{long, false},         // cut at the end
+		{"a\n" + long, false}, // one long last line
+		{strings.Repeat("é", 4000), true},
+		{strings.Repeat("\u202e", 3000) + long, true}, // hidden runes dropped, then cut
+	} {
+		if got := lastLine([]byte(tc.tail), tc.truncated); len(got) > maxCrashLine || len(got) < maxCrashLine-8 {
+			t.Errorf("lastLine(%d bytes, %v) is %d bytes, want at most (and about) %d", len(tc.tail), tc.truncated, len(got), maxCrashLine)
+		}
+	}
 }

@@ -6,8 +6,9 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/notch-web/notch-web/internal/textrule"
 )
 
 // maxOutputLine caps one line of the window's stdout or stderr in the log.
@@ -15,8 +16,9 @@ const maxOutputLine = 1000
 
 // clean makes bytes from outside (the window's output, its crash log, a
 // quit.json value) safe for one log field: valid UTF-8, tabs as spaces,
-// control and bidi-control characters removed (an escape sequence loses its
-// ESC and so does nothing), trimmed, and cut to at most limit bytes with "…".
+// every character internal/textrule hides (control, bidi, zero-width)
+// removed (an escape sequence loses its ESC and so does nothing), trimmed,
+// and at most limit bytes in all, ending with "…" when cut.
 func clean(b []byte, limit int) string {
 	var sb strings.Builder
 	for len(b) > 0 {
@@ -25,15 +27,29 @@ func clean(b []byte, limit int) string {
 		switch {
 		case r == '\t':
 			r = ' '
-		case unicode.IsControl(r), unicode.Is(unicode.Bidi_Control, r):
+		case textrule.Hidden(r):
 			continue
 		}
 		if sb.Len()+utf8.RuneLen(r) > limit {
-			return strings.TrimSpace(sb.String()) + "…"
+			return cut(sb.String(), limit)
 		}
 		sb.WriteRune(r)
 	}
 	return strings.TrimSpace(sb.String())
+}
+
+// ellipsis marks a cut.
+const ellipsis = "…"
+
+// cut is s (at most limit bytes, whole runes) trimmed and ended with the
+// ellipsis, in at most limit bytes.
+func cut(s string, limit int) string {
+	s = strings.TrimSpace(s)
+	for len(s)+len(ellipsis) > limit && len(s) > 0 {
+		_, n := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-n]
+	}
+	return strings.TrimSpace(s) + ellipsis
 }
 
 // lineWriter turns one of the window's output streams into DEBUG records,

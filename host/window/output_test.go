@@ -25,7 +25,7 @@ func TestLineWriter(t *testing.T) {
 		}
 		got = append(got, r.Data["line"].(string))
 	}
-	want := []string{"hello", "world", strings.Repeat("y", maxOutputLine) + "…", "last without newline"}
+	want := []string{"hello", "world", strings.Repeat("y", maxOutputLine-len("…")) + "…", "last without newline"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("lines = %.200q, want %.200q", got, want)
 	}
