@@ -315,7 +315,7 @@ const retryFull = "5"
 
 // Serve streams page to w until the client leaves, the hub closes or a write
 // stalls past WriteTimeout. Past MaxStreams it answers 503 with Retry-After
-// instead (the page's stream retries by itself). The response head is
+// and Connection: close instead (the page's stream retries by itself). The response head is
 // written here and the connection handed to the writers (stream.go): Serve
 // returns at once, and the stream lives on without a goroutine.
 func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, page string) {
@@ -324,10 +324,15 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, page string) {
 	switch {
 	case errors.Is(err, errFull):
 		h.full.Add(1)
+		// Closed, not kept alive: a refused client that retries on the same
+		// connection would hold a descriptor each until none are left for
+		// /healthz, the hooks and the settings.
+		w.Header().Set("Connection", "close")
 		w.Header().Set("Retry-After", retryFull)
 		http.Error(w, "too many open streams; retry later", http.StatusServiceUnavailable)
 		return
 	case err != nil:
+		w.Header().Set("Connection", "close")
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -302,5 +303,41 @@ func TestSettingsChangePatchesOnlyTheSettings(t *testing.T) {
 		if strings.Contains(patch, `id="board"`) || len(patch) > 600 {
 			t.Errorf("%s sent %d bytes (the board: %v); want only the settings elements", body, len(patch), strings.Contains(patch, `id="board"`))
 		}
+	}
+}
+
+// TestHubClosesRefusedStreams: a stream refused for the cap is answered
+// with Connection: close and the connection is closed, so a keep-alive
+// client that retries cannot pile up descriptors until /healthz, hooks and
+// settings stop answering (issue 19).
+func TestHubClosesRefusedStreams(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.hub.MaxStreams = 1
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go e.hub.Run(ctx)
+	_, stop := openStream(t, e.base)
+	defer stop()
+	waitUntil(t, func() bool { return e.hub.Clients() == 1 })
+
+	conn, err := net.Dial("tcp", strings.TrimPrefix(e.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /agents-notch/stream?page=board HTTP/1.1\r\nHost: %s\r\nConnection: keep-alive\r\n\r\n", strings.TrimPrefix(e.base, "http://"))
+	br := bufio.NewReader(conn)
+	res, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable || !res.Close {
+		t.Errorf("refused stream: %d, Connection: close %v; want 503 with Connection: close", res.StatusCode, res.Close)
+	}
+	conn.SetReadDeadline(time.Now().Add(3 * time.Second))
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Errorf("the refused connection stays open (read: %v)", err)
 	}
 }
