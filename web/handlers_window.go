@@ -1,7 +1,10 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -16,7 +19,8 @@ type windowReply struct {
 
 // postWindow is the pane's Start now: {"start": true} ends a quit hold or a
 // wait and spawns the desktop window at once. Without --window there is no
-// window to start (409).
+// window to start (409). Start now spawns at most one window per
+// window.DefaultStartNowGap: within it the answer is 429 with Retry-After.
 func (s *Server) postWindow(c echo.Context) error {
 	body, err := readBody(c)
 	if err != nil {
@@ -28,6 +32,11 @@ func (s *Server) postWindow(c echo.Context) error {
 	if s.Host.Window() == nil {
 		return echo.NewHTTPError(http.StatusConflict, "no desktop window is configured (--window)")
 	}
-	s.Host.Window().StartNow()
+	if wait := s.Host.Window().StartNow(); wait > 0 {
+		// Honest: nothing was started, and this is when one will be.
+		secs := int((wait + time.Second - 1) / time.Second)
+		c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+		return c.JSON(http.StatusTooManyRequests, errReply{Error: fmt.Sprintf("the window was started moments ago; Start now again in %d s", secs)})
+	}
 	return written(c, windowReply{OK: true, Window: s.Host.Window().Status()})
 }

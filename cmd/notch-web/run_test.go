@@ -515,3 +515,58 @@ func TestMissingDefaultPatchIsOneInfoLine(t *testing.T) {
 		t.Errorf("said with the file there:\n%s", stderr)
 	}
 }
+
+// TestStartNowIsAnHonest429: the pane's Start now, POSTed in a loop, spawns
+// one window and then answers 429 with Retry-After (issue 19: a local loop
+// spawned 270 windows in 5 s).
+func TestStartNowIsAnHonest429(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell script as the window")
+	}
+	win := filepath.Join(t.TempDir(), "window.sh")
+	if err := os.WriteFile(win, []byte("#!/bin/sh\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := startRun(t, "--window", win)
+	post := func() *http.Response {
+		res, err := http.Post(base+"/agents-notch/window", "application/json", strings.NewReader(`{"start":true}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res
+	}
+	spawns := func() int {
+		res, err := http.Get(base + "/healthz")
+		if err != nil {
+			return -1
+		}
+		defer res.Body.Close()
+		var h struct{ Window struct{ Spawns int } }
+		if json.NewDecoder(res.Body).Decode(&h) != nil {
+			return -1
+		}
+		return h.Window.Spawns
+	}
+	waitUntil(t, func() bool { return spawns() >= 1 })
+	// A second of Start now in a loop, the window dying at once each time:
+	// one more window, and honest refusals.
+	refused := 0
+	for end := time.Now().Add(time.Second); time.Now().Before(end); {
+		res := post()
+		switch res.StatusCode {
+		case http.StatusTooManyRequests:
+			refused++
+			if s, err := strconv.Atoi(res.Header.Get("Retry-After")); err != nil || s < 1 || s > 5 {
+				t.Fatalf("Retry-After %q", res.Header.Get("Retry-After"))
+			}
+		case http.StatusOK:
+		default:
+			t.Fatalf("Start now: %d", res.StatusCode)
+		}
+	}
+	if n := spawns(); n > 2 || refused == 0 {
+		t.Errorf("a second of Start now: %d windows spawned, %d requests refused; want at most 2 and refusals", n, refused)
+	}
+}

@@ -20,6 +20,9 @@ const (
 	DefaultQuickLife = time.Minute
 	// DefaultGrace is how long a window asked to go has before it is killed.
 	DefaultGrace = 3 * time.Second
+	// DefaultStartNowGap is the least time between two windows started by
+	// Start now: a loop of requests cannot bypass the back-off.
+	DefaultStartNowGap = 5 * time.Second
 )
 
 // QuickDeaths is how many quick deaths in a row switch the respawn wait from

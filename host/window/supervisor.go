@@ -44,8 +44,9 @@ type Supervisor struct {
 	lastQuit int64    // the wallMs of the last quit acted on
 	badQuit  fileMark // the malformed quit.json last reported
 
-	mu     sync.Mutex
-	status Status
+	mu           sync.Mutex
+	status       Status
+	lastStartNow time.Time // when Start now was last taken (zero: never)
 }
 
 // New returns a supervisor for cfg; nothing runs until Run. The paths are
@@ -94,15 +95,30 @@ func (s *Supervisor) Subscribe() (<-chan struct{}, func()) {
 
 // StartNow ends a wait or a quit hold and spawns the window at once. It does
 // nothing while a window runs (or while the first state.json is not written
-// yet: the window is spawned as soon as it is).
-func (s *Supervisor) StartNow() {
+// yet: the window is spawned as soon as it is). Start now spawns at most one
+// window per DefaultStartNowGap: within it the request is refused and wait
+// says how long until one is taken (0 when this one was).
+func (s *Supervisor) StartNow() (wait time.Duration) {
 	if s == nil {
-		return
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.status.State == Running {
+		return 0 // nothing to start
+	}
+	now := s.cfg.Clock.Now()
+	if last := s.lastStartNow; !last.IsZero() {
+		if since := now.Sub(last); since >= 0 && since < DefaultStartNowGap {
+			return DefaultStartNowGap - since
+		}
 	}
 	select {
 	case s.startNow <- struct{}{}:
+		s.lastStartNow = now
 	default:
 	}
+	return 0
 }
 
 func (s *Supervisor) set(f func(st *Status)) {

@@ -608,3 +608,24 @@ func TestRunNeedsPaths(t *testing.T) {
 		t.Error("Run without a Path or StatePath did not fail")
 	}
 }
+
+// TestStartNowIsRateLimited: Start now cannot bypass the back-off: from a
+// loop of requests, a window that dies at once is spawned at most once per
+// StartNowGap (issue 19: 270 spawns in 5 s). A refused request is told how
+// long to wait.
+func TestStartNowIsRateLimited(t *testing.T) {
+	h := newHarness(t, nil)
+	h.plan(plan{Mode: "exit", Code: 1})
+	h.start(true)
+	h.waitStatus(Waiting, 1)
+	h.sup.StartNow()
+	h.waitStatus(Waiting, 2) // the start-now window died too
+	for range 50 {
+		h.sup.StartNow()
+	}
+	h.holds(Waiting, 2)
+	if got := len(h.runs()); got != 2 {
+		t.Fatalf("%d spawns from a loop of Start now, want 2", got)
+	}
+	checkStartNowWait(t, h)
+}
