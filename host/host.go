@@ -143,8 +143,12 @@ func (h *Host) Run(ctx context.Context) error {
 	w := &state.Writer{
 		Path: h.cfg.StatePath, Interval: state.Heartbeat,
 		Snapshot: func(now time.Time) state.Document { d, _ := h.board.Snapshot(now); return d },
+		// Reported once, then summarised (state.Writer backs off).
 		OnError: func(err error) {
 			h.log.Error("state.json not written", "log_type", logx.TypeState, logx.Err("WriteError", err))
+		},
+		OnRecovered: func(failures int) {
+			h.log.Info("state.json written again", "log_type", "agents-notch.state.v1", slog.Group("data", "failedWrites", failures))
 		},
 		OnWritten: func() { h.readyOnce.Do(func() { close(h.ready) }) },
 	}

@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/notch-web/notch-web/internal/fsx"
@@ -11,6 +12,13 @@ import (
 
 // DefaultMinGap is the least time between two writes of state.json.
 const DefaultMinGap = 20 * time.Millisecond
+
+// While writes fail: the longest gap between two tries, and how often the
+// failures are reported.
+const (
+	MaxBackoff        = 10 * time.Second
+	ErrorSummaryEvery = 30 * time.Second
+)
 
 // Writer keeps state.json current: it writes at once when notified of a
 // change, and otherwise at least every Interval with a fresh wallMs, which
@@ -23,10 +31,17 @@ type Writer struct {
 	// Snapshot builds the document to write; it is called from Run's
 	// goroutine, so it takes whatever lock guards the fold.
 	Snapshot func(now time.Time) Document
-	// OnError hears a failed write; Run carries on, because the next beat
+	// OnError hears a failed write; Run carries on, because the next try
 	// may succeed and a missed beat is what the window's staleness rule is
-	// for. Nil drops the errors.
+	// for. While writes keep failing (a full disk) Run tries again after a
+	// growing gap (twice the last, from twice Interval up to MaxBackoff),
+	// not every beat, and OnError hears the first failure and then at most
+	// one every ErrorSummaryEvery, wrapped with how many failed since the
+	// last report. Nil drops the errors.
 	OnError func(error)
+	// OnRecovered hears the first good write after failures, with how many
+	// writes failed; nil ignores it.
+	OnRecovered func(failures int)
 	// MinGap is the least time between two writes: a burst of changes
 	// (every hook of many agents) is written at this pace, the newest
 	// document each time; a change after a quiet spell is written at once.
@@ -59,11 +74,12 @@ func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
 		gap = DefaultMinGap
 	}
 	fsx.RemoveStaleTemps(w.Path, time.Minute, w.now())
-	w.write()
+	f := failing{interval: interval}
+	f.done(w, w.write())
 	// A write for a change paces the next; a heartbeat does not, so a
 	// change just after one is still written at once.
 	p := pace.Pace{Gap: gap}
-	beat := time.NewTimer(interval)
+	beat := time.NewTimer(f.next())
 	defer beat.Stop()
 	for {
 		change := false
@@ -75,17 +91,64 @@ func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
 				notify = nil // a closed channel would spin; keep beating
 				continue
 			}
+			if f.failures > 0 {
+				continue // the next try, after the back-off, writes it
+			}
 			if !p.Wait(ctx) {
 				return nil
 			}
 			change = true
 		case <-beat.C:
 		}
-		w.write()
+		f.done(w, w.write())
 		if change {
 			p.Mark(time.Now())
 		}
-		beat.Reset(interval)
+		beat.Reset(f.next())
+	}
+}
+
+// failing is the writer's run of failed writes: the back-off and the
+// reports.
+type failing struct {
+	interval time.Duration
+	failures int           // in a row
+	backoff  time.Duration // the gap before the next try
+	reported time.Time     // when OnError last heard
+	unsaid   int           // failures since then
+}
+
+// next is the wait before the next write: the beat, or the back-off.
+func (f *failing) next() time.Duration {
+	if f.failures == 0 {
+		return f.interval
+	}
+	return f.backoff
+}
+
+// done records a write's result and reports what is due.
+func (f *failing) done(w *Writer, err error) {
+	now := w.now()
+	if err == nil {
+		if f.failures > 0 && w.OnRecovered != nil {
+			w.OnRecovered(f.failures)
+		}
+		*f = failing{interval: f.interval}
+		return
+	}
+	f.failures++
+	f.backoff = min(max(2*f.backoff, 2*f.interval), MaxBackoff)
+	f.unsaid++
+	if w.OnError == nil {
+		return
+	}
+	switch {
+	case f.failures == 1:
+		w.OnError(err)
+		f.reported, f.unsaid = now, 0
+	case now.Sub(f.reported) >= ErrorSummaryEvery:
+		w.OnError(fmt.Errorf("%w (%d failed writes in a row, %d since the last report)", err, f.failures, f.unsaid))
+		f.reported, f.unsaid = now, 0
 	}
 }
 
@@ -96,15 +159,13 @@ func (w *Writer) now() time.Time {
 	return time.Now()
 }
 
-func (w *Writer) write() {
+func (w *Writer) write() error {
 	data, err := Encode(w.Snapshot(w.now()))
 	if err == nil {
 		err = fsx.WriteFileAtomicNoSync(w.Path, data)
 	}
-	switch {
-	case err != nil && w.OnError != nil:
-		w.OnError(err)
-	case err == nil && w.OnWritten != nil:
+	if err == nil && w.OnWritten != nil {
 		w.OnWritten()
 	}
+	return err
 }
