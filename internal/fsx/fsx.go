@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -41,11 +42,11 @@ func WriteFileAtomicNoSync(path string, data []byte) error {
 func writeFileAtomic(path string, data []byte, durable bool) (err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
 	}
-	tmp, err := os.CreateTemp(dir, tempPrefix(path)+"*")
+	tmp, err := createTemp(path)
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
 	}
 	defer func() {
 		if err != nil {
@@ -54,23 +55,23 @@ func writeFileAtomic(path string, data []byte, durable bool) (err error) {
 		}
 	}()
 	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
 	}
 	// CreateTemp makes the file 0600; the window (maybe another user's
 	// process) must be able to read it.
 	if err := tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
 	}
 	if durable {
 		if err := tmp.Sync(); err != nil {
-			return fmt.Errorf("writing %s: %w", path, err)
+			return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
 		}
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
 	}
 	if err := replaceFile(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
 	}
 	if durable {
 		// Best effort: some file systems refuse to fsync a directory, and
@@ -85,8 +86,9 @@ func writeFileAtomic(path string, data []byte, durable bool) (err error) {
 func tempPrefix(path string) string { return "." + filepath.Base(path) + ".tmp-" }
 
 // RemoveStaleTemps deletes temporary files a killed writer of path left
-// behind. Only those older than olderThan at now: a young one may be another
-// writer's in flight.
+// behind: those whose writer process is gone, whatever their age, so that
+// restarts in a loop cannot pile them up; and those older than olderThan at
+// now (a young one of a live writer may be in flight).
 func RemoveStaleTemps(path string, olderThan time.Duration, now time.Time) {
 	entries, err := os.ReadDir(filepath.Dir(path))
 	if err != nil {
@@ -95,6 +97,10 @@ func RemoveStaleTemps(path string, olderThan time.Duration, now time.Time) {
 	prefix := tempPrefix(path)
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		if writerGone(strings.TrimPrefix(e.Name(), prefix)) {
+			os.Remove(filepath.Join(filepath.Dir(path), e.Name()))
 			continue
 		}
 		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > olderThan {
@@ -149,5 +155,29 @@ func unwrapPath(err error) error {
 	if errors.As(err, &pe) {
 		return pe.Err
 	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
 	return err
+}
+
+// createTemp creates path's next temporary file (0600) beside it, named
+// tempPrefix, this process's id, "-" and a random part: a leftover whose
+// writer is gone can then be told from one in flight whatever its age.
+func createTemp(path string) (*os.File, error) {
+	return os.CreateTemp(filepath.Dir(path), tempPrefix(path)+strconv.Itoa(os.Getpid())+"-*")
+}
+
+// writerGone reports whether the temporary file name (after its prefix)
+// names a process that is no longer running, so that it is certainly a
+// killed writer's. Unknown (an older name, a platform that cannot tell, this
+// very process) is false.
+func writerGone(rest string) bool {
+	pidText, _, ok := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(pidText)
+	if !ok || err != nil || pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	return !processAlive(pid)
 }
