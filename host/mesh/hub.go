@@ -70,6 +70,9 @@ func startHub(dir, name, addr, certFile, keyFile string, log *slog.Logger) (*hub
 	if host == "" {
 		host = "0.0.0.0"
 	}
+	if port == 0 {
+		port = server.RANDOM_PORT // nats-server reads 0 as its default, 4222
+	}
 	self, err := nkeys.CreateUser()
 	if err != nil {
 		return nil, err

@@ -1,0 +1,379 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
+
+	"github.com/notch-web/notch-web/host/mesh"
+	"github.com/notch-web/notch-web/state"
+)
+
+// proc is one notch-web child process of the many-machines test.
+type proc struct {
+	base string
+	cmd  *exec.Cmd
+	log  string
+}
+
+// startProc runs notch-web (this test binary, see TestMain) with its own
+// DSH home; its log goes to a file that is printed when the test fails.
+func startProc(t *testing.T, name, home string, args ...string) *proc {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args = append([]string{"--addr", "127.0.0.1:0", "--dsh-home", home, "--log-level", "info"}, args...)
+	logPath := filepath.Join(t.TempDir(), name+".log")
+	lf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), "NOTCH_WEB_RUN_ARGS="+strings.Join(args, "\x1f"))
+	cmd.Stderr = lf
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: cmd, log: logPath}
+	t.Cleanup(func() {
+		p.stop()
+		lf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			t.Logf("%s's log:\n%s", name, b)
+		}
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		b, _ := os.ReadFile(logPath)
+		t.Fatalf("%s printed no URL: %v\n%s", name, err, b)
+	}
+	p.base = strings.TrimSuffix(strings.TrimSpace(line), "/agents-notch/")
+	return p
+}
+
+func (p *proc) stop() {
+	if p.cmd.ProcessState == nil {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		_ = p.cmd.Wait()
+	}
+}
+
+func (p *proc) kill9() {
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+}
+
+func (p *proc) events(t *testing.T, lines ...string) {
+	t.Helper()
+	res, err := http.Post(p.base+"/agents-notch/events", "application/json", strings.NewReader(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("events: %d %s", res.StatusCode, body)
+	}
+}
+
+func (p *proc) doc(t *testing.T) state.Document {
+	t.Helper()
+	res, err := http.Get(p.base + "/agents-notch/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	d, err := state.Decode(b)
+	if err != nil {
+		t.Fatalf("state: %v", err)
+	}
+	return d
+}
+
+// rows is the hub's rows as "id project status".
+func rows(d state.Document) map[string]string {
+	out := map[string]string{}
+	for _, s := range d.Sessions {
+		out[s.ID] = s.Project + " " + s.Status
+	}
+	return out
+}
+
+// waitFor polls cond until it holds or limit passes, and says how long it
+// took.
+func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > limit {
+			t.Fatalf("%s: not within %v", what, limit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+// runCLI runs one notch-web command in process.
+func runCLI(args ...string) (string, error) {
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, func(string) string { return "" }, &out, &errb)
+	if err != nil {
+		return errb.String(), err
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+func hubPort(t *testing.T, home string) int {
+	t.Helper()
+	var info mesh.HubInfo
+	b, err := os.ReadFile(filepath.Join(mesh.Dir(home), "hub.json"))
+	if err != nil || json.Unmarshal(b, &info) != nil {
+		t.Fatalf("hub.json: %v", err)
+	}
+	return info.Port
+}
+
+// hubDown is how long the hub stays down while a machine's hooks keep
+// firing: issue 21 says 30 s; NOTCH_MESH_HUB_DOWN shortens or lengthens it.
+func hubDown() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("NOTCH_MESH_HUB_DOWN")); err == nil {
+		return d
+	}
+	return 5 * time.Second
+}
+
+// TestManyMachines runs a hub and two machines as real processes, each with
+// its own DSH home and ports, TLS on, and walks issue 21's list.
+func TestManyMachines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real processes, presence timeouts: not in -short")
+	}
+	top := t // processes started in a subtest outlive it
+	hubHome, aHome, bHome := t.TempDir(), t.TempDir(), t.TempDir()
+	hub := startProc(t, "hub", hubHome, "--hub", "--hub-addr", "127.0.0.1:0", "--machine", "hub")
+	port := hubPort(t, hubHome)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	pair := func() string {
+		t.Helper()
+		code, err := runCLI("pair", "--dsh-home", hubHome, "--address", addr)
+		if err != nil {
+			t.Fatalf("pair: %v %s", err, code)
+		}
+		return code
+	}
+
+	// Machine alpha pairs with --join CODE; beta with join CODE, then --join.
+	codeA := pair()
+	alpha := startProc(t, "alpha", aHome, "--join", codeA, "--machine", "alpha")
+	out, err := runCLI("join", pair(), "--dsh-home", bHome, "--machine", "beta")
+	if err != nil {
+		t.Fatalf("join: %v %s", err, out)
+	}
+	if st, err := os.Stat(filepath.Join(mesh.Dir(bHome), "join.json")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("beta's credentials: %v, mode %v; want 0600", err, st.Mode())
+	}
+	beta := startProc(t, "beta", bHome, "--join")
+
+	t.Run("rows from both machines, keyed (machine, session)", func(t *testing.T) {
+		open := `{"type":"session.opened","session":"same-id","cwd":"/src/argon"}`
+		alpha.events(t, open, `{"type":"turn.started","session":"same-id"}`)
+		beta.events(t, open, `{"type":"approval.requested","session":"same-id","tool":"Bash"}`)
+		took := waitFor(t, 5*time.Second, "both machines' rows on the hub", func() bool {
+			r := rows(hub.doc(t))
+			return r["alpha/same-id"] == "alpha · argon working" && r["beta/same-id"] == "beta · argon attention"
+		})
+		t.Logf("rows on the hub %v after the events", took.Round(time.Millisecond))
+		d := hub.doc(t)
+		if d.Summary.Working != 1 || d.Summary.Attention != 1 || d.Summary.Total != 2 {
+			t.Errorf("summary %+v, want 1 working, 1 attention of 2", d.Summary)
+		}
+		// state.json on disk says the same.
+		waitFor(t, 2*time.Second, "the hub's state.json", func() bool {
+			f, err := state.ReadFile(filepath.Join(hubHome, "state", "agents-notch", "state.json"))
+			return err == nil && rows(f)["beta/same-id"] == "beta · argon attention"
+		})
+		// The board page draws both rows.
+		res, err := http.Get(hub.base + "/agents-notch/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		for _, id := range []string{"alpha/same-id", "beta/same-id"} {
+			if !strings.Contains(string(page), `data-session-id="`+id+`"`) {
+				t.Errorf("the hub's board has no row %s", id)
+			}
+		}
+		// A machine's own board is unchanged: its id, no label.
+		if r := rows(alpha.doc(t)); r["same-id"] != "argon working" {
+			t.Errorf("alpha's own board: %v", r)
+		}
+	})
+
+	t.Run("a join code used twice or expired is refused, clearly", func(t *testing.T) {
+		out, err := runCLI("join", codeA, "--dsh-home", t.TempDir(), "--machine", "gamma")
+		if err == nil || !strings.Contains(out, "already used (by alpha") {
+			t.Errorf("second use of a code: %v %q", err, out)
+		}
+		c, err := mesh.NewCode(hubHome, addr, time.Second, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1100 * time.Millisecond)
+		out, err = runCLI("join", c.String(), "--dsh-home", t.TempDir(), "--machine", "gamma")
+		if err == nil || !strings.Contains(out, "expired at") {
+			t.Errorf("an expired code, refused here: %v %q", err, out)
+		}
+		// The hub refuses it too, should a machine's clock say otherwise.
+		_, err = mesh.Join(context.Background(), t.TempDir(), c.String(), "gamma", c.Expires.Add(-time.Minute))
+		if err == nil || !strings.Contains(err.Error(), "expired at") {
+			t.Errorf("an expired code, refused by the hub: %v", err)
+		}
+	})
+
+	t.Run("a forged subject is refused", func(t *testing.T) {
+		nc := dialAs(t, aHome, addr)
+		errs := make(chan error, 4)
+		nc.SetErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { errs <- err })
+		forged, _ := state.Encode(state.Document{Schema: 4, Plugin: state.Plugin, WallMs: time.Now().UnixMilli(),
+			Sessions: []state.Session{{ID: "forged", Status: state.StatusWorking}}})
+		_ = nc.Publish("$KV.notch-boards.beta", forged)
+		_ = nc.Flush()
+		select {
+		case err := <-errs:
+			if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
+				t.Errorf("publishing as beta: %v, want a permissions violation", err)
+			}
+		case <-time.After(3 * time.Second):
+			t.Error("publishing as beta was not refused")
+		}
+		time.Sleep(200 * time.Millisecond)
+		if r := rows(hub.doc(t)); r["beta/forged"] != "" {
+			t.Errorf("alpha's forged row reached the hub: %v", r)
+		}
+	})
+
+	t.Run("kill -9 a machine: its rows are unknown within 10 s, back when it restarts", func(t *testing.T) {
+		alpha.kill9()
+		took := waitFor(t, 10*time.Second, "alpha's rows unknown", func() bool {
+			return rows(hub.doc(t))["alpha/same-id"] == "alpha (unknown) · argon working"
+		})
+		t.Logf("alpha unknown %v after kill -9", took.Round(time.Millisecond))
+		res, _ := http.Get(hub.base + "/agents-notch/")
+		page, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if !strings.Contains(string(page), "data-unknown") {
+			t.Error("the board draws no unknown row")
+		}
+		alpha = startProc(top, "alpha2", aHome, "--join")
+		took = waitFor(t, 5*time.Second, "alpha back", func() bool {
+			return rows(hub.doc(t))["alpha/same-id"] == "alpha · argon working"
+		})
+		t.Logf("alpha back %v after its restart printed its URL", took.Round(time.Millisecond))
+	})
+
+	t.Run("hub down while a machine works: its latest state on reconnect; every board back within 2 s", func(t *testing.T) {
+		hub.stop()
+		down := hubDown()
+		deadline := time.Now().Add(down)
+		n := 0
+		for time.Now().Before(deadline) {
+			n++
+			beta.events(t, `{"type":"tool.started","session":"same-id","tool":"Edit"}`, `{"type":"tool.ended","session":"same-id","tool":"Edit","outcome":"ok"}`)
+			time.Sleep(100 * time.Millisecond)
+		}
+		beta.events(t, `{"type":"turn.ended","session":"same-id","outcome":"completed"}`, `{"type":"session.opened","session":"later","cwd":"/src/docs"}`)
+		t.Logf("hub down %v; beta took %d hook pairs meanwhile", down, n)
+		start := time.Now()
+		hub = startProc(top, "hub2", hubHome, "--hub", "--hub-addr", addr, "--machine", "hub")
+		var r map[string]string
+		defer func() {
+			if t.Failed() {
+				t.Logf("the hub's rows: %v", r)
+			}
+		}()
+		took := waitFor(t, 2*time.Second-time.Since(start), "every machine's latest board on the restarted hub", func() bool {
+			r = rows(hub.doc(t))
+			return r["alpha/same-id"] == "alpha · argon working" && r["beta/same-id"] == "beta · argon done" && strings.HasPrefix(r["beta/later"], "beta · docs ")
+		})
+		t.Logf("after the hub's restart: everything back %v after its URL (%v after its start)", took.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	})
+
+	t.Run("a revoked machine is disconnected at once and refused", func(t *testing.T) {
+		res, err := http.Post(hub.base+"/agents-notch/machines/revoke", "application/json", strings.NewReader(`{"machine":"beta"}`))
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("revoke: %v %v", res, err)
+		}
+		res.Body.Close()
+		waitFor(t, 2*time.Second, "beta's rows gone", func() bool {
+			for id := range rows(hub.doc(t)) {
+				if strings.HasPrefix(id, "beta/") {
+					return false
+				}
+			}
+			return true
+		})
+		beta.events(t, `{"type":"session.opened","session":"after-revoke"}`)
+		time.Sleep(1500 * time.Millisecond)
+		if r := rows(hub.doc(t)); r["beta/after-revoke"] != "" {
+			t.Errorf("a revoked machine's row reached the hub: %v", r)
+		}
+		if _, err := dialAsErr(bHome, addr); err == nil {
+			t.Error("a revoked machine's key still connects")
+		}
+		// Another revoke of it: 404.
+		res, _ = http.Post(hub.base+"/agents-notch/machines/revoke", "application/json", strings.NewReader(`{"machine":"beta"}`))
+		if res.StatusCode != 404 {
+			t.Errorf("revoking it again: %d, want 404", res.StatusCode)
+		}
+		res.Body.Close()
+	})
+}
+
+// dialAs connects to the hub with a joined machine's own credentials.
+func dialAs(t *testing.T, home, addr string) *nats.Conn {
+	t.Helper()
+	nc, err := dialAsErr(home, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+func dialAsErr(home, addr string) (*nats.Conn, error) {
+	cr, err := mesh.LoadCreds(home)
+	if err != nil {
+		return nil, err
+	}
+	kp, err := nkeys.FromSeed([]byte(cr.Seed))
+	if err != nil {
+		return nil, err
+	}
+	pub, _ := kp.PublicKey()
+	return nats.Connect("tls://"+addr, nats.Nkey(pub, kp.Sign), nats.NoReconnect(),
+		nats.Secure(&tls.Config{InsecureSkipVerify: true}), nats.Timeout(3*time.Second))
+}
