@@ -98,6 +98,10 @@ func (r *remote) setBoard(name string, data []byte) {
 // setPresence records a machine's presence key: put (at) or expired.
 func (r *remote) setPresence(name string, present bool, at time.Time) {
 	r.mu.Lock()
+	if !present && r.machines[name] == nil {
+		r.mu.Unlock()
+		return // the expiry of a machine already forgotten (revoked)
+	}
 	m := r.get(name)
 	flip := m.present != present
 	m.present = present

@@ -1133,7 +1133,10 @@ function afterPatch() {
     markClipped(document);
     watchRows();
   }
-  if (page === 'pane') tickWindow();
+  if (page === 'pane') {
+    tickWindow();
+    tickTimes(); // the Machines group's "last seen"
+  }
   applyLinks();
   sayStatus();
   // With the board popped out, focus lives in the copy, which is brought up
@@ -1149,7 +1152,10 @@ function tick() {
     applyFlash();
     if (pop.kind === 'window' && pop.win?.closed) poppedIn();
   }
-  if (page === 'pane') tickWindow();
+  if (page === 'pane') {
+    tickWindow();
+    tickTimes();
+  }
 }
 
 if (popoutPage) pop.folded = { w: window.innerWidth, h: window.innerHeight };

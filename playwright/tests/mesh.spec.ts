@@ -1,0 +1,91 @@
+// Many machines (issue 21): a hub and two machines, each a real notch-web
+// with its own DSH home, paired with join codes over TLS. The hub's board
+// shows both machines' rows with their labels; a machine killed with -9
+// turns unknown; the pane lists the machines and revokes one.
+import { test, expect } from '@playwright/test';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { BIN } from '../playwright.config';
+import { sendEvents, startHost, type Host } from './host';
+import { ev, openBoard, row } from './ui';
+
+const shots = path.join(__dirname, '..', 'test-results', 'mesh');
+
+function hubPort(home: string): number {
+  return JSON.parse(fs.readFileSync(path.join(home, 'state', 'agents-notch', 'mesh', 'hub.json'), 'utf8')).port;
+}
+
+function pair(hub: Host): string {
+  const r = spawnSync(BIN, ['pair', '--dsh-home', hub.home, '--address', `127.0.0.1:${hubPort(hub.home)}`], { encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  return r.stdout.trim();
+}
+
+test.describe('many machines', () => {
+  let hub: Host, alpha: Host, beta: Host;
+
+  test.beforeAll(async () => {
+    hub = await startHost(['--hub', '--hub-addr', '127.0.0.1:0', '--machine', 'hub']);
+    alpha = await startHost(['--join', pair(hub), '--machine', 'alpha']);
+    beta = await startHost(['--join', pair(hub), '--machine', 'beta']);
+    await sendEvents(alpha.url, [
+      ev('session.opened', 'fix-login', { cwd: '/src/webshop', title: 'Fix the login redirect' }),
+      ev('turn.started', 'fix-login'),
+      ev('tool.started', 'fix-login', { tool: 'Edit' }),
+    ]);
+    await sendEvents(beta.url, [
+      ev('session.opened', 'fix-login', { cwd: '/src/infra', title: 'Terraform plan' }),
+      ev('approval.requested', 'fix-login', { tool: 'Bash', reason: 'terraform apply' }),
+      ev('session.opened', 'docs', { cwd: '/src/docs' }),
+      ev('turn.started', 'docs'),
+    ]);
+  });
+
+  test.afterAll(async () => {
+    for (const h of [alpha, beta, hub]) await h?.stop();
+  });
+
+  test('the hub shows both machines, labelled; a killed machine turns unknown; the pane revokes', async ({ page }) => {
+    test.setTimeout(60_000);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await openBoard(page, hub.url);
+    // Two machines share a session id: two rows, keyed (machine, session).
+    await expect(row(page, 'alpha/fix-login')).toBeVisible();
+    await expect(row(page, 'beta/fix-login')).toBeVisible();
+    await expect(row(page, 'beta/docs')).toBeVisible();
+    await expect(row(page, 'alpha/fix-login').locator('.project')).toHaveText('alpha · webshop');
+    await expect(row(page, 'beta/fix-login').locator('.project')).toHaveText('beta · infra');
+    await expect(row(page, 'beta/fix-login')).toHaveAttribute('data-status', 'attention');
+    await page.screenshot({ path: path.join(shots, 'hub-board-two-machines.png') });
+
+    // kill -9 alpha: its rows stay, drawn as unknown, within 10 s.
+    alpha.proc.kill('SIGKILL');
+    await expect(row(page, 'alpha/fix-login')).toHaveAttribute('data-unknown', '', { timeout: 10_000 });
+    await expect(row(page, 'alpha/fix-login').locator('.chip')).toHaveText('unknown');
+    await expect(row(page, 'alpha/fix-login').locator('.project')).toHaveText('alpha (unknown) · webshop');
+    await expect(row(page, 'beta/fix-login')).not.toHaveAttribute('data-unknown', '');
+    await page.screenshot({ path: path.join(shots, 'hub-board-alpha-unknown.png') });
+
+    // The pane lists the machines: alpha unknown, beta online with its 2 sessions.
+    await page.goto(`${hub.url}/agents-notch/pane`);
+    const list = page.locator('#g-machines');
+    await expect(list.locator('.machine[data-machine="alpha"] .machine-seen')).toHaveText(/^unknown · last seen (now|\d+s)$/);
+    await expect(list.locator('.machine[data-machine="beta"]')).toHaveAttribute('data-present', '');
+    await expect(list.locator('.machine[data-machine="beta"] .machine-sessions')).toHaveText('2 sessions');
+    await list.scrollIntoViewIfNeeded();
+    await list.screenshot({ path: path.join(shots, 'pane-machines.png') });
+
+    // Revoke beta: asked first, then gone from the list and the board.
+    page.once('dialog', (d) => {
+      expect(d.message()).toContain('Revoke beta?');
+      void d.accept();
+    });
+    await list.getByRole('button', { name: 'Revoke beta' }).click();
+    await expect(list.locator('.machine[data-machine="beta"]')).toHaveCount(0);
+    await list.screenshot({ path: path.join(shots, 'pane-machines-revoked.png') });
+    await openBoard(page, hub.url);
+    await expect(row(page, 'beta/docs')).toHaveCount(0);
+    await expect(row(page, 'alpha/fix-login')).toBeVisible();
+  });
+});
