@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/notch-web/notch-web/adapters/claudecode"
@@ -73,7 +72,7 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool) (int
 	}
 	m, n, err := h.board.applyHook(adapt, payload, now)
 	if m.Transcript.Path != "" {
-		h.tokens.want(m.Transcript)
+		h.tokens.want(m.Transcript, time.Now())
 	}
 	var e *entry
 	if p, derr := hookjson.Decode(payload); derr == nil {
@@ -88,55 +87,6 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool) (int
 
 // ErrFollowing: a follower takes no events and no hooks (a 409).
 var ErrFollowing = errors.New("this notch-web follows another host's state.json; it takes no events")
-
-// tokenReader reads context tokens from agents' transcripts in the
-// background: the newest transcript named for each row wins, one read at a
-// time, so a burst of hooks costs one read per row, never a hook's time.
-type tokenReader struct {
-	mu      sync.Mutex
-	pending map[string]string // row → transcript path
-	wake    chan struct{}
-}
-
-func newTokenReader() *tokenReader {
-	return &tokenReader{pending: map[string]string{}, wake: make(chan struct{}, 1)}
-}
-
-// maxPendingTranscripts bounds the rows waiting for a read.
-const maxPendingTranscripts = 256
-
-func (t *tokenReader) want(tr hookjson.Transcript) {
-	t.mu.Lock()
-	if _, ok := t.pending[tr.Session]; ok || len(t.pending) < maxPendingTranscripts {
-		t.pending[tr.Session] = tr.Path
-	}
-	t.mu.Unlock()
-	select {
-	case t.wake <- struct{}{}:
-	default:
-	}
-}
-
-// take returns the pending reads and forgets them.
-func (t *tokenReader) take() map[string]string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	p := t.pending
-	t.pending = map[string]string{}
-	return p
-}
-
-// readTokens applies the context tokens of the transcripts named, for rows
-// the board still holds, when they changed.
-func (h *Host) readTokens(batch map[string]string) {
-	for session, path := range batch {
-		tokens, ok := claudecode.ContextTokens(path, claudecode.DefaultTail)
-		if !ok {
-			continue
-		}
-		h.board.setTokens(session, tokens, time.Now())
-	}
-}
 
 // applyHook maps and applies a hook under the board's lock, so the adapter
 // sees the rows exactly as its events will find them.

@@ -20,7 +20,6 @@ import (
 	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/internal/fsx"
 	"github.com/notch-web/notch-web/internal/logx"
-	"github.com/notch-web/notch-web/internal/pace"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
 )
@@ -157,21 +156,8 @@ func (h *Host) Run(ctx context.Context) error {
 	g.Go(func() error { <-ctx.Done(); h.approvals.shutdown(); return nil })
 	g.Go(func() error { return h.approvals.watch(ctx) })
 	g.Go(func() error {
-		// Reads come at most every tokenPace: a burst of hooks is one read
-		// per row, never one per hook.
-		p := pace.Pace{Gap: tokenPace}
-		for {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-h.tokens.wake:
-			}
-			if !p.Wait(ctx) {
-				return nil
-			}
-			h.readTokens(h.tokens.take())
-			p.Mark(time.Now())
-		}
+		h.tokens.run(ctx, func(session string, tokens int64) { h.board.setTokens(session, tokens, time.Now()) })
+		return nil
 	})
 	if h.cfg.Demo {
 		g.Go(func() error { return playDemo(ctx, h.board, h.log) })

@@ -152,7 +152,6 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 	case SubagentStop:
 		if b.Subagent() {
 			b.TurnEnded(state.OutcomeCompleted)
-			b.Transcript(p.String("agent_transcript_path"))
 		}
 	case Stop:
 		b.TurnEnded(state.OutcomeCompleted)
@@ -161,12 +160,33 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 	case SessionEnd:
 		b.Ended("")
 	}
-	// A subagent's hooks name its parent's transcript (or none), so only a
-	// session's own hooks offer one for its row.
-	if !b.Subagent() {
+	// A subagent's hooks name its parent's transcript; its own is
+	// agent_transcript_path (SubagentStop), else beside the parent's.
+	if b.Subagent() {
+		b.SubagentTranscript(subagentTranscript(p))
+	} else {
 		b.Transcript(p.TranscriptPath)
 	}
 	return b.Mapping(), nil
+}
+
+// agentID is what a subagent's id may be to name a file: Claude Code's are
+// hex ("a7c1f2…"); anything else is not turned into a path.
+var agentID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+// subagentTranscript is a subagent's own transcript: agent_transcript_path
+// when the hook gives it (SubagentStop), else
+// "<session transcript without .jsonl>/subagents/agent-<agent_id>.jsonl",
+// where Claude Code 2.1 writes it. "" when neither can be named.
+func subagentTranscript(p hookjson.Payload) string {
+	if path := p.String("agent_transcript_path"); path != "" {
+		return path
+	}
+	parent, ok := strings.CutSuffix(p.TranscriptPath, ".jsonl")
+	if !ok || parent == "" || !agentID.MatchString(p.AgentID) {
+		return ""
+	}
+	return parent + "/subagents/agent-" + p.AgentID + ".jsonl"
 }
 
 // reason is an approval's one-line reason: for a question, the question;

@@ -173,8 +173,13 @@ func TestMapTranscript(t *testing.T) {
 		path, sess string
 	}{
 		{"a session's hook offers its transcript", payload(PostToolUse, `"tool_name":"Bash"`), nil, "/home/me/.claude/projects/p/s.jsonl", sess},
-		{"a subagent's tool does not", payload(PostToolUse, `"agent_id":"a1","tool_name":"Bash"`), nil, "", ""},
+		{"a subagent's tool offers the subagent's own, beside the session's", payload(PostToolUse, `"agent_id":"a1","tool_name":"Bash"`), nil,
+			"/home/me/.claude/projects/p/s/subagents/agent-a1.jsonl", sess + "/a1"},
+		{"a subagent id that is no file name offers none", payload(PostToolUse, `"agent_id":"../../x","tool_name":"Bash"`), nil, "", ""},
 		{"SubagentStop offers the subagent's", payload(SubagentStop, `"agent_id":"a1","agent_transcript_path":"/t/a1.jsonl"`), nil, "/t/a1.jsonl", sess + "/a1"},
+		{"a late notification (nothing to apply) still offers it, for a held row", payload(Notification, `"notification_type":"permission_prompt","message":"m"`), rows(settled(sess, state.StatusDone)),
+			"/home/me/.claude/projects/p/s.jsonl", sess},
+		{"an ignored hook of a held row offers it", payload("PreCompact", ``), rows(working(sess, "")), "/home/me/.claude/projects/p/s.jsonl", sess},
 		{"SessionEnd does: the transcript is flushed by then", payload(SessionEnd, ``), rows(working(sess, "")), "/home/me/.claude/projects/p/s.jsonl", sess},
 		{"an ignored hook does not", payload("PreCompact", ``), nil, "", ""},
 	} {
@@ -183,7 +188,7 @@ func TestMapTranscript(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if m.Transcript.Path != tc.path || m.Transcript.Session != tc.sess {
+			if m.Transcript.Path != tc.path || m.Transcript.Session != tc.sess || m.Transcript.Sidechain != strings.Contains(tc.sess, "/") {
 				t.Errorf("transcript %+v, want %q for %q", m.Transcript, tc.path, tc.sess)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -30,6 +31,26 @@ const DefaultTail = 64 << 10
 // without blocking. The host calls it off the hook's path; the budget the
 // tokens are measured against still comes only from the row (docs/contract.md rule 1).
 func ContextTokens(path string, maxTail int64) (int64, bool) {
+	return contextTokens(path, maxTail, false)
+}
+
+// SubagentContextTokens is ContextTokens for a subagent's own transcript
+// (<session dir>/subagents/agent-<agent_id>.jsonl), every line of which is a
+// sidechain line: those are the lines it reads.
+func SubagentContextTokens(path string, maxTail int64) (int64, bool) {
+	return contextTokens(path, maxTail, true)
+}
+
+// Tokens reads the context tokens of the transcript a hook named
+// (hookjson.Mapping.Transcript): a session's or a subagent's.
+func Tokens(tr hookjson.Transcript) (int64, bool) {
+	if tr.Sidechain {
+		return SubagentContextTokens(tr.Path, DefaultTail)
+	}
+	return ContextTokens(tr.Path, DefaultTail)
+}
+
+func contextTokens(path string, maxTail int64, sidechain bool) (int64, bool) {
 	if maxTail <= 0 || !filepath.IsAbs(path) || !strings.EqualFold(filepath.Ext(path), ".jsonl") {
 		return 0, false
 	}
@@ -69,7 +90,7 @@ func ContextTokens(path string, maxTail int64) (int64, bool) {
 			buf = buf[i+1:]
 		}
 	}
-	return latestUsage(buf)
+	return latestUsage(buf, sidechain)
 }
 
 // usageLine is the part of a transcript line ContextTokens reads.
@@ -94,7 +115,7 @@ var (
 
 // latestUsage walks complete lines from the last one back and returns the
 // context size of the latest assistant message (see ContextTokens).
-func latestUsage(buf []byte) (int64, bool) {
+func latestUsage(buf []byte, sidechain bool) (int64, bool) {
 	var (
 		found   bool
 		best    int64
@@ -108,7 +129,7 @@ func latestUsage(buf []byte) (int64, bool) {
 			continue
 		}
 		var l usageLine
-		if json.Unmarshal(line, &l) != nil || l.Type != "assistant" || l.IsSidechain ||
+		if json.Unmarshal(line, &l) != nil || l.Type != "assistant" || l.IsSidechain != sidechain ||
 			l.Message == nil || l.Message.Usage == nil || l.Message.Model == "<synthetic>" {
 			continue
 		}

@@ -2,11 +2,13 @@ package claudecode
 
 import (
 	"fmt"
-	"github.com/notch-web/notch-web/state"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/notch-web/notch-web/adapters/hookjson"
+	"github.com/notch-web/notch-web/state"
 )
 
 // line is one transcript line of type typ with a usage, as Claude Code
@@ -139,9 +141,38 @@ func FuzzLatestUsage(f *testing.F) {
 	f.Add([]byte(`ge":{"input_tokens":5}}}` + "\n" + `{"type":"assistant","requestId":"a","message":{"usage":{"input_tokens":9e999}}}` + "\n"))
 	f.Add([]byte("\n\n{}\n[1]\nnot json\n"))
 	f.Fuzz(func(t *testing.T, tail []byte) {
-		n, ok := latestUsage(tail)
-		if ok && (n < 0 || n > state.MaxInteger) {
-			t.Fatalf("latestUsage gave %d", n)
+		for _, sidechain := range []bool{false, true} {
+			n, ok := latestUsage(tail, sidechain)
+			if ok && (n < 0 || n > state.MaxInteger) {
+				t.Fatalf("latestUsage(sidechain %v) gave %d", sidechain, n)
+			}
 		}
 	})
+}
+
+// TestSubagentContextTokens: every line of a subagent's own transcript is a
+// sidechain line (Claude Code 2.1), so ContextTokens, which skips them, finds
+// nothing there; SubagentContextTokens reads exactly them.
+func TestSubagentContextTokens(t *testing.T) {
+	side := func(s string) string { return strings.Replace(s, `"isSidechain":false`, `"isSidechain":true`, 1) }
+	sub := writeTranscript(t, strings.Join([]string{
+		side(line("assistant", "req_a", 3, 100, 2000, "")),
+		side(userLine),
+		side(line("assistant", "req_b", 4, 200, 5000, "")), ""}, "\n"))
+	if n, ok := ContextTokens(sub, DefaultTail); ok || n != 0 {
+		t.Errorf("ContextTokens of a subagent transcript = %d, %v; want none (it skips sidechain lines)", n, ok)
+	}
+	if n, ok := SubagentContextTokens(sub, DefaultTail); !ok || n != 5204 {
+		t.Errorf("SubagentContextTokens = %d, %v; want 5204", n, ok)
+	}
+	if n, ok := Tokens(hookjson.Transcript{Path: sub, Sidechain: true}); !ok || n != 5204 {
+		t.Errorf("Tokens(sidechain) = %d, %v; want 5204", n, ok)
+	}
+	main := writeTranscript(t, line("assistant", "req_1", 1, 2, 3, "")+"\n"+side(line("assistant", "req_s", 9, 9, 9, ""))+"\n")
+	if n, ok := SubagentContextTokens(main, DefaultTail); !ok || n != 27 {
+		t.Errorf("SubagentContextTokens of a session's transcript = %d, %v; want its sidechain line's 27", n, ok)
+	}
+	if n, ok := Tokens(hookjson.Transcript{Path: main}); !ok || n != 6 {
+		t.Errorf("Tokens(session) = %d, %v; want 6", n, ok)
+	}
 }

@@ -232,12 +232,25 @@ func (b *Builder) Transcript(path string) {
 	}
 }
 
-// Mapping is the hook's Mapping. A hook with no events has no Open and no
-// Transcript either: it means nothing for the board. Otherwise Open holds
+// SubagentTranscript names a subagent's own transcript at path as its row's:
+// a file of sidechain lines (Transcript.Sidechain).
+func (b *Builder) SubagentTranscript(path string) {
+	if path != "" && b.Subagent() {
+		b.tx = Transcript{Path: path, Session: b.target, Sidechain: true}
+	}
+}
+
+// Mapping is the hook's Mapping. A hook with no events has no Open: it
+// means nothing for the board, but it still names its transcript when the
+// host holds the row (a late notification: the file may have grown since
+// the last read). Otherwise Open holds
 // what the events need to apply to unheld rows: the parent of a subagent,
 // and the target row unless the events open it themselves.
 func (b *Builder) Mapping() Mapping {
 	if len(b.events) == 0 {
+		if _, held := b.row(); held && b.tx.Path != "" {
+			return Mapping{Transcript: b.tx}
+		}
 		return Mapping{}
 	}
 	m := Mapping{Events: b.events, Transcript: b.tx}

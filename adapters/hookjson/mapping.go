@@ -15,6 +15,10 @@ type Lookup func(id string) (state.Session, bool)
 type Transcript struct {
 	Path    string
 	Session string // the row the tokens belong to
+	// Sidechain is set for a subagent's own transcript, every line of
+	// which is a sidechain line (Claude Code's isSidechain: true): those
+	// are the lines to read, where a session's transcript skips them.
+	Sidechain bool
 }
 
 // Mapping is what one hook means for the board.
@@ -31,7 +35,9 @@ type Mapping struct {
 	Events []state.Event
 	// Transcript, when set, names where the row's latest context tokens can
 	// be read. Reading it is I/O, so it is the host's to do, off the hook's
-	// path; its answer goes in a context.tokens event (TokensEvent).
+	// path; its answer goes in a context.tokens event (TokensEvent). A hook
+	// that means nothing for the board may still name one, for a row the
+	// host holds: the file may have grown since the last read.
 	Transcript Transcript
 }
 

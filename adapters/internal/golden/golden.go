@@ -134,7 +134,11 @@ func render(t testing.TB, steps []step, doc state.Document) []byte {
 		// A transcript is shown when it changes, not on every step.
 		if st.transcript != (hookjson.Transcript{}) && st.transcript != lastTx {
 			lastTx = st.transcript
-			fmt.Fprintf(&b, ", \"transcript\": %s", compact(map[string]string{"path": st.transcript.Path, "session": st.transcript.Session}))
+			tx := map[string]any{"path": st.transcript.Path, "session": st.transcript.Session}
+			if st.transcript.Sidechain {
+				tx["sidechain"] = true
+			}
+			fmt.Fprintf(&b, ", \"transcript\": %s", compact(tx))
 		}
 		b.WriteString(", \"applied\": [")
 		for j, ev := range st.applied {
