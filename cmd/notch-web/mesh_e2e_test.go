@@ -260,15 +260,17 @@ func TestManyMachines(t *testing.T) {
 		nc.SetErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { errs <- err })
 		forged, _ := state.Encode(state.Document{Schema: 4, Plugin: state.Plugin, WallMs: time.Now().UnixMilli(),
 			Sessions: []state.Session{{ID: "forged", Status: state.StatusWorking}}})
-		_ = nc.Publish("$KV.notch-boards.beta", forged)
-		_ = nc.Flush()
-		select {
-		case err := <-errs:
-			if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
-				t.Errorf("publishing as beta: %v, want a permissions violation", err)
+		for _, subject := range []string{"$KV.notch-boards.beta", "notch.beta.board"} {
+			_ = nc.Publish(subject, forged)
+			_ = nc.Flush()
+			select {
+			case err := <-errs:
+				if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") || !strings.Contains(err.Error(), subject) {
+					t.Errorf("publishing to %s as alpha: %v, want a permissions violation", subject, err)
+				}
+			case <-time.After(3 * time.Second):
+				t.Errorf("publishing to %s as alpha was not refused", subject)
 			}
-		case <-time.After(3 * time.Second):
-			t.Error("publishing as beta was not refused")
 		}
 		time.Sleep(200 * time.Millisecond)
 		if r := rows(hub.doc(t)); r["beta/forged"] != "" {

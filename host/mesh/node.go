@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,7 +34,13 @@ const (
 	boardPace = 20 * time.Millisecond
 	// reconnectWait is how soon a machine dials again after losing the hub.
 	reconnectWait = 250 * time.Millisecond
+	// storePace spaces a machine's writes of its board to the KV bucket;
+	// the live board goes out on every change (boardSubject).
+	storePace = 250 * time.Millisecond
 )
+
+// boardSubject is where a machine publishes its board live.
+func boardSubject(machine string) string { return "notch." + machine + ".board" }
 
 // Config says which part this notch-web plays. With none of Hub, Join and
 // NATS set, Open is never called (nothing of the mesh runs).
@@ -248,6 +255,16 @@ func (n *Node) openViewer(ctx context.Context) error {
 	wctx, stop := context.WithCancel(context.Background())
 	n.stop = stop
 	ready := make(chan struct{})
+	// The live boards, subscribed before the stored ones load so nothing
+	// falls between; an older stored board never replaces a live one.
+	if _, err := n.nc.Subscribe(boardSubject("*"), func(m *nats.Msg) {
+		if name := strings.TrimSuffix(strings.TrimPrefix(m.Subject, "notch."), ".board"); CheckName(name) == nil {
+			n.remote.setBoard(name, m.Data)
+		}
+	}); err != nil {
+		stop()
+		return err
+	}
 	n.wg.Add(1)
 	go func() {
 		defer n.wg.Done()
@@ -365,7 +382,20 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 	beat := time.NewTicker(n.cfg.Beat)
 	defer beat.Stop()
 	p := pace.Pace{Gap: boardPace}
-	var last []byte
+	var last, stored []byte // the rows last sent live, and last stored
+	var latest []byte       // the board last sent live
+	var storedAt time.Time
+	// store keeps the latest board in the KV bucket, at most every
+	// storePace: the hub reads it when it restarts (and the machine sends
+	// it again when it reconnects).
+	store := func(force bool) {
+		if latest == nil || (!force && (bytes.Equal(last, stored) || time.Since(storedAt) < storePace)) {
+			return
+		}
+		if n.nc.Publish("$KV."+boardsBucket+"."+n.name, latest) == nil {
+			stored, storedAt = last, time.Now()
+		}
+	}
 	send := func(force bool) {
 		doc, ok := b.Snapshot(time.Now())
 		if !ok {
@@ -379,11 +409,14 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 		if err != nil {
 			return
 		}
-		if n.nc.Publish("$KV."+boardsBucket+"."+n.name, data) == nil {
-			last = rows
+		if n.nc.Publish(boardSubject(n.name), data) == nil {
+			last, latest = rows, data
 			p.Mark(time.Now())
 		}
+		store(force)
 	}
+	flush := time.NewTicker(storePace)
+	defer flush.Stop()
 	ttl := strconv.Itoa(int(n.cfg.PresenceTTL/time.Second)) + "s"
 	present := func() {
 		m := nats.NewMsg("$KV." + presenceBucket + "." + n.name)
@@ -403,6 +436,8 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 		case <-beat.C:
 			present()
 			send(false)
+		case <-flush.C:
+			store(false)
 		case <-changes:
 			if !p.Wait(ctx) {
 				return nil

@@ -80,6 +80,10 @@ func (r *remote) setBoard(name string, data []byte) {
 		doc = &d
 	}
 	r.mu.Lock()
+	if m := r.machines[name]; doc != nil && m != nil && m.doc != nil && doc.WallMs < m.doc.WallMs {
+		r.mu.Unlock()
+		return // an older board (the store's, behind the live one)
+	}
 	if doc == nil {
 		if m := r.machines[name]; m != nil {
 			m.doc = nil
@@ -271,9 +275,10 @@ func (r *remote) list(paired []Paired) []Machine {
 	return out
 }
 
-// watch feeds the remote from both buckets until ctx ends. ready is closed
-// once both have delivered their current values, so a board that starts
-// shows every machine's latest rows at once.
+// watch feeds the remote from both buckets until ctx ends: the boards'
+// current values (the live ones come on notch.*.board, boardSubject), and
+// presence for ever. ready is closed once both have delivered their current
+// values, so a board that starts shows every machine's latest rows at once.
 func (r *remote) watch(ctx context.Context, boards, presence jetstream.KeyValue, ready chan<- struct{}) error {
 	bw, err := boards.WatchAll(ctx)
 	if err != nil {
@@ -286,19 +291,21 @@ func (r *remote) watch(ctx context.Context, boards, presence jetstream.KeyValue,
 	}
 	defer pw.Stop()
 	bDone, pDone := false, false
+	bch := bw.Updates()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case e, ok := <-bw.Updates():
-			if !ok {
-				return nil
-			}
-			if e == nil {
+		case e, ok := <-bch:
+			switch {
+			case !ok:
+				bch, bDone = nil, true
+			case e == nil:
 				bDone = true
-			} else if e.Operation() == jetstream.KeyValuePut {
+				bw.Stop() // from here on, boards come live
+			case e.Operation() == jetstream.KeyValuePut:
 				r.setBoard(e.Key(), e.Value())
-			} else {
+			default:
 				r.setBoard(e.Key(), nil)
 			}
 		case e, ok := <-pw.Updates():
