@@ -93,7 +93,8 @@ func TestMachineRowsReachTheHub(t *testing.T) {
 	}
 	deadline := time.Now().Add(3 * time.Second)
 	for {
-		if s, ok := hubRow(hub, "alpha", "s1"); ok && s.Project == "argon" {
+		ms := hub.Machines()
+		if s, ok := hubRow(hub, "alpha", "s1"); ok && s.Project == "argon" && len(ms) == 1 && ms[0].Present {
 			break
 		}
 		if time.Now().After(deadline) {

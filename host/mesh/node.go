@@ -259,7 +259,7 @@ func (n *Node) openViewer(ctx context.Context) error {
 	// falls between; an older stored board never replaces a live one.
 	if _, err := n.nc.Subscribe(boardSubject("*"), func(m *nats.Msg) {
 		if name := strings.TrimSuffix(strings.TrimPrefix(m.Subject, "notch."), ".board"); CheckName(name) == nil {
-			n.remote.setBoard(name, m.Data)
+			n.remote.setBoard(name, m.Data, true)
 		}
 	}); err != nil {
 		stop()

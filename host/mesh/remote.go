@@ -65,8 +65,11 @@ func (r *remote) get(name string) *remoteMachine {
 // maxBoard bounds a board's bytes (NATS's own max_payload is 1 MiB).
 const maxBoard = 1 << 20
 
-// setBoard records a machine's latest board (nil: deleted).
-func (r *remote) setBoard(name string, data []byte) {
+// setBoard records a machine's latest board (nil: deleted). live says it
+// came from the machine just now (boardSubject), which is proof of life as
+// good as its presence key, so the machine is present from then on (until
+// the key expires).
+func (r *remote) setBoard(name string, data []byte, live bool) {
 	var doc *state.Document
 	if data != nil {
 		if len(data) > maxBoard {
@@ -92,7 +95,11 @@ func (r *remote) setBoard(name string, data []byte) {
 			}
 		}
 	} else {
-		r.get(name).doc = doc
+		m := r.get(name)
+		m.doc = doc
+		if live {
+			m.present, m.lastSeen = true, time.Now().UnixMilli()
+		}
 	}
 	changed := r.changed
 	r.mu.Unlock()
@@ -304,9 +311,9 @@ func (r *remote) watch(ctx context.Context, boards, presence jetstream.KeyValue,
 				bDone = true
 				bw.Stop() // from here on, boards come live
 			case e.Operation() == jetstream.KeyValuePut:
-				r.setBoard(e.Key(), e.Value())
+				r.setBoard(e.Key(), e.Value(), false)
 			default:
-				r.setBoard(e.Key(), nil)
+				r.setBoard(e.Key(), nil, false)
 			}
 		case e, ok := <-pw.Updates():
 			if !ok {
