@@ -33,6 +33,7 @@ const (
 	ClaudeHTTPTimeout  = 2    // seconds (Claude Code's http hook)
 	ClaudeTimeout      = 5    // seconds (Claude Code's command hook; notch-web hook gives up after 1)
 	CodexTimeout       = 5    // seconds (Codex's command hook; notch-web hook gives up after 1)
+	CodexEndTimeout    = 3    // seconds (Codex's SessionEnd and Interrupt hooks: its most)
 	GeminiTimeoutMilli = 3000 // milliseconds (Gemini CLI's command hook)
 )
 
@@ -161,10 +162,14 @@ func claudeFormat(base, cmd string) hooksFormat {
 // codexFormat is Codex's hooks.json: command hooks for the hooks every
 // Codex with hooks knows.
 func codexFormat(cmd string) hooksFormat {
+	// Codex 0.169 clamps SessionEnd's and Interrupt's timeout to 3 s (and
+	// says so on every start): written as it will run.
+	end := commandHook{Type: "command", Command: cmd, Timeout: CodexEndTimeout}
 	return hooksFormat{
-		events: codex.Events,
-		entry:  commandHook{Type: "command", Command: cmd, Timeout: CodexTimeout},
-		ours:   oursFor(Codex),
+		events:  codex.Events,
+		entry:   commandHook{Type: "command", Command: cmd, Timeout: CodexTimeout},
+		entries: map[string]any{codex.SessionEnd: end, codex.Interrupt: end},
+		ours:    oursFor(Codex),
 	}
 }
 

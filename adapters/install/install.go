@@ -221,6 +221,9 @@ func (o Options) run(install bool) (Result, error) {
 	res.Notes = append(res.Notes, o.notes(path, install)...)
 	if o.Agent == Codex {
 		o.codexNotify(&res, install)
+		if install {
+			res.Notes = append(res.Notes, CodexTrustNote+" (`notch-web hooks status codex` says whether they are)")
+		}
 	}
 	return res, nil
 }
@@ -438,7 +441,11 @@ func Status(o Options) ([]Installed, error) {
 			}
 			return nil, err
 		}
-		out = append(out, status(o.Agent, scope, path, f))
+		in := status(o.Agent, scope, path, f)
+		if o.Agent == Codex && len(in.Events) > 0 {
+			in.Notes = append(in.Notes, o.codexTrustOf(path, f).Notes()...)
+		}
+		out = append(out, in)
 	}
 	if o.Agent == Codex && (o.Scope == "" || o.Scope == ScopeUser) && o.Home != "" {
 		out = append(out, codexConfigStatus(filepath.Join(o.codexHome(), "config.toml")))

@@ -490,7 +490,8 @@ func TestInstallCodex(t *testing.T) {
 	write(t, config, codexConfig)
 
 	res := mustInstall(t, o)
-	if len(res.Changes) != 2 || !res.Changes[0].Created || !res.Changes[1].Changed || len(res.Notes) != 0 {
+	if len(res.Changes) != 2 || !res.Changes[0].Created || !res.Changes[1].Changed || len(res.Notes) != 1 ||
+		!strings.HasPrefix(res.Notes[0], CodexTrustNote) {
 		t.Fatalf("changes %+v notes %q", res.Changes, res.Notes)
 	}
 	want := strings.Replace(codexConfig, "  \"~/work\",\n]\n", "  \"~/work\",\n]\nnotify = [\"/opt/notch web/bin/notch-web\", \"hook\", \"codex\"]\n", 1)
@@ -538,7 +539,7 @@ func TestInstallCodexLeavesConfig(t *testing.T) {
 			if read(t, config) != tc.config {
 				t.Error("config.toml was touched")
 			}
-			if len(res.Changes) != 1 || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], tc.note) ||
+			if len(res.Changes) != 1 || len(res.Notes) != 2 || !strings.Contains(res.Notes[0], tc.note) || !strings.HasPrefix(res.Notes[1], CodexTrustNote) ||
 				!strings.Contains(res.Notes[0], `notify = ["/opt/notch web/bin/notch-web", "hook", "codex", "--url", "http://127.0.0.1:7340"]`) {
 				t.Errorf("changes %+v notes %q", res.Changes, res.Notes)
 			}

@@ -224,6 +224,7 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 			agents = []string{agent}
 		}
 		unreadable := 0
+		hosts := map[string]string{}
 		for _, a := range agents {
 			o.Agent = a
 			st, err := install.Status(o)
@@ -231,6 +232,7 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 				return fmt.Errorf("hooks status: %w", err)
 			}
 			unreadable += printStatus(stdout, st)
+			printHosts(context.Background(), stdout, hookBases(st, getenv), hosts)
 		}
 		if unreadable > 0 {
 			return fmt.Errorf("hooks status: %d file(s) could not be read (said above, with what to do)", unreadable)

@@ -310,3 +310,45 @@ func TestHooksQuotePaths(t *testing.T) {
 		t.Errorf("the path is not shown quoted:\n%s", out.String())
 	}
 }
+
+// TestHooksStatusChecksTheHost: status says, for the URL the hooks point
+// to, whether a notch-web answers there (GET /healthz), and says so plainly
+// when none does or when something else answers.
+func TestHooksStatusChecksTheHost(t *testing.T) {
+	notch := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/healthz" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte(`{"ok":true,"version":"v9.9.9","streams":0}`))
+	}))
+	defer notch.Close()
+	other := httptest.NewServer(http.NotFoundHandler())
+	defer other.Close()
+	gone := httptest.NewServer(http.NotFoundHandler())
+	goneURL := gone.URL
+	gone.Close()
+
+	for _, tc := range []struct {
+		name, url, want string
+	}{
+		{"a notch-web answers", notch.URL, "  host: notch-web v9.9.9 answers at " + notch.URL + "\n"},
+		{"nothing listens", goneURL, "  host: no notch-web answers at " + goneURL + " ("},
+		{"something else answers", other.URL, "  host: no notch-web answers at " + other.URL + " (something answers (404 Not Found), but not notch-web's /healthz)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			getenv := env("HOME", home, "USERPROFILE", home)
+			var out bytes.Buffer
+			if err := run(context.Background(), []string{"hooks", "install", "claude-code", "--url", tc.url, "--exe", "/x/notch-web"}, getenv, io.Discard, io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			if err := run(context.Background(), []string{"hooks", "status", "claude-code", "--dir", home}, getenv, &out, io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), tc.want) || strings.Count(out.String(), "  host: ") != 1 {
+				t.Errorf("status:\n%s\nwant one host line with %q", out.String(), tc.want)
+			}
+		})
+	}
+}
