@@ -81,3 +81,21 @@ func TestCodexApprovalsOptIn(t *testing.T) {
 		t.Fatalf("PreToolUse waits too: %q", c)
 	}
 }
+
+// TestCodexWaitIsOurs: the --wait hook install writes is recognised as
+// notch-web's: a second install changes nothing, uninstall takes it out.
+func TestCodexWaitIsOurs(t *testing.T) {
+	skipOnWindows(t)
+	o := opts(t, Codex)
+	o.CodexWait = DefaultCodexWait
+	mustInstall(t, o)
+	for _, ch := range mustInstall(t, o).Changes {
+		if ch.Changed {
+			t.Errorf("a second install with --wait changed %s:\n%s", ch.Path, ch.Diff)
+		}
+	}
+	mustUninstall(t, o)
+	if got := read(t, filepath.Join(o.Home, ".codex", "hooks.json")); got != "{}\n" {
+		t.Errorf("uninstall left %s", got)
+	}
+}

@@ -40,6 +40,8 @@ func TestOurCommand(t *testing.T) {
 		{"notch-web hook codex; rm -rf ~/x", false},
 		{"notch-web hook codex --url", false},
 		{"notch-web hook codex extra", false},
+		{"notch-web hook codex --wait 10s", true},
+		{"notch-web hook codex --wait", false},
 		{"notch-webx hook codex", false},
 		{"/usr/bin/python3 ~/notify.py", false},
 		{"", false},

@@ -26,16 +26,17 @@ func isNotchWeb(program string) bool {
 
 // ourArgv reports whether argv is what notch-web writes to run its hook
 // for agent: notch-web, "hook", the agent, then at most the flags
-// hookCommand and the hook command itself take (--url URL, --verbose).
+// hookCommand and the hook command itself take (--url URL, --wait D,
+// --verbose).
 func ourArgv(argv []string, agent string) bool {
 	if len(argv) < 3 || !isNotchWeb(argv[0]) || argv[1] != "hook" || argv[2] != agent {
 		return false
 	}
 	for rest := argv[3:]; len(rest) > 0; {
 		switch {
-		case rest[0] == "--url" && len(rest) >= 2:
+		case (rest[0] == "--url" || rest[0] == "--wait") && len(rest) >= 2:
 			rest = rest[2:]
-		case strings.HasPrefix(rest[0], "--url="), rest[0] == "--verbose":
+		case strings.HasPrefix(rest[0], "--url="), strings.HasPrefix(rest[0], "--wait="), rest[0] == "--verbose":
 			rest = rest[1:]
 		default:
 			return false
