@@ -62,6 +62,11 @@ func (b *Board) Subscribe() (<-chan struct{}, func()) { return b.changes.Subscri
 // Ingest applies a batch of events all-or-nothing. Events without a time are
 // stamped with now: the fold itself never reads a clock.
 func (b *Board) Ingest(evs []state.Event, now time.Time) ([]string, error) {
+	// Events come from outside: their ids may not enter the namespace of
+	// the ids notch-web derives (a subagent's, a hashed one).
+	if err := state.CheckRawIDs(evs); err != nil {
+		return nil, err
+	}
 	state.Stamp(evs, now)
 	b.mu.Lock()
 	warns, err := b.fold.Apply(evs...)

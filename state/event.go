@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-playground/validator/v10"
 	"github.com/notch-web/notch-web/internal/jsonx"
+	"github.com/notch-web/notch-web/internal/textrule"
 )
 
 // EventVersion is the version of the event vocabulary this package speaks:
@@ -187,6 +188,9 @@ func (e Event) Validate() error {
 	if len(e.Parent) > MaxSessionID {
 		return fmt.Errorf("%w: parent is %d bytes (max %d)", ErrInvalidEvent, len(e.Parent), MaxSessionID)
 	}
+	if !ValidSessionID(e.Session) || (e.Parent != "" && !ValidSessionID(e.Parent)) {
+		return fmt.Errorf("%w: a session id must be text without control, bidi or zero-width characters", ErrInvalidEvent)
+	}
 	have := e.fields()
 	if extra := have &^ rule.takes; extra != 0 {
 		return fmt.Errorf("%w: %s does not take %s", ErrInvalidEvent, e.Type, extra.names())
@@ -237,10 +241,35 @@ func HasControl(s string) bool {
 func isControl(r rune) bool { return r != '\t' && unicode.IsControl(r) }
 
 // ValidSessionID reports whether id can name a row: 1 to MaxSessionID bytes
-// of valid UTF-8 text without control characters. The ✕ and Open requests,
-// a restored state.json and a close-out mark all hold ids to it.
+// of valid UTF-8 text holding nothing internal/textrule hides (control,
+// bidi, zero-width: an id is compared byte for byte, so it cannot be
+// cleaned, only refused). Events, the ✕ and Open requests, a restored
+// state.json and a close-out mark all hold ids to it.
 func ValidSessionID(id string) bool {
-	return id != "" && len(id) <= MaxSessionID && utf8.ValidString(id) && !HasControl(id)
+	return id != "" && len(id) <= MaxSessionID && !textrule.Has(id)
+}
+
+// DerivedID reports whether id is in the namespace of the ids notch-web
+// derives itself: a subagent's "<session>/<agent>" (any "/"), a hashed
+// "h:<hex>" or "a:<hex>" (adapters/hookjson). A raw id from outside — a
+// hook's session_id, a POSTed event's session or parent — is never one
+// (hookjson hashes it, the events route refuses it), so no raw id can name
+// and drive a row that is not its own.
+func DerivedID(id string) bool {
+	return strings.Contains(id, "/") || strings.HasPrefix(id, "h:") || strings.HasPrefix(id, "a:")
+}
+
+// CheckRawIDs refuses a batch of events from outside (the events route)
+// that names a session or parent in DerivedID's namespace.
+func CheckRawIDs(evs []Event) error {
+	for i, ev := range evs {
+		for _, id := range []string{ev.Session, ev.Parent} {
+			if id != "" && DerivedID(id) {
+				return &LineError{Line: i + 1, Err: fmt.Errorf(`%w: id %s is in the namespace notch-web keeps for the ids it derives (with "/", or starting "h:" or "a:")`, ErrInvalidEvent, short(id))}
+			}
+		}
+	}
+	return nil
 }
 
 func describe(fe validator.FieldError) string {

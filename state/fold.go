@@ -185,6 +185,7 @@ func (t *txn) apply(ev Event) (warning string, err error) {
 	if err := ev.Validate(); err != nil {
 		return "", err
 	}
+	ev = ev.cleanText() // the one text rule, whichever route the event came by
 	if ev.At == 0 {
 		return "", fmt.Errorf("%w: at is missing; the receiver stamps events (Stamp) before Apply", ErrInvalidEvent)
 	}
@@ -407,6 +408,7 @@ func (f *Fold) Restore(d Document) int {
 	if len(f.rows) > 0 {
 		return 0
 	}
+	d = Sanitize(d) // the file may have been edited: the one text rule
 	for _, s := range d.Sessions {
 		if !ValidSessionID(s.ID) || f.rows[s.ID] != nil || len(f.rows) >= MaxTracked {
 			continue

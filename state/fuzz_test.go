@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/notch-web/notch-web/internal/textrule"
 )
 
 // FuzzDecodeEvents: the events body is outside input. DecodeEvents never
@@ -33,6 +35,9 @@ func FuzzDecodeEvents(f *testing.F) {
 		`[{"type":"turn.started","session":"a"}]`,
 		"\xef\xbb\xbf\x00\xff",
 		"",
+		// Issue 19: bidi, U+061C and zero-width characters in every field.
+		`{"type":"session.opened","session":"s","title":"A\u202egnp.exe","project":"p\u061c","cwd":"/x\u200b"}` + "\n" +
+			`{"type":"approval.requested","session":"s","tool":"t\ufeff","reason":"r\u2066\t"}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -74,6 +79,22 @@ func FuzzDecodeEvents(f *testing.F) {
 			}
 			if _, err := Decode(data); err != nil {
 				t.Fatalf("a snapshot does not decode: %v", err)
+			}
+			// The one text rule: nothing a row draws holds what
+			// internal/textrule hides, whatever the events said.
+			for _, s := range doc.Sessions {
+				strs := []string{s.ID, s.Title, s.Project, s.Cwd, s.ParentSession}
+				if s.Activity != nil {
+					strs = append(strs, s.Activity.Label)
+				}
+				if s.Approval != nil {
+					strs = append(strs, s.Approval.ToolName, s.Approval.Reason)
+				}
+				for _, str := range strs {
+					if textrule.Has(str) {
+						t.Fatalf("row %q holds %q", s.ID, str)
+					}
+				}
 			}
 		}
 	})

@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/notch-web/notch-web/internal/textrule"
 )
 
 // Limits on the text of a row, shared by events (validated at the door)
@@ -19,9 +21,8 @@ const (
 )
 
 // Sanitize makes a document read from outside — another host's state.json
-// in follow mode — safe to publish and draw: every string loses its control
-// characters (each becomes U+FFFD, so a hostile byte is seen rather than
-// hidden; a tab stays) and is cut to the length an event could carry, the
+// in follow mode, this host's own on restore — safe to publish and draw:
+// every string goes through the one text rule (CleanText) and is cut to the length an event could carry, the
 // rows are cut to MaxSessions, the settings are clamped, the context is
 // normalised (the same rules as the host's own snapshot, so the published
 // document and the board agree), and a URL that is not an absolute http(s)
@@ -60,22 +61,29 @@ func Sanitize(d Document) Document {
 	return d
 }
 
-// clean replaces control characters (but tab) with U+FFFD and invalid
-// UTF-8 likewise, and cuts s to at most limit bytes on a rune boundary,
-// marking the cut with "…".
-func clean(s string, limit int) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, replaceCtl)
+// clean applies the one text rule (CleanText) and cuts s to at most limit
+// bytes on a rune boundary, marking the cut with "…".
+func clean(s string, limit int) string { return Cut(CleanText(s), limit) }
+
+// CleanText is the one text rule for a string that becomes part of a row,
+// whichever route it came by (an event, a hook, a followed or restored
+// state.json): a tab becomes a space, and every other character
+// internal/textrule hides (control, bidi, zero-width) and invalid UTF-8
+// becomes U+FFFD, so a hostile character is seen rather than hidden or
+// obeyed.
+func CleanText(s string) string {
+	if !textrule.Has(s) {
+		return s
 	}
-	if HasControl(s) {
-		s = strings.Map(func(r rune) rune {
-			if isControl(r) {
-				return utf8.RuneError
-			}
-			return r
-		}, s)
-	}
-	return Cut(s, limit)
+	return textrule.Replace(strings.ReplaceAll(s, "\t", " "), utf8.RuneError)
+}
+
+// cleanText applies CleanText to every text field of an event (ids are
+// refused by Validate, never cleaned).
+func (e Event) cleanText() Event {
+	e.Title, e.Project, e.Cwd = CleanText(e.Title), CleanText(e.Project), CleanText(e.Cwd)
+	e.Tool, e.Reason = CleanText(e.Tool), CleanText(e.Reason)
+	return e
 }
 
 // Cut bounds s to at most limit bytes, cutting on a rune boundary and

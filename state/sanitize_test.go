@@ -3,9 +3,9 @@ package state
 import (
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/notch-web/notch-web/internal/fsx"
+	"github.com/notch-web/notch-web/internal/textrule"
 	"github.com/notch-web/notch-web/settings"
 )
 
@@ -50,12 +50,12 @@ func TestSanitize(t *testing.T) {
 		"id": s.ID, "title": s.Title, "project": s.Project, "cwd": s.Cwd, "identity": s.Identity, "origin": s.Origin,
 		"parent": s.ParentSession, "label": s.Activity.Label, "tool": s.Approval.ToolName, "reason": s.Approval.Reason,
 	} {
-		if HasControl(v) || !utf8.ValidString(v) {
+		if textrule.Has(v) {
 			t.Errorf("%s = %q still holds a control character", name, v)
 		}
 	}
-	if !strings.Contains(s.Approval.Reason, "col\tumn") {
-		t.Errorf("reason %q: a tab is text and stays", s.Approval.Reason)
+	if !strings.Contains(s.Approval.Reason, "col umn") {
+		t.Errorf("reason %q: a tab reads as a space (the one text rule)", s.Approval.Reason)
 	}
 	if len(s.Title) > MaxTitle || !strings.HasSuffix(s.Title, "…") {
 		t.Errorf("title is %d bytes, want at most %d, cut with …", len(s.Title), MaxTitle)
@@ -95,7 +95,7 @@ func FuzzSanitize(f *testing.F) {
 		d := Sanitize(Document{Plugin: s, Retire: s, Context: Context{HotAt: hot}, OpenURL: &s,
 			Sessions: []Session{{ID: s, Title: s, Cwd: s, Activity: &Activity{Label: s}, Approval: &Approval{Reason: s}}}})
 		for _, v := range []string{d.Plugin, d.Retire, d.Sessions[0].ID, d.Sessions[0].Title, d.Sessions[0].Cwd, d.Sessions[0].Activity.Label, d.Sessions[0].Approval.Reason} {
-			if HasControl(v) || !utf8.ValidString(v) {
+			if textrule.Has(v) {
 				t.Fatalf("%q survived", v)
 			}
 		}

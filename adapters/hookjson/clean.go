@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/notch-web/notch-web/internal/textrule"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -29,19 +30,12 @@ const (
 // ellipsis ends a string that was cut.
 const ellipsis = "…"
 
-// replaced reports whether r must not reach a row: control characters (tab,
-// newline and DEL included: the vocabulary refuses them), the line and
-// paragraph separators, and the bidirectional embeddings, overrides and
-// isolates, which could make a label read as something it is not.
-func replaced(r rune) bool {
-	switch {
-	case unicode.IsControl(r), r == '\u2028', r == '\u2029':
-		return true
-	case r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069', r == '\u200e', r == '\u200f':
-		return true
-	}
-	return false
-}
+// replaced reports whether r must not reach a row: what internal/textrule
+// hides (control characters — tab, newline and DEL included —, bidi marks,
+// embeddings, overrides and isolates, U+061C, zero-width characters, the
+// line and paragraph separators), which could make a label read as
+// something it is not. The one text rule; the fold applies it again.
+func replaced(r rune) bool { return textrule.Hidden(r) }
 
 // Clean returns s fit for an event's string field: invalid UTF-8 becomes
 // U+FFFD, every character that must not reach a row (see replaced) becomes a
@@ -173,11 +167,14 @@ func hashID(prefix string, parts ...string) string {
 
 // ID is the row id for a session id taken from a payload: the id itself
 // when it is a valid id as it stands (1 to 200 bytes of valid UTF-8 without
-// control characters), otherwise "h:" and 32 hex digits of its SHA-256.
+// control, bidi or zero-width characters) and not in the namespace of
+// derived ids (state.DerivedID: no "/", no "h:" or "a:" in front, so a raw
+// id can never name a subagent's or a hashed row), otherwise "h:" and 32
+// hex digits of its SHA-256.
 // Either way it is stable, so every hook of a session lands on one row. An
 // empty id stays empty.
 func ID(raw string) string {
-	if raw == "" || validID(raw) {
+	if raw == "" || (validID(raw) && !state.DerivedID(raw)) {
 		return raw
 	}
 	return hashID("h:", raw)

@@ -77,6 +77,12 @@ func TestID(t *testing.T) {
 		{"control", "a\tb", ""},
 		{"invalid UTF-8", "a\xffb", ""},
 		{"bidi", "a\u202eb", ""},
+		{"arabic letter mark", "a\u061cb", ""},
+		{"zero width", "a\u200bb", ""},
+		// Issue 19: the namespace of derived ids is not a raw id's.
+		{"a subagent's shape", "S/A", ""},
+		{"a hashed shape", "h:cdde1946c592d64cfe6182fe1b39937d", ""},
+		{"a hashed subagent's shape", "a:cdde1946c592d64cfe6182fe1b39937d", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := ID(tc.raw)
