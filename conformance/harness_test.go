@@ -254,6 +254,17 @@ func (r *run) events() []string {
 	return out
 }
 
+// count is how many hooks of an event have arrived.
+func (r *run) count(event string) int {
+	n := 0
+	for _, e := range r.events() {
+		if e == event {
+			n++
+		}
+	}
+	return n
+}
+
 // eventName is a payload's hook event (or Codex notify's type).
 func eventName(body []byte) string {
 	var p struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // InputTokens is the prompt size the stand-in reports for a script's step
@@ -54,9 +55,14 @@ func (q *anthropicRequest) plan() (plan, bool) {
 			continue
 		}
 		if sc, ok := scenarioOf(anthropicText(m.Content)); ok {
+			// The model's turns after it count, and so does the "system"
+			// notice Claude Code 2.1 sends when a background subagent
+			// finishes (after an interrupted tool it sends that notice
+			// without the Agent call before it). Its other "system"
+			// messages (the environment) do not.
 			step := 0
 			for _, later := range q.Messages[i+1:] {
-				if later.Role == "assistant" {
+				if later.Role == "assistant" || later.Role == "system" && isTaskNotice(anthropicText(later.Content)) {
 					step++
 				}
 			}
@@ -66,6 +72,12 @@ func (q *anthropicRequest) plan() (plan, bool) {
 	return plan{}, false
 }
 
+// isTaskNotice reports whether a "system" message is Claude Code's notice
+// that a background task finished.
+func isTaskNotice(text string) bool {
+	return strings.Contains(text, "background-task") || strings.Contains(text, "<task-notification>")
+}
+
 func (s *Server) anthropicCount(w http.ResponseWriter, r *http.Request) {
 	s.record(Request{API: "anthropic", Path: r.URL.Path, Status: http.StatusOK})
 	writeJSON(w, http.StatusOK, map[string]any{"input_tokens": InputTokens(0)})
@@ -73,7 +85,7 @@ func (s *Server) anthropicCount(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	var q anthropicRequest
-	if err := readJSON(r, &q); err != nil {
+	if err := s.readJSON(r, "anthropic", &q); err != nil {
 		s.record(Request{API: "anthropic", Path: r.URL.Path, Status: http.StatusBadRequest})
 		writeJSON(w, http.StatusBadRequest, anthropicError("invalid_request_error", "stand-in: not a Messages request"))
 		return

@@ -67,7 +67,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var q geminiRequest
-	if err := readJSON(r, &q); err != nil {
+	if err := s.readJSON(r, "gemini", &q); err != nil {
 		rec.Status = http.StatusBadRequest
 		s.record(rec)
 		writeJSON(w, http.StatusBadRequest, geminiError(http.StatusBadRequest, "INVALID_ARGUMENT", "stand-in: not a generateContent request"))

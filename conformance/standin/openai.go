@@ -64,7 +64,7 @@ var codexShells = []string{"shell_command", "shell", "exec_command"}
 
 func (s *Server) openai(w http.ResponseWriter, r *http.Request) {
 	var q openaiRequest
-	if err := readJSON(r, &q); err != nil {
+	if err := s.readJSON(r, "openai", &q); err != nil {
 		s.record(Request{API: "openai", Path: r.URL.Path, Status: http.StatusBadRequest})
 		writeJSON(w, http.StatusBadRequest, openaiError("stand-in: not a Responses request"))
 		return

@@ -69,13 +69,15 @@ const (
 
 var tagRE = regexp.MustCompile(`scenario:([a-z0-9]+)`)
 
-// scenarioOf finds the tag in a user message's text.
+// scenarioOf finds the tag in a user message's text: the last one, as an
+// agent may send two prompts as one message (Claude Code does after a
+// refused tool: the refused prompt and the next one together).
 func scenarioOf(text string) (Scenario, bool) {
-	m := tagRE.FindStringSubmatch(text)
+	m := tagRE.FindAllStringSubmatch(text, -1)
 	if m == nil {
 		return "", false
 	}
-	return Scenario(m[1]), true
+	return Scenario(m[len(m)-1][1]), true
 }
 
 // Request is one request the server answered, for tests and logs.
@@ -94,6 +96,9 @@ type Server struct {
 	SlowFor time.Duration
 	// Log, when set, receives one line per request.
 	Log func(format string, args ...any)
+	// Dump, when set, receives every request's body (to see what a new
+	// CLI version sends).
+	Dump func(api string, body []byte)
 
 	mu   sync.Mutex
 	reqs []Request
@@ -151,10 +156,13 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 // small, but an agent's system prompt and tool list are tens of kB.
 const maxBody = 8 << 20
 
-func readJSON(r *http.Request, v any) error {
+func (s *Server) readJSON(r *http.Request, api string, v any) error {
 	data, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
 	if err != nil {
 		return err
+	}
+	if s.Dump != nil {
+		s.Dump(api, data)
 	}
 	return json.Unmarshal(data, v)
 }

@@ -153,6 +153,41 @@ func TestReopenedConversationGetsText(t *testing.T) {
 	}
 }
 
+// After an interrupted tool, Claude Code 2.1.328 re-sends the subagent
+// prompt with only a "system" notice after it (the Agent call is left
+// out): that is the subagent's report, answered with text, not another
+// Agent call (which loops for ever).
+func TestSystemNoticeCountsAsAStep(t *testing.T) {
+	s, srv := newTest(t)
+	s.SlowFor = 100 * time.Millisecond
+	body := `{"stream":true,` + claudeTools + `,"messages":[{"role":"user","content":"scenario:subagent go"},` +
+		`{"role":"system","content":[{"type":"text","text":"[SYSTEM NOTIFICATION - NOT USER INPUT]\nThis is an automated background-task event, NOT a message from the user."}]}]}`
+	_, lines := post(t, srv, "/v1/messages?beta=true", body)
+	if all := strings.Join(lines, ""); !strings.Contains(all, FinalText) || strings.Contains(all, `"tool_use"`) {
+		t.Fatalf("answered %s", all)
+	}
+	// Its environment, also sent as a "system" message, is no step.
+	body = `{"stream":true,` + claudeTools + `,"messages":[{"role":"user","content":"scenario:slow go"},` +
+		`{"role":"system","content":[{"type":"text","text":"# Environment\nYou have been invoked in the following environment"}]}]}`
+	status, lines := post(t, srv, "/v1/messages?beta=true", body)
+	if status != 200 || strings.Contains(strings.Join(lines, ""), FinalText) {
+		t.Fatalf("a slow turn after the environment notice answered %d %s", status, lines)
+	}
+}
+
+// Two prompts in one user message (Claude Code after a refused tool): the
+// last tag is the one asked.
+func TestLastTagWins(t *testing.T) {
+	s, srv := newTest(t)
+	body := `{"stream":true,` + claudeTools + `,"messages":[{"role":"user","content":[` +
+		`{"type":"text","text":"scenario:tool Create it again."},{"type":"text","text":"[Request interrupted by user for tool use]"},` +
+		`{"type":"text","text":"scenario:plain Hello."}]}]}`
+	post(t, srv, "/v1/messages?beta=true", body)
+	if reqs := s.Requests(); len(reqs) != 1 || reqs[0].Scenario != Plain {
+		t.Fatalf("requests %+v", reqs)
+	}
+}
+
 // A slow turn holds the stream until the agent hangs up.
 func TestSlowHoldsUntilTheClientHangsUp(t *testing.T) {
 	s, srv := newTest(t)

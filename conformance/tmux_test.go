@@ -1,0 +1,206 @@
+//go:build conformance
+
+package conformance
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// term is an agent's TUI running in a tmux server of its own (a private
+// socket), read with capture-pane and typed into with send-keys.
+type term struct {
+	r      *run
+	socket string
+}
+
+// tmux starts argv (an agent CLI in conformance/node_modules/.bin) in a new
+// detached tmux session in the project, 160×50, with the run's environment
+// and extra; the pane stays after the program exits so its last screen can
+// be read.
+func (r *run) tmux(extra []string, argv ...string) *term {
+	r.t.Helper()
+	conf := filepath.Join(r.root, "tmux.conf")
+	r.writeFile(conf, "set -g remain-on-exit on\nset -g history-limit 5000\n")
+	tm := &term{r: r, socket: filepath.Join(r.root, "tmux.sock")}
+	argv[0] = filepath.Join(suite.bin, argv[0])
+	args := append([]string{"-f", conf, "new-session", "-d", "-s", "agent", "-x", "160", "-y", "50", "-c", r.work}, argv...)
+	if out, err := tm.cmd(extra, args...); err != nil {
+		r.t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	r.t.Cleanup(func() {
+		if r.t.Failed() {
+			r.t.Logf("last screen:\n%s", tm.screen())
+		}
+		_, _ = tm.cmd(nil, "kill-server")
+	})
+	return tm
+}
+
+func (tm *term) cmd(extra []string, args ...string) (string, error) {
+	c := exec.Command("tmux", append([]string{"-S", tm.socket}, args...)...)
+	c.Env = tm.r.env(extra...)
+	out, err := c.CombinedOutput()
+	return string(out), err
+}
+
+// screen is what the pane shows now.
+func (tm *term) screen() string { return tm.capture(false) }
+
+// history is the screen with the scrollback above it (which also holds
+// stale copies of redrawn parts: count answers there, never the input).
+func (tm *term) history() string { return tm.capture(true) }
+
+func (tm *term) capture(history bool) string {
+	args := []string{"capture-pane", "-p", "-J", "-t", "agent"}
+	if history {
+		args = append(args, "-S", "-")
+	}
+	out, err := tm.cmd(nil, args...)
+	if err != nil {
+		return "(capture-pane: " + err.Error() + ")"
+	}
+	return out
+}
+
+// typeLine types a prompt and presses Enter, and waits until the agent
+// has taken it: its hook for a submitted prompt (event) arrives. A TUI
+// that is still closing a turn can drop an Enter: while the text is still
+// in the input box, Enter is pressed again. It fails the test when the
+// prompt is not taken within 45 s, and returns how long it took.
+func (tm *term) typeLine(text, event string) time.Duration {
+	tm.r.t.Helper()
+	before := tm.r.count(event)
+	start := time.Now()
+	if out, err := tm.cmd(nil, "send-keys", "-t", "agent", "-l", text); err != nil {
+		tm.r.t.Fatalf("send-keys: %v %s", err, out)
+	}
+	// Enter on its own, after the text: a burst reads as a paste.
+	time.Sleep(300 * time.Millisecond)
+	tm.keys("Enter")
+	lastEnter := time.Now()
+	for tm.r.count(event) == before {
+		if time.Since(start) > 45*time.Second {
+			tm.r.t.Errorf("%q was not taken (no %s) within 45 s:\n%s", text, event, tm.screen())
+			return time.Since(start)
+		}
+		if time.Since(lastEnter) > 5*time.Second && strings.Contains(inputBox(tm.screen()), text) {
+			tm.keys("Enter")
+			lastEnter = time.Now()
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+// waitQuiet waits until the footer (below the input box) no longer says
+// busy — Claude Code says "esc to interrupt" while a turn runs, and lists
+// running subagents under it — so the next prompt is not typed into a turn
+// that is still closing.
+func (tm *term) waitQuiet(step, busy string, within time.Duration) {
+	tm.r.t.Helper()
+	tm.waitScreen(step, within, func(s string) bool { return !strings.Contains(footer(s), busy) })
+}
+
+// footer is the screen below the input box's last rule.
+func footer(screen string) string {
+	lines := strings.Split(screen, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(strings.TrimSpace(lines[i]), "────") {
+			return strings.Join(lines[i+1:], "\n")
+		}
+	}
+	return ""
+}
+
+// inputBox is where a TUI keeps the line being typed: between the last two
+// rules (Claude Code draws ──── above and below it), else the last three
+// lines of the screen.
+func inputBox(screen string) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n "), "\n")
+	var rules []int
+	for i, l := range lines {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "────") || strings.HasPrefix(t, "╭──") || strings.HasPrefix(t, "╰──") {
+			rules = append(rules, i)
+		}
+	}
+	if n := len(rules); n >= 2 {
+		return strings.Join(lines[rules[n-2]+1:rules[n-1]], "\n")
+	}
+	if len(lines) > 3 {
+		lines = lines[len(lines)-3:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// keys sends tmux key names (Enter, Escape, C-c, …).
+func (tm *term) keys(keys ...string) {
+	tm.r.t.Helper()
+	if out, err := tm.cmd(nil, append([]string{"send-keys", "-t", "agent"}, keys...)...); err != nil {
+		tm.r.t.Fatalf("send-keys: %v %s", err, out)
+	}
+}
+
+// exited reports whether the program in the pane has exited.
+func (tm *term) exited() bool {
+	out, _ := tm.cmd(nil, "display-message", "-p", "-t", "agent", "#{pane_dead}")
+	return strings.TrimSpace(out) == "1"
+}
+
+// waitScreen waits until the screen satisfies ok, failing the test with
+// the screen at the deadline. It returns the screen.
+func (tm *term) waitScreen(step string, within time.Duration, ok func(screen string) bool) (string, bool) {
+	tm.r.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		s := tm.screen()
+		if ok(s) {
+			return s, true
+		}
+		if time.Now().After(deadline) {
+			tm.r.t.Errorf("%s: the screen did not show it within %v:\n%s", step, within, s)
+			return s, false
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+}
+
+// shows is a screen check: every one of subs is on the screen.
+func shows(subs ...string) func(string) bool {
+	return func(s string) bool {
+		for _, sub := range subs {
+			if !strings.Contains(s, sub) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// count is a check of the history: sub is there at least n times.
+func (tm *term) count(sub string, n int) func(string) bool {
+	return func(string) bool { return strings.Count(tm.history(), sub) >= n }
+}
+
+// waitExit waits for the program in the pane to exit.
+func (tm *term) waitExit(step string, within time.Duration) {
+	tm.r.t.Helper()
+	deadline := time.Now().Add(within)
+	for !tm.exited() {
+		if time.Now().After(deadline) {
+			tm.r.t.Errorf("%s: the program did not exit within %v:\n%s", step, within, tm.screen())
+			return
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+}
+
+// log writes the screen to the test log under a label.
+func (tm *term) log(label string) {
+	tm.r.t.Logf("screen %s:\n%s", label, strings.TrimRight(tm.screen(), "\n"))
+}
+
+func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }
