@@ -46,6 +46,7 @@ func notBusy(d state.Document) error {
 func TestClaudeInteractive(t *testing.T) {
 	r := claudeRun(t)
 	r.final = "settled 1 " + state.StatusDone
+	r.scenario = "interactive"
 	// 2.1.328 starts a new user in "auto mode" (a classifier answers the
 	// asks); the dialog under test is manual mode's.
 	tm := r.tmux(claudeEnv(), "claude", "--permission-mode", "default")

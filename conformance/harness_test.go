@@ -113,6 +113,8 @@ type run struct {
 	// final is what the board must show once the scenario is over, for
 	// the replay test (host/replay_test.go): "settled N STATUS".
 	final string
+	// scenario names the recording; "" is the test's last name element.
+	scenario string
 }
 
 // newRun sets up a scenario's world for agent; seed writes the agent's
@@ -527,11 +529,14 @@ func normalize(body []byte, root string, ids map[string]string) []byte {
 func (r *run) save() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	name := r.t.Name()
-	if i := strings.LastIndex(name, "/"); i >= 0 {
-		name = name[i+1:]
+	name := r.scenario
+	if name == "" {
+		name = r.t.Name()
+		if i := strings.LastIndex(name, "/"); i >= 0 {
+			name = name[i+1:]
+		}
+		name = strings.ToLower(name)
 	}
-	name = strings.ToLower(name)
 	dir := filepath.Join(suite.repo, "adapters", adapterDirs[r.agent], "testdata", "recorded")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		r.t.Error(err)
