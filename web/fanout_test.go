@@ -196,13 +196,11 @@ func TestFanoutEveryTabEndsOnTheLastBoard(t *testing.T) {
 		}
 		e.hub.Refresh(time.Now())
 	}
-	if e.hub.slowLanes.Load() == 0 {
+	if e.hub.SlowLanes() == 0 {
 		t.Error("no paused tab fell behind: the test does not test newest-wins")
 	}
 	close(paused)
-	e.hub.mu.Lock()
-	want := e.hub.html[templates.PageBoard]
-	e.hub.mu.Unlock()
+	want := e.hub.Last(templates.PageBoard)
 	var wg sync.WaitGroup
 	for _, rs := range streams {
 		wg.Go(func() {
@@ -257,7 +255,7 @@ func TestFanoutStalledTabDelaysNoOne(t *testing.T) {
 		}
 	}
 	i := 0
-	for ; e.hub.slowLanes.Load() == 0; i++ {
+	for ; e.hub.SlowLanes() == 0; i++ {
 		if i > 5000 {
 			t.Fatal("the stalled tab's socket never filled")
 		}

@@ -1,14 +1,7 @@
 package web
 
-import "github.com/notch-web/notch-web/internal/sse"
+import "github.com/notch-web/notch-web/web/fanout"
 
-// elementsFrame and heartbeatFrame are the wire's frames (internal/sse: the
-// one encoder, shared with the load tool's floor, so the two can never
-// drift apart).
-var (
-	elementsFrame = sse.Elements
-	// heartbeatFrame is the light event an idle stream carries. Every
-	// event the client receives fires a datastar-fetch event, which the
-	// page's liveness check watches.
-	heartbeatFrame = sse.Heartbeat
-)
+// ConnContext is the http.Server's ConnContext hook the streams need
+// (web/fanout).
+var ConnContext = fanout.ConnContext

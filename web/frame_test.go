@@ -138,7 +138,7 @@ func TestHostileStringsNeverChangeTheFrames(t *testing.T) {
 	for _, s := range hostile {
 		board, pane := renderBoth(t, s)
 		for _, html := range [][]byte{board, pane} {
-			checkFrame(t, elementsFrame(html), string(html))
+			checkFrame(t, sse.Elements(html), string(html))
 		}
 		for _, p := range []struct{ prev, cur []byte }{{prevBoard, board}, {prevPane, pane}} {
 			parts, _ := htmldiff.Diff(p.prev, nil, p.cur)
@@ -146,10 +146,10 @@ func TestHostileStringsNeverChangeTheFrames(t *testing.T) {
 				continue // a whole-page patch, checked above
 			}
 			joined := htmldiff.Join(parts)
-			checkFrame(t, elementsFrame(joined), string(joined))
+			checkFrame(t, sse.Elements(joined), string(joined))
 		}
 	}
-	evs := sse.Parse(heartbeatFrame)
+	evs := sse.Parse(sse.Heartbeat)
 	if len(evs) != 1 || evs[0].Type != "datastar-patch-signals" || evs[0].Data != `signals {"_hb":true}` {
 		t.Fatalf("heartbeat parsed as %#v", evs)
 	}
@@ -164,12 +164,12 @@ func FuzzFrames(f *testing.F) {
 	prevBoard, prevPane := renderBoth(f, "calm")
 	f.Fuzz(func(t *testing.T, s string) {
 		board, pane := renderBoth(t, s)
-		checkFrame(t, elementsFrame(board), string(board))
-		checkFrame(t, elementsFrame(pane), string(pane))
+		checkFrame(t, sse.Elements(board), string(board))
+		checkFrame(t, sse.Elements(pane), string(pane))
 		for _, p := range []struct{ prev, cur []byte }{{prevBoard, board}, {prevPane, pane}} {
 			if parts, _ := htmldiff.Diff(p.prev, nil, p.cur); parts != nil {
 				joined := htmldiff.Join(parts)
-				checkFrame(t, elementsFrame(joined), string(joined))
+				checkFrame(t, sse.Elements(joined), string(joined))
 			}
 		}
 	})

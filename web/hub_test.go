@@ -155,7 +155,7 @@ func TestHubDropsAStalledTabWithoutDelayingOthers(t *testing.T) {
 	}
 	// Big boards, many changes: the stalled tab's buffers fill up.
 	title := strings.Repeat("a long title that fills the socket buffers ", 20)
-	for i := 0; e.hub.drops.Load() == 0; i++ {
+	for i := 0; e.hub.Drops() == 0; i++ {
 		if i > 20000 {
 			t.Fatal("the stalled tab was never dropped")
 		}

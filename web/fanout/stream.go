@@ -1,4 +1,4 @@
-package web
+package fanout
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ func responseHead(hdr http.Header, now time.Time) []byte {
 
 // open starts a hijacked stream: the response head and the page as of now
 // go out in one write, then the stream is the writers'.
-func (h *Hub) open(s *stream, conn net.Conn, head, first []byte) {
+func (h *Fanout) open(s *stream, conn net.Conn, head, first []byte) {
 	var raw syscall.RawConn
 	if sc, ok := conn.(syscall.Conn); ok {
 		raw, _ = sc.SyscallConn()
@@ -63,7 +63,7 @@ func (h *Hub) open(s *stream, conn net.Conn, head, first []byte) {
 // (HTTP/2) the way every stream was served before the pool: this handler
 // writes its frames itself, woken by the hub, until the client leaves, the
 // hub closes or a write stalls past WriteTimeout.
-func (h *Hub) serveDedicated(w http.ResponseWriter, r *http.Request, s *stream, first []byte) {
+func (h *Fanout) serveDedicated(w http.ResponseWriter, r *http.Request, s *stream, first []byte) {
 	s.mu.Lock()
 	s.kick = make(chan struct{}, 1)
 	s.mu.Unlock()

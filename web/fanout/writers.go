@@ -1,4 +1,4 @@
-package web
+package fanout
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/sse"
 )
 
 // The fan-out. A stream's connection is taken over from net/http once its
@@ -84,7 +85,7 @@ func (s *stream) beatIfSilent(cutoff int64) bool {
 	if s.busy || s.gone {
 		return false
 	}
-	s.pending, s.beat, s.busy = heartbeatFrame, true, true
+	s.pending, s.beat, s.busy = sse.Heartbeat, true, true
 	return true
 }
 
@@ -211,7 +212,7 @@ func (p *writers) close() {
 
 // startFanout starts the writers and the heartbeat, once, with the first
 // stream; Close ends them.
-func (h *Hub) startFanout() {
+func (h *Fanout) startFanout() {
 	h.fanoutOnce.Do(func() {
 		n := h.Writers
 		if n <= 0 {
@@ -229,7 +230,7 @@ func (h *Hub) startFanout() {
 func defaultWriters() int { return runtime.GOMAXPROCS(0) }
 
 // writer writes the streams the ready queue hands it until the hub closes.
-func (h *Hub) writer() {
+func (h *Fanout) writer() {
 	var batch []*stream
 	w := newRawWriter()
 	for {
@@ -248,7 +249,7 @@ func (h *Hub) writer() {
 // socket cannot take whole goes to s's slow lane with what is left of it;
 // a stream with another frame waiting goes back on the queue behind the
 // others.
-func (h *Hub) flushStream(w *rawWriter, s *stream) {
+func (h *Fanout) flushStream(w *rawWriter, s *stream) {
 	f := s.take()
 	if f == nil {
 		return
@@ -274,7 +275,7 @@ func (h *Hub) flushStream(w *rawWriter, s *stream) {
 // slowLane owns s while its socket is full: it writes rest, then every
 // frame that arrives meanwhile, each within WriteTimeout, and ends the
 // stream when a write does not finish in time.
-func (h *Hub) slowLane(s *stream, rest []byte) {
+func (h *Fanout) slowLane(s *stream, rest []byte) {
 	h.slowLanes.Add(1)
 	defer h.slowLanes.Add(-1)
 	for rest != nil {
@@ -294,7 +295,7 @@ func (h *Hub) slowLane(s *stream, rest []byte) {
 // endStream ends s after a failed write. A write that timed out is a
 // stalled reader, which counts as a drop; any other failure is a tab that
 // left (or the hub closing).
-func (h *Hub) endStream(s *stream, err error) {
+func (h *Fanout) endStream(s *stream, err error) {
 	conn, open := s.end()
 	if !open {
 		return
@@ -315,7 +316,7 @@ func (h *Hub) endStream(s *stream, err error) {
 // stream: it looks four times a period, so no stream stays silent longer
 // than a period and a quarter. A heartbeat is also how a tab that left is
 // noticed: its write fails.
-func (h *Hub) heartbeat(every time.Duration) {
+func (h *Fanout) heartbeat(every time.Duration) {
 	if every <= 0 {
 		return
 	}
