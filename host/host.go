@@ -147,7 +147,7 @@ func (h *Host) Run(ctx context.Context) error {
 			h.log.Error("state.json not written", "log_type", logx.TypeState, logx.Err("WriteError", err))
 		},
 		OnRecovered: func(failures int) {
-			h.log.Info("state.json written again", "log_type", "agents-notch.state.v1", slog.Group("data", "failedWrites", failures))
+			h.log.Info("state.json written again", "log_type", logx.TypeState, slog.Group("data", "failedWrites", failures))
 		},
 		OnWritten: func() { h.readyOnce.Do(func() { close(h.ready) }) },
 	}
