@@ -16,6 +16,10 @@ import (
 // stat; the file is read only when it grew.
 const watchPoll = 500 * time.Millisecond
 
+// safetyTicks: every this many polls, watched transcripts are looked at too
+// (a stat each), in case the platform dropped an event.
+const safetyTicks = 10
+
 // watch reads the transcripts of pending Claude Code cards as they grow,
 // so a No or an Esc at Claude Code's own prompt — which fires no hook —
 // clears the card and the row within a second: the refusal is written to
@@ -45,6 +49,7 @@ func (a *approvals) watch(ctx context.Context) error {
 	tick.Stop()
 	defer tick.Stop()
 	polling := false
+	ticks := 0
 	check := func(path string, want []string) {
 		f := files[path]
 		fi, err := os.Stat(path)
@@ -58,8 +63,9 @@ func (a *approvals) watch(ctx context.Context) error {
 		a.fromTranscript(path, claudecode.ToolResults(path, want, claudecode.ResultsTail), time.Now())
 	}
 	// sync makes the watch set the transcripts of pending cards; new ones
-	// are read at once.
-	sync := func() map[string][]string {
+	// are read at once, and with all the others too, those no watch could
+	// be placed on (and every one, when all).
+	sync := func(all bool) map[string][]string {
 		want := a.watched()
 		for path, f := range files {
 			if _, ok := want[path]; !ok {
@@ -75,11 +81,17 @@ func (a *approvals) watch(ctx context.Context) error {
 				f = &file{size: -1}
 				files[path] = f
 			}
+			fresh := f.size < 0
 			if !f.watched && w != nil && w.Add(path) == nil {
 				f.watched = true
-				f.size = -1 // read once now: the answer may have come before the watch
+				fresh = true // read once now: the answer may have come before the watch
 			}
-			check(path, ids)
+			if fresh || all || !f.watched {
+				if fresh {
+					f.size = -1
+				}
+				check(path, ids)
+			}
 		}
 		switch {
 		case len(files) > 0 && !polling:
@@ -96,7 +108,7 @@ func (a *approvals) watch(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case path := <-a.wake:
-			want := sync()
+			want := sync(false)
 			if path != "" {
 				if ids, ok := want[path]; ok {
 					files[path].size = -1
@@ -117,7 +129,10 @@ func (a *approvals) watch(ctx context.Context) error {
 			}
 		case <-errs:
 		case <-tick.C:
-			sync()
+			// A watched file's writes come as events: its stat is looked at
+			// only every safetyTicks polls, in case one was missed.
+			ticks++
+			sync(ticks%safetyTicks == 0)
 		}
 	}
 }
