@@ -7,25 +7,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notch-web/notch-web/adapters/claudecode"
-	"github.com/notch-web/notch-web/adapters/codex"
-	"github.com/notch-web/notch-web/adapters/gemini"
 	"github.com/notch-web/notch-web/adapters/hookjson"
-	"github.com/notch-web/notch-web/adapters/install"
+	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/state"
 )
 
-// Adapter maps one agent's hook payload to vocabulary v1 (adapters/...).
+// Adapter maps one agent's hook payload to session events (an agent
+// Spec's Map; the agents whose own hooks reach the board, by the name in
+// their route /agents-notch/hooks/<name>, are adapters/registry's).
 type Adapter func(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error)
-
-// adapters are the agents whose own hooks reach the board, by the name in
-// their route (/agents-notch/hooks/<name>): install.Agents, each with its
-// mapping.
-var adapters = map[string]Adapter{
-	install.ClaudeCode: claudecode.Map,
-	install.Codex:      codex.Map,
-	install.Gemini:     gemini.Map,
-}
 
 // ErrNoAgent: a hook for an agent notch-web has no adapter for (a 404).
 var ErrNoAgent = errors.New("no adapter for agent")
@@ -63,16 +53,17 @@ func (h *Host) HookHeld(ctx context.Context, agent string, payload []byte, now t
 
 // hook applies a hook to the board, then to the approvals' cards.
 func (h *Host) hook(agent string, payload []byte, now time.Time, held bool) (int, *entry, error) {
-	adapt, ok := adapters[agent]
+	spec, ok := registry.Get(agent)
 	if !ok {
-		return 0, nil, fmt.Errorf("%w %q (%s)", ErrNoAgent, agent, strings.Join(install.Agents, ", "))
+		return 0, nil, fmt.Errorf("%w %q (%s)", ErrNoAgent, agent, strings.Join(registry.Names(), ", "))
 	}
+	adapt := Adapter(spec.Map)
 	if err := h.takesInput(); err != nil {
 		return 0, nil, err
 	}
 	m, n, err := h.board.applyHook(adapt, payload, now)
-	if m.Transcript.Path != "" {
-		h.tokens.want(m.Transcript, time.Now())
+	if m.Transcript.Path != "" && spec.Tokens != nil {
+		h.tokens.want(m.Transcript, spec.Tokens, time.Now())
 	}
 	var e *entry
 	if p, derr := hookjson.Decode(payload); derr == nil {

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/notch-web/notch-web/adapters/claudecode"
 	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/internal/pace"
 )
@@ -38,24 +37,23 @@ type tokenReader struct {
 	pending map[string]*tokenWant // row → its series
 	gen     uint64
 	wake    chan struct{}
-	read    func(hookjson.Transcript) (int64, bool)
 	stat    func(path string) (size int64, mod time.Time, ok bool)
 }
 
 // tokenWant is one row's series of reads.
 type tokenWant struct {
 	tr    hookjson.Transcript
-	gen   uint64    // which naming started the series
-	since time.Time // when it was named
-	round int       // reads done
-	size  int64     // the file as the last read found it
+	read  func(hookjson.Transcript) (int64, bool) // the agent's (agent.Spec.Tokens)
+	gen   uint64                                  // which naming started the series
+	since time.Time                               // when it was named
+	round int                                     // reads done
+	size  int64                                   // the file as the last read found it
 	mod   time.Time
 	seen  bool
 }
 
 func newTokenReader() *tokenReader {
-	return &tokenReader{pending: map[string]*tokenWant{}, wake: make(chan struct{}, 1),
-		read: claudecode.Tokens, stat: statFile}
+	return &tokenReader{pending: map[string]*tokenWant{}, wake: make(chan struct{}, 1), stat: statFile}
 }
 
 func statFile(path string) (int64, time.Time, bool) {
@@ -66,8 +64,8 @@ func statFile(path string) (int64, time.Time, bool) {
 	return fi.Size(), fi.ModTime(), true
 }
 
-// want starts (or restarts) a row's series of reads at now.
-func (t *tokenReader) want(tr hookjson.Transcript, now time.Time) {
+// want starts (or restarts) a row's series of reads of tr with read at now.
+func (t *tokenReader) want(tr hookjson.Transcript, read func(hookjson.Transcript) (int64, bool), now time.Time) {
 	t.mu.Lock()
 	w, ok := t.pending[tr.Session]
 	if !ok && len(t.pending) >= maxPendingTranscripts {
@@ -78,6 +76,7 @@ func (t *tokenReader) want(tr hookjson.Transcript, now time.Time) {
 		w = &tokenWant{tr: tr}
 		t.pending[tr.Session] = w
 	}
+	w.read = read
 	t.gen++
 	w.gen, w.since, w.round = t.gen, now, 0
 	t.mu.Unlock()
@@ -127,7 +126,7 @@ func (t *tokenReader) readDue(now time.Time, apply func(session string, tokens i
 	batch, next := t.due(now)
 	for _, w := range batch {
 		size, mod, _ := t.stat(w.tr.Path)
-		if tokens, ok := t.read(w.tr); ok {
+		if tokens, ok := w.read(w.tr); ok {
 			apply(w.tr.Session, tokens)
 		}
 		t.done(w, size, mod)

@@ -22,10 +22,11 @@ type fakeFile struct {
 
 func (f *fakeFile) reader() *tokenReader {
 	t := newTokenReader()
-	t.read = func(hookjson.Transcript) (int64, bool) { f.reads++; return f.tokens, true }
 	t.stat = func(string) (int64, time.Time, bool) { return f.size, f.mod, true }
 	return t
 }
+
+func (f *fakeFile) read(hookjson.Transcript) (int64, bool) { f.reads++; return f.tokens, true }
 
 // TestTokenReaderRereadsUntilSettled: the transcript is read when the hook
 // names it and again as it settles: a flush that lands after the hook's
@@ -39,7 +40,7 @@ func TestTokenReaderRereadsUntilSettled(t *testing.T) {
 	apply := func(s string, n int64) { got[s] = n }
 	tr := hookjson.Transcript{Path: "/t/s.jsonl", Session: "s"}
 
-	r.want(tr, t0)
+	r.want(tr, f.read, t0)
 	next := r.readDue(t0, apply)
 	if got["s"] != 1000 || next != t0.Add(settleAfter[1]) {
 		t.Fatalf("the read at the hook: tokens %d, next %v", got["s"], next.Sub(t0))
@@ -59,7 +60,7 @@ func TestTokenReaderRereadsUntilSettled(t *testing.T) {
 	}
 
 	// A file that keeps changing is read at most len(settleAfter) times.
-	r.want(tr, t0)
+	r.want(tr, f.read, t0)
 	for i, d := range settleAfter {
 		f.size += 10
 		r.readDue(t0.Add(d), apply)
@@ -83,12 +84,12 @@ func TestTokenReaderRestartsOnANewNaming(t *testing.T) {
 	r := f.reader()
 	apply := func(string, int64) {}
 	tr := hookjson.Transcript{Path: "/t/s.jsonl", Session: "s"}
-	r.want(tr, t0)
+	r.want(tr, f.read, t0)
 	r.readDue(t0, apply)
 	r.readDue(t0.Add(settleAfter[1]), apply)
 	old, _ := r.due(t0.Add(settleAfter[2]))
-	r.want(tr, t0.Add(2*time.Second)) // the late notification
-	r.done(old[0], f.size, f.mod)     // the old series' read lands after it
+	r.want(tr, f.read, t0.Add(2*time.Second)) // the late notification
+	r.done(old[0], f.size, f.mod)             // the old series' read lands after it
 	if batch, _ := r.due(t0.Add(2 * time.Second)); len(batch) != 1 || batch[0].round != 0 {
 		t.Fatalf("the new naming's series: %+v", batch)
 	}

@@ -5,9 +5,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notch-web/notch-web/adapters/agent"
 	"github.com/notch-web/notch-web/adapters/claudecode"
 	"github.com/notch-web/notch-web/adapters/codex"
 	"github.com/notch-web/notch-web/adapters/gemini"
+	"github.com/notch-web/notch-web/adapters/registry"
 )
 
 // The agents Install knows, by their adapters' names.
@@ -17,8 +19,8 @@ const (
 	Gemini     = gemini.Agent
 )
 
-// Agents lists them, for help texts and errors.
-var Agents = []string{ClaudeCode, Codex, Gemini}
+// Agents lists every agent of adapters/registry, for help texts and errors.
+var Agents = registry.Names()
 
 // The scopes a settings file can have.
 const (
@@ -27,15 +29,10 @@ const (
 	ScopeLocal   = "local"   // a project's settings for this machine only (Claude Code)
 )
 
-// Timeouts written with our hooks: the host answers at once, and a hook
-// must never hold an agent up for long when the host is down.
-const (
-	ClaudeHTTPTimeout  = 2    // seconds (Claude Code's http hook)
-	ClaudeTimeout      = 5    // seconds (Claude Code's command hook; notch-web hook gives up after 1)
-	CodexTimeout       = 5    // seconds (Codex's command hook; notch-web hook gives up after 1)
-	CodexEndTimeout    = 3    // seconds (Codex's SessionEnd and Interrupt hooks: its most)
-	GeminiTimeoutMilli = 3000 // milliseconds (Gemini CLI's command hook)
-)
+// ClaudeHTTPTimeout is Claude Code's http hooks' timeout, in seconds (the
+// timeouts are each agent's Spec's: the host answers at once, and a hook
+// must never hold an agent up for long when the host is down).
+const ClaudeHTTPTimeout = 2
 
 // Approvals from the board hold an agent's PermissionRequest hook while the
 // board shows its card (the host's --approval-hold): the installed hook's
@@ -60,14 +57,9 @@ func holdTimeout(hold time.Duration) int {
 // withHold gives Claude Code's PermissionRequest http hook a timeout a few
 // seconds above the host's hold, so the board can answer it.
 func withHold(f hooksFormat, base string, hold time.Duration) hooksFormat {
-	entries := map[string]any{claudecode.PermissionRequest: httpHook{
+	return withEntry(f, claudecode.PermissionRequest, httpHook{
 		Type: "http", URL: strings.TrimRight(base, "/") + HookPath(ClaudeCode), Timeout: holdTimeout(hold),
-	}}
-	for k, v := range f.entries {
-		entries[k] = v
-	}
-	f.entries = entries
-	return f
+	})
 }
 
 // withCodexWait (hooks install codex --approvals) makes Codex's
@@ -78,12 +70,18 @@ func withCodexWait(f hooksFormat, cmd string, wait time.Duration) hooksFormat {
 	if wait <= 0 {
 		return f
 	}
-	entries := map[string]any{codex.PermissionRequest: commandHook{
+	return withEntry(f, codex.PermissionRequest, commandHook{
 		Type: "command", Command: cmd + " --wait " + wait.String(), Timeout: holdTimeout(wait),
-	}}
+	})
+}
+
+// withEntry is f with event's entry replaced.
+func withEntry(f hooksFormat, event string, entry any) hooksFormat {
+	entries := make(map[string]any, len(f.entries)+1)
 	for k, v := range f.entries {
 		entries[k] = v
 	}
+	entries[event] = entry
 	f.entries = entries
 	return f
 }
@@ -144,42 +142,33 @@ func hookCommand(exe, agent, url string) string {
 	return cmd
 }
 
-// claudeFormat is Claude Code's settings: http hooks to the host for every
-// hook the adapter maps, but for SessionStart a command hook running cmd,
-// because Claude Code skips http hooks for SessionStart ("HTTP hooks are
-// not supported for SessionStart"); Notification only for permission
-// prompts.
-func claudeFormat(base, cmd string) hooksFormat {
-	return hooksFormat{
-		events:  claudecode.Events,
-		matcher: map[string]string{claudecode.Notification: "permission_prompt"},
-		entry:   httpHook{Type: "http", URL: strings.TrimRight(base, "/") + HookPath(ClaudeCode), Timeout: ClaudeHTTPTimeout},
-		entries: map[string]any{claudecode.SessionStart: commandHook{Type: "command", Command: cmd, Timeout: ClaudeTimeout}},
-		ours:    oursFor(ClaudeCode),
+// specFormat is an agent's hooks as its Spec declares them: each event's
+// entry by its kind (an http hook to base's endpoint, or a command hook
+// running cmd) in the agent's style, with its timeout and matcher.
+func specFormat(s agent.Spec, base, cmd string) hooksFormat {
+	f := hooksFormat{events: s.Events(), matcher: map[string]string{}, entries: map[string]any{}, ours: oursFor(s.Name)}
+	for _, h := range s.Hooks {
+		if h.Matcher != "" {
+			f.matcher[h.Event] = h.Matcher
+		}
+		f.entries[h.Event] = hookEntry(s, h, base, cmd)
 	}
+	return f
 }
 
-// codexFormat is Codex's hooks.json: command hooks for the hooks every
-// Codex with hooks knows.
-func codexFormat(cmd string) hooksFormat {
-	// Codex 0.169 clamps SessionEnd's and Interrupt's timeout to 3 s (and
-	// says so on every start): written as it will run.
-	end := commandHook{Type: "command", Command: cmd, Timeout: CodexEndTimeout}
-	return hooksFormat{
-		events:  codex.Events,
-		entry:   commandHook{Type: "command", Command: cmd, Timeout: CodexTimeout},
-		entries: map[string]any{codex.SessionEnd: end, codex.Interrupt: end},
-		ours:    oursFor(Codex),
+// hookEntry is the entry notch-web writes for one hook.
+func hookEntry(s agent.Spec, h agent.Hook, base, cmd string) any {
+	secs := int((h.Timeout + time.Second - 1) / time.Second)
+	switch {
+	case h.Kind == agent.HTTP:
+		return httpHook{Type: "http", URL: strings.TrimRight(base, "/") + HookPath(s.Name), Timeout: secs}
+	case s.Install.Style == agent.StyleGemini:
+		return geminiHook{Name: s.Install.Name, Type: "command", Command: cmd, Timeout: int(h.Timeout / time.Millisecond)}
 	}
+	return commandHook{Type: "command", Command: cmd, Timeout: secs}
 }
 
-// geminiFormat is Gemini CLI's settings: command hooks; Notification only
-// for tool permissions.
-func geminiFormat(cmd string) hooksFormat {
-	return hooksFormat{
-		events:  gemini.Events,
-		matcher: map[string]string{gemini.Notification: gemini.ToolPermission},
-		entry:   geminiHook{Name: "notch-web", Type: "command", Command: cmd, Timeout: GeminiTimeoutMilli},
-		ours:    oursFor(Gemini),
-	}
-}
+// claudeFormat, codexFormat and geminiFormat are the three agents' formats.
+func claudeFormat(base, cmd string) hooksFormat { return specFormat(claudecode.Spec, base, cmd) }
+func codexFormat(cmd string) hooksFormat        { return specFormat(codex.Spec, "", cmd) }
+func geminiFormat(cmd string) hooksFormat       { return specFormat(gemini.Spec, "", cmd) }

@@ -2,13 +2,19 @@
 // them out again, and says what is installed where: the files behind
 // "notch-web hooks install|uninstall|status <agent>".
 //
+// What goes where is each agent's agent.Spec (adapters/registry): its
+// scopes and files, its hooks with their kind (http or command), timeout
+// and matcher, the entry style and the settings that turn hooks off. Today:
+//
 //	agent        scope    file                                  what
 //	claude-code  user     ~/.claude/settings.json               http hooks to <URL>/agents-notch/hooks/claude-code
-//	             project  .claude/settings.json                   (every hook claudecode maps; Notification only
-//	             local    .claude/settings.local.json             for permission_prompt; timeout 2 s)
-//	codex        user     ~/.codex/hooks.json                   command hooks: notch-web hook codex (timeout 5 s)
-//	                      ~/.codex/config.toml                  notify = ["<notch-web>", "hook", "codex"]
-//	gemini       user     ~/.gemini/settings.json               command hooks: notch-web hook gemini (timeout 3 s;
+//	             project  .claude/settings.json                   (2 s; Notification only for permission_prompt);
+//	             local    .claude/settings.local.json             SessionStart a command hook (5 s)
+//	codex        user     ~/.codex/hooks.json                   command hooks: notch-web hook codex (5 s; 3 s for
+//	                                                              SessionEnd and Interrupt)
+//	                      ~/.codex/config.toml                  notify = ["<notch-web>", "hook", "codex"]; the
+//	                                                              hooks' trust is read from it (codextrust.go)
+//	gemini       user     ~/.gemini/settings.json               command hooks: notch-web hook gemini (3 s;
 //	             project  .gemini/settings.json                   Notification only for ToolPermission)
 //
 // (CLAUDE_CONFIG_DIR and CODEX_HOME move the user files as they move the

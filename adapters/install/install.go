@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notch-web/notch-web/adapters/agent"
+	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/internal/textrule"
 	"github.com/notch-web/notch-web/internal/udiff"
 )
@@ -80,54 +82,40 @@ func (o Options) getenv(k string) string {
 	return o.Getenv(k)
 }
 
-// scopes are the scopes an agent's settings come in.
-func scopes(agent string) []string {
-	switch agent {
-	case ClaudeCode:
-		return []string{ScopeUser, ScopeProject, ScopeLocal}
-	case Gemini:
-		return []string{ScopeUser, ScopeProject}
-	case Codex:
-		return []string{ScopeUser}
+// spec is the agent of these options, or why there is none.
+func (o Options) spec() (agent.Spec, error) {
+	s, ok := registry.Get(o.Agent)
+	if !ok {
+		return agent.Spec{}, fmt.Errorf("%w: unknown agent %q (want one of %s)", ErrUsage, o.Agent, strings.Join(Agents, ", "))
 	}
-	return nil
+	return s, nil
 }
 
 // settingsPath is the agent's settings file for a scope (for Codex, its
-// hooks.json).
+// hooks.json), as its Spec says.
 func (o Options) settingsPath(scope string) (string, error) {
-	if !slices.Contains(scopes(o.Agent), scope) {
-		if scopes(o.Agent) == nil {
-			return "", fmt.Errorf("%w: unknown agent %q (want one of %s)", ErrUsage, o.Agent, strings.Join(Agents, ", "))
+	s, err := o.spec()
+	if err != nil {
+		return "", err
+	}
+	i := slices.IndexFunc(s.Install.Scopes, func(sc agent.Scope) bool { return sc.Name == scope })
+	if i < 0 {
+		return "", fmt.Errorf("%w: %s has no %q scope (want one of %s)", ErrUsage, o.Agent, scope, strings.Join(s.ScopeNames(), ", "))
+	}
+	sc := s.Install.Scopes[i]
+	if sc.Project {
+		if o.Dir == "" {
+			return "", fmt.Errorf("%w: no project directory", ErrUsage)
 		}
-		return "", fmt.Errorf("%w: %s has no %q scope (want one of %s)", ErrUsage, o.Agent, scope, strings.Join(scopes(o.Agent), ", "))
+		return filepath.Join(o.Dir, sc.Dir, sc.File), nil
 	}
-	if scope == ScopeUser {
-		if o.Home == "" {
-			return "", fmt.Errorf("%w: no home directory (set HOME)", ErrUsage)
-		}
-		switch o.Agent {
-		case ClaudeCode:
-			if d := o.getenv("CLAUDE_CONFIG_DIR"); filepath.IsAbs(d) {
-				return filepath.Join(d, "settings.json"), nil
-			}
-			return filepath.Join(o.Home, ".claude", "settings.json"), nil
-		case Codex:
-			return filepath.Join(o.codexHome(), "hooks.json"), nil
-		case Gemini:
-			return filepath.Join(o.Home, ".gemini", "settings.json"), nil
-		}
+	if d := o.getenv(sc.EnvDir); sc.EnvDir != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, sc.File), nil
 	}
-	if o.Dir == "" {
-		return "", fmt.Errorf("%w: no project directory", ErrUsage)
+	if o.Home == "" {
+		return "", fmt.Errorf("%w: no home directory (set HOME)", ErrUsage)
 	}
-	switch {
-	case o.Agent == ClaudeCode && scope == ScopeLocal:
-		return filepath.Join(o.Dir, ".claude", "settings.local.json"), nil
-	case o.Agent == ClaudeCode:
-		return filepath.Join(o.Dir, ".claude", "settings.json"), nil
-	}
-	return filepath.Join(o.Dir, ".gemini", "settings.json"), nil
+	return filepath.Join(o.Home, sc.Dir, sc.File), nil
 }
 
 func (o Options) codexHome() string {
@@ -137,33 +125,39 @@ func (o Options) codexHome() string {
 	return filepath.Join(o.Home, ".codex")
 }
 
-// format is the agent's hooks format for these options.
+// format is the agent's hooks format for these options: its Spec's hooks,
+// an http hook's URL from o.URL, a command hook running notch-web's hook
+// for the agent (with --url when o.URL is set, or always when the agent
+// also has http hooks, so both reach the same host). The approvals' holds
+// then lengthen the PermissionRequest hooks (withHold, withCodexWait).
 func (o Options) format() (hooksFormat, error) {
+	s, err := o.spec()
+	if err != nil {
+		return hooksFormat{}, err
+	}
+	if s.HTTP() && o.URL == "" {
+		return hooksFormat{}, fmt.Errorf("%w: no host URL", ErrUsage)
+	}
+	if o.Exe == "" && slices.ContainsFunc(s.Hooks, func(h agent.Hook) bool { return h.Kind == agent.Command }) {
+		return hooksFormat{}, fmt.Errorf("%w: no notch-web executable for the command hooks", ErrUsage)
+	}
+	url := o.URL
+	if s.HTTP() {
+		url = strings.TrimRight(url, "/")
+	}
+	cmd := hookCommand(o.Exe, o.Agent, url)
+	f := specFormat(s, o.URL, cmd)
 	switch o.Agent {
 	case ClaudeCode:
-		if o.URL == "" {
-			return hooksFormat{}, fmt.Errorf("%w: no host URL", ErrUsage)
-		}
-		if o.Exe == "" {
-			return hooksFormat{}, fmt.Errorf("%w: no notch-web executable for the SessionStart command hook", ErrUsage)
-		}
-		// The command hook goes where the http hooks go.
 		hold := o.ApprovalHold
 		if hold <= 0 {
 			hold = DefaultApprovalHold
 		}
-		return withHold(claudeFormat(o.URL, hookCommand(o.Exe, o.Agent, strings.TrimRight(o.URL, "/"))), o.URL, hold), nil
-	case Codex, Gemini:
-		if o.Exe == "" {
-			return hooksFormat{}, fmt.Errorf("%w: no notch-web executable for the command hooks", ErrUsage)
-		}
-		cmd := hookCommand(o.Exe, o.Agent, o.URL)
-		if o.Agent == Codex {
-			return withCodexWait(codexFormat(cmd), cmd, o.CodexWait), nil
-		}
-		return geminiFormat(cmd), nil
+		f = withHold(f, o.URL, hold)
+	case Codex:
+		f = withCodexWait(f, cmd, o.CodexWait)
 	}
-	return hooksFormat{}, fmt.Errorf("%w: unknown agent %q (want one of %s)", ErrUsage, o.Agent, strings.Join(Agents, ", "))
+	return f, nil
 }
 
 func (o Options) scope() string {
@@ -219,7 +213,7 @@ func (o Options) run(install bool) (Result, error) {
 	}
 	res.Changes = append(res.Changes, ch)
 	res.Notes = append(res.Notes, o.notes(path, install)...)
-	if o.Agent == Codex {
+	if s, _ := o.spec(); s.Install.CodexConfig {
 		o.codexNotify(&res, install)
 		if install {
 			res.Notes = append(res.Notes, CodexTrustNote+" (`notch-web hooks status codex` says whether they are)")
@@ -245,25 +239,24 @@ func (o Options) notes(path string, install bool) []string {
 	return settingsNotes(o.Agent, path, d.root)
 }
 
-// settingsNotes flags what in a settings file stops hooks from running.
-func settingsNotes(agent, path string, root *node) []string {
+// settingsNotes flags what in a settings file stops hooks from running:
+// the agent's Spec's warnings.
+func settingsNotes(name, path string, root *node) []string {
+	s, ok := registry.Get(name)
+	if !ok {
+		return nil
+	}
 	var out []string
 	path = textrule.Show(path)
-	isFalse := func(n *node) bool { return n != nil && n.kind == kLiteral && n.str == "false" }
-	switch agent {
-	case ClaudeCode:
-		if n := root.get("disableAllHooks"); n != nil && n.kind == kLiteral && n.str == "true" {
-			out = append(out, path+" sets disableAllHooks: no hook runs until it is removed")
+	for _, w := range s.Install.Warnings {
+		n := root
+		for _, k := range w.Keys {
+			n = n.get(k)
 		}
-		if root.get("allowedHttpHookUrls") != nil {
-			out = append(out, path+" sets allowedHttpHookUrls: make sure it admits notch-web's URL")
-		}
-	case Gemini:
-		if isFalse(root.get("hooksConfig").get("enabled")) {
-			out = append(out, path+" sets hooksConfig.enabled to false: no hook runs until it is true")
-		}
-		if isFalse(root.get("tools").get("enableHooks")) {
-			out = append(out, path+" sets tools.enableHooks to false: no hook runs until it is true")
+		switch {
+		case n == nil:
+		case w.When == "set", n.kind == kLiteral && n.str == w.When:
+			out = append(out, path+" "+w.Says)
 		}
 	}
 	return out
@@ -416,22 +409,15 @@ func backupError(path string, err error) error {
 // what its settings file holds of notch-web's hooks. It reads and never
 // writes; Options.URL and Exe are not needed.
 func Status(o Options) ([]Installed, error) {
-	sc := scopes(o.Agent)
-	if sc == nil {
-		return nil, fmt.Errorf("%w: unknown agent %q (want one of %s)", ErrUsage, o.Agent, strings.Join(Agents, ", "))
+	spec, err := o.spec()
+	if err != nil {
+		return nil, err
 	}
+	sc := spec.ScopeNames()
 	if o.Scope != "" {
 		sc = []string{o.Scope}
 	}
-	var f hooksFormat
-	switch o.Agent {
-	case ClaudeCode:
-		f = claudeFormat("", "")
-	case Codex:
-		f = codexFormat("")
-	case Gemini:
-		f = geminiFormat("")
-	}
+	f := specFormat(spec, "", "")
 	var out []Installed
 	for _, scope := range sc {
 		path, err := o.settingsPath(scope)
@@ -442,12 +428,12 @@ func Status(o Options) ([]Installed, error) {
 			return nil, err
 		}
 		in := status(o.Agent, scope, path, f)
-		if o.Agent == Codex && len(in.Events) > 0 {
+		if spec.Install.CodexConfig && len(in.Events) > 0 {
 			in.Notes = append(in.Notes, o.codexTrustOf(path, f).Notes()...)
 		}
 		out = append(out, in)
 	}
-	if o.Agent == Codex && (o.Scope == "" || o.Scope == ScopeUser) && o.Home != "" {
+	if spec.Install.CodexConfig && (o.Scope == "" || o.Scope == ScopeUser) && o.Home != "" {
 		out = append(out, codexConfigStatus(filepath.Join(o.codexHome(), "config.toml")))
 	}
 	return out, nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/adapters/install"
+	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/adapters/relay"
 	"github.com/notch-web/notch-web/internal/textrule"
 )
@@ -70,15 +71,14 @@ func splitAgent(fs *flag.FlagSet, args []string) (agent string, rest []string, e
 	return agent, rest, nil
 }
 
-const hookUsage = `usage: notch-web hook <agent> [--url URL] [--verbose] [--wait D] [PAYLOAD]
+var hookUsage = `usage: notch-web hook <agent> [--url URL] [--verbose] [--wait D] [PAYLOAD]
 
 Relays one hook payload (stdin, or PAYLOAD: Codex's notify passes its JSON
 as the last argument) to the host at URL/agents-notch/hooks/<agent>, within
 one second. It always exits 0 and writes nothing to stdout, so it can never
 fail or steer the agent — except with --wait (hooks install codex
 --approvals): a PermissionRequest then waits up to D for an answer given on
-the board, and only that decision is printed. Agents: claude-code, codex,
-gemini.
+the board, and only that decision is printed. Agents: ` + strings.Join(registry.Names(), ", ") + `.
 
 URL is --url, else $NOTCH_URL, else http://` + DefaultAddr + `.
 `
@@ -133,24 +133,35 @@ func runHook(ctx context.Context, args []string, getenv func(string) string, std
 // maxHold bounds --approval-hold, --codex-wait and --wait (as the host's).
 const maxHold = 10 * time.Minute
 
-const hooksUsage = `usage: notch-web hooks install|uninstall|status [<agent>] [flags]
+var hooksUsage = `usage: notch-web hooks install|uninstall|status [<agent>] [flags]
 
 Puts notch-web's hooks into an agent's own settings (install), takes out
 only those (uninstall), or says what is installed where (status; every
-agent when none is named). Agents: claude-code, codex, gemini.
+agent when none is named), whether a notch-web answers where they point,
+and whether Codex trusts them. Agents: ` + strings.Join(registry.Names(), ", ") + `.
 
-  claude-code  --scope user (~/.claude/settings.json), project (.claude/settings.json)
-               or local (.claude/settings.local.json): http hooks to URL
-  codex        ~/.codex/hooks.json (command hooks) and notify in ~/.codex/config.toml
-  gemini       --scope user (~/.gemini/settings.json) or project (.gemini/settings.json):
-               command hooks
-
+` + agentHelp() + `
 Your own hooks and settings stay exactly as they are; a second install
 changes nothing; the old file is kept as FILE.bak-<ms>; a file that does not
 parse is refused untouched.
 
 flags:
 `
+
+// agentHelp is each agent's line of help (agent.Spec.Help), aligned.
+func agentHelp() string {
+	var b strings.Builder
+	for _, s := range registry.All {
+		for i, line := range strings.Split(s.Help, "\n") {
+			name := ""
+			if i == 0 {
+				name = s.Name
+			}
+			fmt.Fprintf(&b, "  %-12s %s\n", name, line)
+		}
+	}
+	return b.String()
+}
 
 // runHooks is "notch-web hooks install|uninstall|status".
 func runHooks(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -247,7 +258,7 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 		return fmt.Errorf("hooks %s: --url: %w", verb, err)
 	}
 	o.URL = base
-	if agent != install.ClaudeCode {
+	if spec, _ := registry.Get(agent); !spec.HTTP() {
 		// Command hooks find the host the way the hook command does
 		// (NOTCH_URL, else the default) unless told otherwise here.
 		o.URL = *url

@@ -1,0 +1,116 @@
+// Package agent is what one agent is to notch-web, in one value (Spec):
+// its name, the hooks notch-web installs (each with its kind and timeout),
+// where its settings live, how its hook payloads map to session events, how
+// its transcripts give context tokens, and its help text. Each adapter
+// package (adapters/claudecode, codex, gemini) declares its Spec;
+// adapters/registry lists them; the installer, the host and the command
+// line read everything agent-specific from there (docs/adding-an-agent.md).
+package agent
+
+import (
+	"slices"
+	"time"
+
+	"github.com/notch-web/notch-web/adapters/hookjson"
+)
+
+// Kind is how the agent delivers a hook to notch-web.
+type Kind string
+
+const (
+	// HTTP: the agent POSTs the hook's JSON to the host's endpoint itself.
+	HTTP Kind = "http"
+	// Command: the agent runs "notch-web hook <agent>", which relays it.
+	Command Kind = "command"
+)
+
+// Hook is one hook notch-web installs.
+type Hook struct {
+	Event   string        // the agent's name for it
+	Kind    Kind          // HTTP or Command
+	Timeout time.Duration // written in the agent's unit (Style)
+	Matcher string        // "" for every occurrence
+}
+
+// Style is the shape of a hook entry in the agent's settings file.
+type Style string
+
+const (
+	// StyleClaude: {"type": "http", "url", "timeout"} or {"type":
+	// "command", "command", "timeout"}, timeouts in seconds (Claude Code,
+	// and Codex's hooks.json, which copies it).
+	StyleClaude Style = "claude"
+	// StyleGemini: {"name", "type": "command", "command", "timeout"},
+	// timeout in milliseconds, named so /hooks enable|disable can name it.
+	StyleGemini Style = "gemini"
+)
+
+// Scope is one settings file the hooks can go in.
+type Scope struct {
+	Name    string // "user", "project", "local"
+	Project bool   // under the project directory (--dir); else under the home
+	Dir     string // the folder, e.g. ".claude"
+	File    string // the file, e.g. "settings.json"
+	// EnvDir names an environment variable that, set to an absolute path,
+	// is the folder instead (CLAUDE_CONFIG_DIR, CODEX_HOME).
+	EnvDir string
+}
+
+// Warning is a setting in the agent's settings file that keeps hooks from
+// running: when the value at Keys is When ("true", "false", or "set": any
+// value), status and install say Says.
+type Warning struct {
+	Keys []string
+	When string
+	Says string
+}
+
+// Install is where and how the hooks are installed.
+type Install struct {
+	Scopes   []Scope // the first is the default
+	Style    Style
+	Name     string // the hooks' name (StyleGemini)
+	Warnings []Warning
+	// CodexConfig: the agent is Codex, whose config.toml beside hooks.json
+	// takes notify and records which hooks a human trusted.
+	CodexConfig bool
+}
+
+// Spec is one agent.
+type Spec struct {
+	Name    string // in URLs and commands: /agents-notch/hooks/<Name>, "notch-web hook <Name>"
+	Display string // "Claude Code"
+	Version string // the version whose hooks the mapping was checked against
+	// Map maps one hook payload to session events; pure.
+	Map func(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error)
+	// Tokens reads the context tokens of a transcript Map named; nil when
+	// Map names none.
+	Tokens  func(hookjson.Transcript) (int64, bool)
+	Hooks   []Hook
+	Install Install
+	Help    string // one line for "notch-web hooks -h": its scopes and hooks
+}
+
+// Events are the events of s's hooks, in order.
+func (s Spec) Events() []string {
+	out := make([]string, len(s.Hooks))
+	for i, h := range s.Hooks {
+		out[i] = h.Event
+	}
+	return out
+}
+
+// HTTP reports whether any of s's hooks is an http hook (then install
+// writes the host's URL into the file).
+func (s Spec) HTTP() bool {
+	return slices.ContainsFunc(s.Hooks, func(h Hook) bool { return h.Kind == HTTP })
+}
+
+// ScopeNames are the names of s's scopes.
+func (s Spec) ScopeNames() []string {
+	out := make([]string, len(s.Install.Scopes))
+	for i, sc := range s.Install.Scopes {
+		out[i] = sc.Name
+	}
+	return out
+}

@@ -1,0 +1,36 @@
+package codex
+
+import (
+	"time"
+
+	"github.com/notch-web/notch-web/adapters/agent"
+)
+
+// Spec is Codex to notch-web (adapters/registry): command hooks in
+// hooks.json (SessionEnd and Interrupt at 3 s, Codex's most for them), and
+// notify and the hooks' trust in config.toml beside it.
+var Spec = agent.Spec{
+	Name:    Agent,
+	Display: "Codex",
+	Version: "0.169.0",
+	Map:     Map,
+	Hooks:   hooks(),
+	Install: agent.Install{
+		Scopes:      []agent.Scope{{Name: "user", Dir: ".codex", File: "hooks.json", EnvDir: "CODEX_HOME"}},
+		Style:       agent.StyleClaude,
+		CodexConfig: true,
+	},
+	Help: "~/.codex/hooks.json (command hooks) and notify in ~/.codex/config.toml",
+}
+
+func hooks() []agent.Hook {
+	out := make([]agent.Hook, 0, len(Events))
+	for _, e := range Events {
+		h := agent.Hook{Event: e, Kind: agent.Command, Timeout: 5 * time.Second}
+		if e == SessionEnd || e == Interrupt {
+			h.Timeout = 3 * time.Second
+		}
+		out = append(out, h)
+	}
+	return out
+}

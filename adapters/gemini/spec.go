@@ -1,0 +1,42 @@
+package gemini
+
+import (
+	"time"
+
+	"github.com/notch-web/notch-web/adapters/agent"
+)
+
+// Spec is Gemini CLI to notch-web (adapters/registry): named command hooks
+// in settings.json.
+var Spec = agent.Spec{
+	Name:    Agent,
+	Display: "Gemini CLI",
+	Version: "0.61.0",
+	Map:     Map,
+	Hooks:   hooks(),
+	Install: agent.Install{
+		Scopes: []agent.Scope{
+			{Name: "user", Dir: ".gemini", File: "settings.json"},
+			{Name: "project", Project: true, Dir: ".gemini", File: "settings.json"},
+		},
+		Style: agent.StyleGemini,
+		Name:  "notch-web",
+		Warnings: []agent.Warning{
+			{Keys: []string{"hooksConfig", "enabled"}, When: "false", Says: "sets hooksConfig.enabled to false: no hook runs until it is true"},
+			{Keys: []string{"tools", "enableHooks"}, When: "false", Says: "sets tools.enableHooks to false: no hook runs until it is true"},
+		},
+	},
+	Help: "--scope user (~/.gemini/settings.json) or project (.gemini/settings.json):\ncommand hooks",
+}
+
+func hooks() []agent.Hook {
+	out := make([]agent.Hook, 0, len(Events))
+	for _, e := range Events {
+		h := agent.Hook{Event: e, Kind: agent.Command, Timeout: 3 * time.Second}
+		if e == Notification {
+			h.Matcher = ToolPermission
+		}
+		out = append(out, h)
+	}
+	return out
+}

@@ -1,0 +1,53 @@
+package registry
+
+import (
+	"testing"
+
+	"github.com/notch-web/notch-web/adapters/agent"
+)
+
+// TestSpecs: every agent is whole: a name, a version, a mapping, hooks
+// with distinct events, a kind the installer writes and a timeout, scopes
+// with distinct names and a file, and help.
+func TestSpecs(t *testing.T) {
+	names := map[string]bool{}
+	for _, s := range All {
+		if s.Name == "" || names[s.Name] || s.Display == "" || s.Version == "" || s.Map == nil || s.Help == "" {
+			t.Errorf("%q: incomplete or repeated: %+v", s.Name, s)
+		}
+		names[s.Name] = true
+		if got, ok := Get(s.Name); !ok || got.Name != s.Name {
+			t.Errorf("Get(%q) = %v", s.Name, ok)
+		}
+		events := map[string]bool{}
+		for _, h := range s.Hooks {
+			switch {
+			case h.Event == "" || events[h.Event]:
+				t.Errorf("%s: event %q empty or repeated", s.Name, h.Event)
+			case h.Kind != agent.HTTP && h.Kind != agent.Command:
+				t.Errorf("%s %s: kind %q", s.Name, h.Event, h.Kind)
+			case h.Kind == agent.HTTP && s.Install.Style != agent.StyleClaude:
+				t.Errorf("%s %s: an http hook in style %q", s.Name, h.Event, s.Install.Style)
+			case h.Timeout <= 0:
+				t.Errorf("%s %s: no timeout", s.Name, h.Event)
+			}
+			events[h.Event] = true
+		}
+		if len(s.Hooks) == 0 || len(s.Install.Scopes) == 0 || s.Install.Scopes[0].Name != "user" {
+			t.Errorf("%s: no hooks, or no user scope first", s.Name)
+		}
+		scopes := map[string]bool{}
+		for _, sc := range s.Install.Scopes {
+			if sc.Name == "" || scopes[sc.Name] || sc.File == "" {
+				t.Errorf("%s: scope %+v", s.Name, sc)
+			}
+			scopes[sc.Name] = true
+		}
+		if s.Install.Style == agent.StyleGemini && s.Install.Name == "" {
+			t.Errorf("%s: named hooks without a name", s.Name)
+		}
+	}
+	if _, ok := Get("cursor"); ok {
+		t.Error("Get found an agent that is not there")
+	}
+}
