@@ -21,3 +21,7 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 echo
 echo "== notch-load hooks (what an agent waits for: the hook endpoint's reply, the command hook)"
 ./bin/notch-load hooks | tee "$out/hooks.md"
+echo
+echo "== many machines (host/mesh: a machine's change to the hub's board, 50 machines × 20 sessions × 5 hooks/s)"
+go test -run '^$' -bench 'MachineToHub' -benchtime 300x -count 3 ./host/mesh/ | tee "$out/mesh-bench.txt"
+go test -run '^$' -bench 'FiftyMachines' -benchtime 1x -count 3 ./host/mesh/ | tee -a "$out/mesh-bench.txt"

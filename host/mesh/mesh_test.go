@@ -106,10 +106,21 @@ func TestMachineRowsReachTheHub(t *testing.T) {
 	if len(d.Sessions) != 1 || d.Sessions[0].ID != "alpha/s1" || d.Sessions[0].Project != "argon" {
 		t.Fatalf("one machine: rows %+v; want alpha/s1 unlabelled", d.Sessions)
 	}
+	// A machine that stops says so: unknown at once, not at the key's expiry.
 	stop()
-	ms := hub.Machines()
-	if len(ms) != 1 || ms[0].Name != "alpha" || !ms[0].Paired || ms[0].Sessions != 1 {
-		t.Fatalf("machines %+v", ms)
+	deadline = time.Now().Add(DefaultPresenceTTL / 2)
+	for {
+		ms := hub.Machines()
+		if len(ms) == 1 && ms[0].Name == "alpha" && ms[0].Paired && ms[0].Sessions == 1 && !ms[0].Present {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a stopped machine: %+v; want alpha, paired, 1 session, not present", ms)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if u := hub.remote.Unknown(); !u["alpha/s1"] {
+		t.Errorf("unknown rows %v, want alpha/s1", u)
 	}
 }
 

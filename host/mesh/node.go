@@ -429,6 +429,13 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 	for {
 		select {
 		case <-ctx.Done():
+			// A machine that stops says so: the hub shows its rows as
+			// unknown at once rather than when the key would expire.
+			m := nats.NewMsg("$KV." + presenceBucket + "." + n.name)
+			m.Header.Set("KV-Operation", "DEL")
+			if n.nc.PublishMsg(m) == nil {
+				_ = n.nc.FlushTimeout(500 * time.Millisecond)
+			}
 			return nil
 		case <-n.reconnect:
 			send(true)
