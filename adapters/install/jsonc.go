@@ -271,25 +271,12 @@ func (p *parser) object(depth int) (*node, error) {
 			return nil, err
 		}
 		n.members = append(n.members, member{key: key, keyStart: keyStart, val: v})
-		if err := p.space(); err != nil {
+		done, err := p.next(n, '}', "an object")
+		if err != nil {
 			return nil, err
 		}
-		if p.pos >= len(p.src) {
-			return nil, p.fail("unexpected end of file in an object")
-		}
-		switch p.src[p.pos] {
-		case ',':
-			n.commas = append(n.commas, p.pos)
-			p.pos++
-			if err := p.space(); err != nil {
-				return nil, err
-			}
-		case '}':
-			p.pos++
-			n.end = p.pos
+		if done {
 			return n, nil
-		default:
-			return nil, p.fail("expected ',' or '}' in an object")
 		}
 	}
 }
@@ -311,27 +298,38 @@ func (p *parser) array(depth int) (*node, error) {
 			return nil, err
 		}
 		n.elems = append(n.elems, v)
-		if err := p.space(); err != nil {
+		done, err := p.next(n, ']', "an array")
+		if err != nil {
 			return nil, err
 		}
-		if p.pos >= len(p.src) {
-			return nil, p.fail("unexpected end of file in an array")
-		}
-		switch p.src[p.pos] {
-		case ',':
-			n.commas = append(n.commas, p.pos)
-			p.pos++
-			if err := p.space(); err != nil {
-				return nil, err
-			}
-		case ']':
-			p.pos++
-			n.end = p.pos
+		if done {
 			return n, nil
-		default:
-			return nil, p.fail("expected ',' or ']' in an array")
 		}
 	}
+}
+
+// next reads what follows an item of the object or array n: a comma (its
+// place kept, for edits) and the space after it, or the closing bracket,
+// which ends n (done). Anything else, or the end of the file, is an error
+// naming what (an object, an array).
+func (p *parser) next(n *node, closing byte, what string) (done bool, err error) {
+	if err := p.space(); err != nil {
+		return false, err
+	}
+	if p.pos >= len(p.src) {
+		return false, p.fail("unexpected end of file in " + what)
+	}
+	switch p.src[p.pos] {
+	case ',':
+		n.commas = append(n.commas, p.pos)
+		p.pos++
+		return false, p.space()
+	case closing:
+		p.pos++
+		n.end = p.pos
+		return true, nil
+	}
+	return false, p.fail(fmt.Sprintf("expected ',' or '%c' in %s", closing, what))
 }
 
 // string reads a string at p.pos (its opening quote) and decodes it.
