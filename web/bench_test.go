@@ -18,14 +18,19 @@ import (
 	"github.com/notch-web/notch-web/web/templates"
 )
 
-// fill opens n sessions in varied states on the env's board.
-func fill(b testing.TB, e *testEnv, n int) {
+// fill opens n sessions in varied states on the env's board, in five
+// projects.
+func fill(b testing.TB, e *testEnv, n int) { fillProjects(b, e, n, 5) }
+
+// fillProjects opens n sessions in varied states on the env's board, in
+// the given number of projects.
+func fillProjects(b testing.TB, e *testEnv, n, projects int) {
 	var evs []state.Event
 	tokens := int64(412034)
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("session-%02d", i)
 		evs = append(evs,
-			state.Event{Type: "session.opened", Session: id, Cwd: fmt.Sprintf("/home/me/src/project-%d", i%5)},
+			state.Event{Type: "session.opened", Session: id, Cwd: fmt.Sprintf("/home/me/src/project-%d", i%projects)},
 			state.Event{Type: "session.titled", Session: id, Title: fmt.Sprintf("Refactor the module loader, part %d", i)},
 			state.Event{Type: "turn.started", Session: id},
 			state.Event{Type: "tool.started", Session: id, Tool: "bash"},
@@ -50,6 +55,20 @@ func fill(b testing.TB, e *testEnv, n int) {
 func BenchmarkRenderBoard40(b *testing.B) {
 	e := newEnv(b, envOpts{})
 	fill(b, e, 40)
+	bv, _ := e.hub.Models(time.Now())
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := templates.Board(bv).Render(context.Background(), io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRenderBoard40Groups8 renders the board fragment with 40
+// sessions in 8 projects: the board of a day with many sessions.
+func BenchmarkRenderBoard40Groups8(b *testing.B) {
+	e := newEnv(b, envOpts{})
+	fillProjects(b, e, 40, 8)
 	bv, _ := e.hub.Models(time.Now())
 	b.ReportAllocs()
 	for b.Loop() {
