@@ -36,6 +36,8 @@ type Board struct {
 	fold     *state.Fold
 	followed *state.Document
 	remote   Remote // other machines' rows (host/mesh); nil on a board of one
+
+	usage usageStore // what Claude Code's statuslines tell (usage.go)
 }
 
 // NewBoard returns an empty board; follow makes it a follower's.

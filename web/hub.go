@@ -44,6 +44,7 @@ type Hub struct {
 	key       refreshKey
 	rendered  bool
 	renders   atomic.Int64
+	alerts    host.Alerter // which rises of the board are alerts
 }
 
 // DefaultMinRefresh paces the renders of a burst of changes: at most one
@@ -101,7 +102,15 @@ func (h *Hub) Run(ctx context.Context) {
 // Models returns the view models of both pages as of now.
 func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
 	doc, unknown := h.board.View(now)
-	bv := templates.BoardView{Doc: doc, Unknown: unknown, Follow: h.board.Follow(), NowMs: now.UnixMilli(), Approvals: approvalsView(h.board.Cards())}
+	bv := templates.BoardView{Doc: doc, Unknown: unknown, Follow: h.board.Follow(), NowMs: now.UnixMilli(), Approvals: approvalsView(h.board.Cards()), Usage: h.board.Usage()}
+	if !unknown {
+		alerts := settings.Defaults.Alerts
+		if doc.Schema != 0 {
+			alerts = doc.Settings.Clamped().Alerts
+		}
+		a := h.alerts.Observe(doc, alerts, now)
+		bv.Alert = templates.Alert{Seq: a.Seq, Status: a.Status, Session: a.Session}
+	}
 	pv := templates.PaneView{View: h.settings.View(), Summary: doc.Summary, Unknown: unknown, Window: h.window.Status()}
 	if h.Mesh != nil {
 		bv.UnknownRows, pv.Machines = h.board.Unknown(), machineViews(h.Mesh.Machines())

@@ -42,6 +42,7 @@ func (s *Server) routes() {
 	n.POST("/machines/revoke", s.postRevoke, write(smallBodyLimit)...)
 	n.POST("/hooks/:agent", s.postHook, write(hooksBodyLimit)...)
 	n.POST("/approve", s.postApprove, write(smallBodyLimit)...)
+	n.POST("/statusline", s.postStatusline, write(smallBodyLimit)...)
 }
 
 func redirect(to string) echo.HandlerFunc {

@@ -43,9 +43,13 @@ type Options struct {
 	// CodexWait > 0 makes Codex's PermissionRequest hook wait that long on
 	// the board (hooks install codex --approvals); 0 keeps it observe-only.
 	CodexWait time.Duration
-	DryRun    bool                // compute and return the diff, write nothing
-	Now       func() time.Time    // names backups; nil is time.Now
-	Getenv    func(string) string // CLAUDE_CONFIG_DIR, CODEX_HOME; nil reads none
+	// Statusline (Claude Code) also makes the statusLine command notch-web's,
+	// chaining the one that was there (statusline.go). Uninstall always
+	// puts a chained statusLine back.
+	Statusline bool
+	DryRun     bool                // compute and return the diff, write nothing
+	Now        func() time.Time    // names backups; nil is time.Now
+	Getenv     func(string) string // CLAUDE_CONFIG_DIR, CODEX_HOME; nil reads none
 }
 
 // Change is what Install or Uninstall did (or, in a dry run, would do) to
@@ -201,12 +205,20 @@ func (o Options) run(install bool) (Result, error) {
 	var res Result
 	ch, err := o.editFile(path, func(src []byte, exists bool) ([]byte, error) {
 		if install {
-			return f.installHooks(src)
+			out, err := f.installHooks(src)
+			if err == nil && o.Statusline && o.Agent == ClaudeCode {
+				out, err = setStatusLine(out, o.Exe, o.URL)
+			}
+			return out, err
 		}
 		if !exists {
 			return src, nil
 		}
-		return f.uninstallHooks(src)
+		out, err := f.uninstallHooks(src)
+		if err == nil && o.Agent == ClaudeCode {
+			out, err = removeStatusLine(out)
+		}
+		return out, err
 	})
 	if err != nil {
 		return Result{}, err

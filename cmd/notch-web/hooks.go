@@ -140,6 +140,9 @@ only those (uninstall), or says what is installed where (status; every
 agent when none is named), whether a notch-web answers where they point,
 and whether Codex trusts them. Agents: ` + strings.Join(registry.Names(), ", ") + `.
 
+--statusline (claude-code) also runs "notch-web statusline" as Claude Code's
+statusLine, chaining yours (uninstall puts yours back).
+
 ` + agentHelp() + `
 Your own hooks and settings stay exactly as they are; a second install
 changes nothing; the old file is kept as FILE.bak-<ms>; a file that does not
@@ -181,6 +184,7 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 	hold := fs.Duration("approval-hold", install.DefaultApprovalHold, "claude-code: the host's --approval-hold; its PermissionRequest hook times out a few seconds later")
 	approvals := fs.Bool("approvals", false, "codex: let the board answer Codex's permission requests (delays Codex's own prompt by up to --codex-wait)")
 	codexWait := fs.Duration("codex-wait", install.DefaultCodexWait, "codex --approvals: how long Codex's PermissionRequest hook waits on the board")
+	statusline := fs.Bool("statusline", false, "claude-code: also make the statusLine notch-web's, chaining yours (plan usage for the board)")
 	if len(args) == 0 {
 		return errors.New("hooks: want install, uninstall or status" + seeHelp)
 	}
@@ -214,7 +218,7 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 	if runtime.GOOS == "windows" && home == "" {
 		home = getenv("USERPROFILE")
 	}
-	o := install.Options{Agent: agent, Scope: *scope, Home: home, Dir: project, DryRun: *dry, Getenv: getenv, ApprovalHold: *hold}
+	o := install.Options{Agent: agent, Scope: *scope, Home: home, Dir: project, DryRun: *dry, Getenv: getenv, ApprovalHold: *hold, Statusline: *statusline}
 	if *hold <= 0 || *hold > maxHold {
 		return fmt.Errorf("hooks %s: --approval-hold %v: want a duration above 0 and at most %v", verb, *hold, maxHold)
 	}
@@ -258,6 +262,11 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 		return fmt.Errorf("hooks %s: --url: %w", verb, err)
 	}
 	o.URL = base
+	if agent == install.ClaudeCode && *statusline && verb == "install" {
+		if o.Exe, err = executable(*exe); err != nil {
+			return fmt.Errorf("hooks %s: %w", verb, err)
+		}
+	}
 	if spec, _ := registry.Get(agent); !spec.HTTP() {
 		// Command hooks find the host the way the hook command does
 		// (NOTCH_URL, else the default) unless told otherwise here.

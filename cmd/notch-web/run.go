@@ -54,6 +54,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return nil
 		}
 	}
+	if len(args) > 0 && args[0] == "statusline" {
+		return runStatusline(ctx, args[1:], getenv, os.Stdin, stdout, stderr) // statusline.go
+	}
 	cfg, err := parseFlags(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)

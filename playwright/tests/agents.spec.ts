@@ -4,7 +4,7 @@
 // (SessionEnd) settles the row and it stays until the ✕ closes it out.
 import { test, expect } from '@playwright/test';
 import { postJSON, startHost, type Host } from './host';
-import { row } from './ui';
+import { row, rowProject } from './ui';
 
 const SESSION = '9b1de7a4-3f0c-4d5e-8a21-6c7f0e9d2b13';
 
@@ -47,7 +47,7 @@ test.describe('a replayed Claude Code session', () => {
     await send(hook('SessionStart', { source: 'startup', model: 'claude-sonnet-4-5' }));
     const r = row(page, SESSION);
     await expect(r).toHaveAttribute('data-status', 'working');
-    await expect(r.locator('.project')).toHaveText('argon');
+    await expect(rowProject(r)).toHaveText('argon');
 
     await send(hook('UserPromptSubmit', { prompt: 'Clean and rebuild' }));
     await send(hook('PreToolUse', bash));

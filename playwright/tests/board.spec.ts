@@ -17,6 +17,7 @@ import {
   setSettings,
   startHostWithPatch,
   uid,
+  rowProject,
 } from './ui';
 import { startHost } from './host';
 
@@ -40,7 +41,7 @@ test.describe('board on the shared host', () => {
     const r = row(page, id);
     await expect(r).toHaveAttribute('data-status', 'working');
     await expect(r.locator('.title')).toHaveText('Lifecycle under test');
-    await expect(r.locator('.project')).toHaveText('lifecycle');
+    await expect(rowProject(r)).toHaveText('lifecycle');
     await expect(r.locator('.activity[data-kind="tool"]')).toContainText('bash');
     await expect(r.locator('.bot')).toHaveAttribute('data-mood', 'busy');
     await expect(r.locator('.steps')).toHaveText('1 step');

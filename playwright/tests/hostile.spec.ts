@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { postJSON, readSettingsFile, sendEvents, startHost, type Host } from './host';
-import { ev, row } from './ui';
+import { ev, row, rowProject } from './ui';
 
 // What a payload tries, when it runs: set a global, set a Datastar signal,
 // and POST a setting.
@@ -84,7 +84,7 @@ test.describe('hostile strings', () => {
     ]);
     const r = row(page, id);
     await expect(r.locator('.title')).toHaveText(MARKUP);
-    await expect(r.locator('.project')).toHaveText(ATTRS);
+    await expect(rowProject(r)).toHaveText(ATTRS);
     await expect(r.locator('.approval .tool')).toHaveText(TOOL);
     await expect(r.locator('.approval .reason')).toHaveText(MARKUP + '\t' + DATASTAR);
     await expectNothingRan(page, seen, host);
@@ -143,7 +143,7 @@ test.describe('hostile strings', () => {
       const r = row(page, 'hostile-follow');
       // The CRs show as U+FFFD: the text is all there, none of it framing.
       await expect(r.locator('.title')).toHaveText(FRAMING.replaceAll('\r', '\uFFFD'));
-      await expect(r.locator('.project')).toHaveText(MARKUP);
+      await expect(rowProject(r)).toHaveText(MARKUP);
       await expect(r.locator('.approval .reason')).toHaveText((FRAMING + MARKUP).replaceAll('\r', '\uFFFD'));
       await expectNothingRan(page, seen, follower);
     } finally {

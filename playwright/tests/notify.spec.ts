@@ -1,6 +1,6 @@
 // Tell me when I'm needed: Web Notifications while the board's page is
-// hidden (per alerts, one per session per transition, none for rows present
-// at load), the bell that asks for permission only when clicked, and the
+// hidden (per alerts, on the rising edge only, at most one per 5 s, none for
+// rows present at load), the bell that asks for permission only when clicked, and the
 // page's title and icon. Notifications are captured by wrapping
 // window.Notification (the real one still runs), and a hidden page is
 // simulated by overriding document.visibilityState.
@@ -95,11 +95,27 @@ test.describe('notifications', () => {
     await sendEvents(host.url, [ev('context.tokens', worker, { tokens: 1200 })]);
     await quiet(page, 1);
 
-    // a new transition of the same session is a new notification
+    // a new rise within 5 s of the last alert is dropped (one alert per 5 s
+    // across sessions) …
     await sendEvents(host.url, [ev('approval.resolved', worker, { outcome: 'allowed-once' })]);
     await expect(row(page, worker)).toHaveAttribute('data-status', 'working');
     await sendEvents(host.url, [ev('approval.requested', worker, { tool: 'git', reason: 'push' })]);
-    await expect.poll(() => notes(page)).toHaveLength(2);
+    await expect(row(page, worker)).toHaveAttribute('data-status', 'attention');
+    await quiet(page, 1);
+    // … and a rise once the 5 s are over is a new notification
+    await expect
+      .poll(
+        async () => {
+          // (each step rendered: the host alerts on what the board showed)
+          await sendEvents(host.url, [ev('approval.resolved', worker, { outcome: 'allowed-once' })]);
+          await expect(row(page, worker)).toHaveAttribute('data-status', 'working');
+          await sendEvents(host.url, [ev('approval.requested', worker, { tool: 'git', reason: 'push' })]);
+          await expect(row(page, worker)).toHaveAttribute('data-status', 'attention');
+          return (await notes(page)).length;
+        },
+        { timeout: 15_000, intervals: [1_000] },
+      )
+      .toBe(2);
 
     // while the page is looked at, nothing
     await setVisibility(page, 'visible');
@@ -155,8 +171,19 @@ test.describe('notifications', () => {
 
     await setSettings(host.url, { alerts: 'all' });
     await expect(page.locator('#board-cfg')).toHaveAttribute('data-alerts', 'all');
-    await sendEvents(host.url, [ev('turn.ended', ids.done2, { outcome: 'completed' })]);
-    await expect.poll(() => notes(page)).toHaveLength(2);
+    // (past the 5 s since the last alert)
+    await expect
+      .poll(
+        async () => {
+          await sendEvents(host.url, [ev('turn.started', ids.done2)]);
+          await expect(row(page, ids.done2)).toHaveAttribute('data-status', 'working');
+          await sendEvents(host.url, [ev('turn.ended', ids.done2, { outcome: 'completed' })]);
+          await expect(row(page, ids.done2)).toHaveAttribute('data-status', 'done');
+          return (await notes(page)).length;
+        },
+        { timeout: 15_000, intervals: [1_000] },
+      )
+      .toBe(2);
     expect((await notes(page))[1].title).toBe('done2 is done');
   });
 
@@ -165,9 +192,9 @@ test.describe('notifications', () => {
     const bell = page.locator('#bell');
     await page.locator('#pin').click();
     await expect(bell).toBeVisible();
-    await expect(bell).toHaveAccessibleName('Notifications on: questions, failures and finishes, while this page is hidden');
+    await expect(bell).toHaveAccessibleName('Notifications on: questions, failures and finishes, while the board is not in front');
     await setSettings(host.url, { alerts: 'needs-you' });
-    await expect(bell).toHaveAccessibleName('Notifications on: questions and failures, while this page is hidden');
+    await expect(bell).toHaveAccessibleName('Notifications on: questions and failures, while the board is not in front');
     await setSettings(host.url, { alerts: 'off' });
     await expect(bell).toHaveAccessibleName(/alert island setting is None/);
     // nothing asked: the permission was granted before

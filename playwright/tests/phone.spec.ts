@@ -4,7 +4,7 @@
 // narrow layout keeps its lines together. Boxes are measured, never pixels.
 import { test, expect, type Page } from '@playwright/test';
 import { type Host } from './host';
-import { DESK_PATCH, expectAxeClean, layoutProblems, openBoard, row, seedDesk, startHostWithPatch } from './ui';
+import { DESK_PATCH, expectAxeClean, layoutProblems, openBoard, row, seedDesk, startHostWithPatch, rowProject } from './ui';
 
 let host: Host;
 test.beforeAll(async () => {
@@ -103,7 +103,7 @@ test.describe('at 390 × 844, text cut short', () => {
     await row(page, 'shot-release').locator('.title').hover();
     await expect(tip).toHaveText('Tag v0.4 and write the notes');
     // text that fits is left alone
-    await expect(row(page, 'shot-scratch').locator('.project')).not.toHaveAttribute('data-clipped', '');
-    await expect(row(page, 'shot-scratch').locator('.project')).not.toHaveAttribute('tabindex', /.*/);
+    await expect(rowProject(row(page, 'shot-scratch'))).not.toHaveAttribute('data-clipped', '');
+    await expect(rowProject(row(page, 'shot-scratch'))).not.toHaveAttribute('tabindex', /.*/);
   });
 });

@@ -56,6 +56,14 @@ export function row(page: Page, id: string): Locator {
   return page.locator(`#board .row[data-session-id="${id}"]`);
 }
 
+/**
+ * rowProject is the project a row is shown under: its group's heading (the
+ * row itself repeats it only when it is not the group's).
+ */
+export function rowProject(r: Locator): Locator {
+  return r.locator('xpath=ancestor::div[@role="group"][1]').locator('.group-name');
+}
+
 /** openBoard loads the board, waits for its stream, and pins it open with the keyboard. */
 export async function openBoard(page: Page, base = ''): Promise<void> {
   await page.goto(`${base}/agents-notch/`);

@@ -127,6 +127,20 @@ function rel(ms) {
   return `${Math.floor(h / 24)}d`;
 }
 
+// The plan's reset times, in this viewer's clock: "resets 14:05" today,
+// "resets Mon 09:00" later.
+function planTimes() {
+  for (const t of document.querySelectorAll('#board time.plan-reset')) {
+    const at = Date.parse(t.getAttribute('datetime') ?? '');
+    if (!Number.isFinite(at)) continue;
+    const d = new Date(at - skew);
+    const hm = d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+    const soon = at - now() < 20 * 3600 * 1000;
+    const text = `resets ${soon ? hm : `${d.toLocaleDateString([], { weekday: 'short' })} ${hm}`}`;
+    if (t.textContent !== text) t.textContent = text;
+  }
+}
+
 function tickTimes() {
   for (const t of document.querySelectorAll('time.since[datetime]')) {
     const ms = Date.parse(t.dateTime);
@@ -340,8 +354,14 @@ function initBoard() {
       popIn();
       return;
     }
+    const fold = t?.closest('.fold');
+    if (fold) {
+      onFold(fold);
+      return;
+    }
     const close = t?.closest('.act.close');
     if (close) expectRowGone(close);
+    if (t?.closest('.act.open')) seeRow(t.closest('.row')?.dataset.sessionId);
     if (ui.open && ui.by === 'click' && !t?.closest('#notch')) foldBoard();
   });
 
@@ -357,8 +377,99 @@ function initBoard() {
 
   document.addEventListener('visibilitychange', () => applyTitle());
   initBell();
+  initGroups();
   initTips(document);
   addEventListener('resize', () => markClipped(document), { passive: true });
+}
+
+// ---------- groups, folds and the filter ----------
+
+// The board groups its rows by project and folds each group's finished rows
+// into a count (the server draws both). Which folds are open and what the
+// filter holds are this viewer's own: kept here, in memory only, and laid
+// over the board again after every patch.
+const view = { filter: '', unfolded: new Set() };
+
+// rowMatches: the filter is words of the row's title or project (its own,
+// or its group's), any case.
+function rowMatches(r, group, q) {
+  if (!q) return true;
+  const text = `${rowText(r, '.title')} ${rowText(r, '.project')} ${group}`.toLowerCase();
+  return q.split(/\s+/).every((w) => text.includes(w));
+}
+
+function applyGroups() {
+  const q = view.filter.trim().toLowerCase();
+  const box = $('filter');
+  if (box && box.value !== view.filter) box.value = view.filter;
+  let shown = 0;
+  for (const g of document.querySelectorAll('#board .group')) {
+    const name = g.querySelector('.group-name:not([data-none])')?.textContent ?? '';
+    let any = false;
+    for (const r of g.querySelectorAll('.row')) {
+      const hit = rowMatches(r, name, q);
+      r.toggleAttribute('data-filtered', !hit);
+      if (hit) any = true;
+    }
+    g.toggleAttribute('data-filtered', !any);
+    if (any) shown++;
+    const fold = g.querySelector('.fold');
+    const list = fold && document.getElementById(fold.getAttribute('aria-controls'));
+    if (fold && list) {
+      // A filter that finds a folded row shows it.
+      const open = view.unfolded.has(g.id) || (!!q && !!list.querySelector('.row:not([data-filtered])'));
+      fold.setAttribute('aria-expanded', String(open));
+      list.hidden = !open;
+    }
+  }
+  const none = $('no-match');
+  if (none) none.hidden = !q || shown > 0 || !document.querySelector('#board .group');
+}
+
+function onFold(btn) {
+  const g = btn.closest('.group');
+  if (!g) return;
+  if (btn.getAttribute('aria-expanded') === 'true') view.unfolded.delete(g.id);
+  else view.unfolded.add(g.id);
+  applyGroups();
+  markClipped(document);
+  fitPopout();
+}
+
+// editable reports whether a key typed at el is text for it.
+const editable = (el) => isEl(el) && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+
+// focusFilter unfolds the board and puts the caret in the filter ("/").
+function focusFilter() {
+  if (!ui.open && !ui.pinned) openBoard('click');
+  const box = $('filter');
+  if (!box) return;
+  box.focus();
+  box.select();
+}
+
+function initGroups() {
+  document.addEventListener('input', (e) => {
+    if (e.target?.id !== 'filter') return;
+    view.filter = e.target.value.slice(0, 200);
+    applyGroups();
+    markClipped(document);
+  });
+  document.addEventListener(
+    'keydown',
+    (e) => {
+      if (e.key === '/' && !e.ctrlKey && !e.metaKey && !e.altKey && !editable(e.target)) {
+        e.preventDefault();
+        focusFilter();
+      } else if (e.key === 'Escape' && e.target?.id === 'filter' && view.filter) {
+        // The first Escape empties the filter; the next folds the board.
+        e.stopImmediatePropagation();
+        view.filter = '';
+        applyGroups();
+      }
+    },
+    { capture: true },
+  );
 }
 
 // ---------- the title and the icon ----------
@@ -409,13 +520,16 @@ function applyTitle() {
 
 // ---------- notifications ----------
 
-// Statuses seen since the page loaded, by session id. A row present at load
-// is not news; a transition seen after it is, once.
-const seen = new Map();
-let seenReady = false;
+// The host decides which rises are alerts (host.Alerter: the rising edge
+// into needs-you or failed, or done with alerts "all"; never a subagent; at
+// most one per 5 s across sessions) and names the newest on #board-alert.
+// This page plays one it has not seen — a sound and, when allowed, a
+// notification — unless the board has the focus. One present at load is
+// not news.
+let alertSeq = null;
 
-// NOTIFY says which transitions each alerts value raises: a question and a
-// failure with needs-you, a finish too with all, nothing with off.
+// NOTIFY says which statuses each alerts value raises (the host applies it;
+// the bell's words follow it).
 const NOTIFY = {
   all: new Set(['attention', 'error', 'done']),
   'needs-you': new Set(['attention', 'error']),
@@ -428,33 +542,275 @@ const NOTIFY = {
 let constructorRefused = false;
 const canNotify = () => 'Notification' in window && window.isSecureContext && !constructorRefused;
 
-// looking reports whether the human can see the board: the page is visible,
-// or the board is popped out (an always-on-top window is in view).
-const looking = () => document.visibilityState === 'visible' || !!pop.kind;
+// looking reports whether the human is at the board: the page is visible
+// and has the focus, or the popped-out board has it.
+const looking = () =>
+  (document.visibilityState === 'visible' && document.hasFocus()) ||
+  (pop.kind === 'pip' && !!pop.win?.document.hasFocus());
 
 function rowText(r, sel) {
   return (r.querySelector(sel)?.textContent ?? '').replace(/\s+/g, ' ').trim();
 }
 
-function rowName(r) {
-  return rowText(r, '.title') || rowText(r, '.project') || r.dataset.sessionId;
+// rowProjectName is the row's project: its own when it shows one (it is
+// not its group's), else its group's heading.
+function rowProjectName(r) {
+  return rowText(r, '.project') || r.closest('.group')?.querySelector('.group-name:not([data-none])')?.textContent || '';
 }
 
-function watchRows() {
+function rowName(r) {
+  return rowText(r, '.title') || rowProjectName(r) || r.dataset.sessionId;
+}
+
+function watchAlert() {
+  const mark = $('board-alert');
+  const seq = mark?.dataset.seq ?? '';
+  if (alertSeq === null || isUnknown()) {
+    alertSeq = seq;
+    return;
+  }
+  if (seq === alertSeq) return;
+  alertSeq = seq;
+  if (!seq || looking()) return;
+  const status = mark.dataset.status;
+  playSound(status);
+  const r = [...document.querySelectorAll('#board .row[data-session-id]')].find((x) => x.dataset.sessionId === mark.dataset.session);
+  if (r && canNotify() && Notification.permission === 'granted') notify(r);
+}
+
+// ---------- sounds ----------
+
+// The alert's sound, drawn with the Web Audio API (no audio files): a rising
+// pair for "needs you", a falling pair for a failure, one soft note for
+// done. Whether this browser plays them is its own preference (like the
+// notification permission), kept in its storage and set in the pane: a
+// sound is this device's business, not a setting of the notch.
+const SOUND_KEY = 'notch:sounds';
+const soundsOn = () => {
+  try {
+    return localStorage.getItem(SOUND_KEY) !== 'off';
+  } catch {
+    return true;
+  }
+};
+const TUNES = {
+  attention: [
+    [660, 0, 0.12],
+    [990, 0.14, 0.2],
+  ],
+  error: [
+    [440, 0, 0.14],
+    [294, 0.16, 0.24],
+  ],
+  done: [[784, 0, 0.22]],
+};
+let audio = null;
+function playSound(status) {
+  const tune = TUNES[status];
+  if (!tune || !soundsOn()) return;
+  try {
+    audio ??= new AudioContext();
+    if (audio.state === 'suspended') audio.resume().catch(() => {});
+    const t0 = audio.currentTime + 0.02;
+    for (const [hz, at, len] of tune) {
+      const o = audio.createOscillator();
+      const g = audio.createGain();
+      o.type = 'sine';
+      o.frequency.value = hz;
+      g.gain.setValueAtTime(0.0001, t0 + at);
+      g.gain.exponentialRampToValueAtTime(0.18, t0 + at + 0.02);
+      g.gain.exponentialRampToValueAtTime(0.0001, t0 + at + len);
+      o.connect(g).connect(audio.destination);
+      o.start(t0 + at);
+      o.stop(t0 + at + len + 0.02);
+    }
+  } catch {
+    // no audio here: the notification and the unseen mark still tell
+  }
+}
+// A browser starts audio only after a gesture on the page: the first one
+// readies it, so a later alert can sound.
+for (const type of ['pointerdown', 'keydown']) {
+  addEventListener(
+    type,
+    () => {
+      if (!soundsOn() || audio) return;
+      try {
+        audio = new AudioContext();
+      } catch {
+        // none
+      }
+    },
+    { once: true, capture: true },
+  );
+}
+
+// ---------- unseen marks ----------
+
+// A row that became done or failed while the human was not looking at it
+// carries an unseen mark until it is looked at: in view on the unfolded
+// board while the page has the focus, or its history unfolded, or opened.
+// The marks are this browser's (its storage, keyed by session and the
+// moment the row settled), so they survive a reload and differ per browser.
+const UNSEEN_KEY = 'notch:unseen';
+const lastStatus = new Map(); // session id → status at the last patch
+let statusReady = false;
+let unseen = loadUnseen();
+
+function loadUnseen() {
+  try {
+    const v = JSON.parse(localStorage.getItem(UNSEEN_KEY) ?? '{}');
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
+  } catch {
+    return {};
+  }
+}
+function saveUnseen() {
+  try {
+    localStorage.setItem(UNSEEN_KEY, JSON.stringify(unseen));
+  } catch {
+    // storage full or off: the marks last this page's life
+  }
+}
+const settledAt = (r) => `${r.dataset.status}@${r.querySelector('time.since')?.getAttribute('datetime') ?? ''}`;
+
+// inView reports whether the human can see row r now.
+function inView(r) {
+  if (!looking() || !(ui.open || ui.pinned) || pop.kind === 'window' || isUnknown()) return false;
+  if (r.closest('[hidden],[data-filtered]')) return false;
+  const box = r.getBoundingClientRect();
+  const list = r.closest('.rows-scroll')?.getBoundingClientRect();
+  if (!list || box.height === 0) return false;
+  const top = Math.max(box.top, list.top, 0);
+  const bottom = Math.min(box.bottom, list.bottom, innerHeight);
+  return bottom - top >= box.height / 2;
+}
+
+function seeRow(id) {
+  if (!(id in unseen)) return;
+  delete unseen[id];
+  saveUnseen();
+  applyUnseen();
+}
+
+// watchUnseen marks the rows that settled since the last patch unless they
+// are in view, and forgets marks of rows that are gone or moved on.
+function watchUnseen() {
+  if (isUnknown()) return;
   const rows = document.querySelectorAll('#board .row[data-session-id]');
-  const fresh = [];
+  const present = new Set();
+  let changed = false;
   for (const r of rows) {
     const id = r.dataset.sessionId;
     const status = r.dataset.status;
-    if (seen.get(id) === status) continue;
-    seen.set(id, status);
-    if (seenReady) fresh.push(r);
+    present.add(id);
+    const settled = status === 'done' || status === 'error';
+    const before = lastStatus.get(id);
+    lastStatus.set(id, status);
+    if (!settled) {
+      if (id in unseen) {
+        delete unseen[id];
+        changed = true;
+      }
+      continue;
+    }
+    if (id in unseen && unseen[id] !== settledAt(r)) {
+      delete unseen[id]; // settled again since: a new moment, judged afresh
+      changed = true;
+    }
+    if (statusReady && before !== status && !(id in unseen) && !inView(r)) {
+      unseen[id] = settledAt(r);
+      changed = true;
+    }
   }
-  seenReady = true;
-  if (!fresh.length || isUnknown() || looking() || !canNotify() || Notification.permission !== 'granted') return;
-  const want = NOTIFY[boardSettings().alerts];
-  for (const r of fresh) if (want.has(r.dataset.status)) notify(r);
+  statusReady = true;
+  for (const id of Object.keys(unseen)) {
+    if (!present.has(id)) {
+      delete unseen[id];
+      changed = true;
+    }
+  }
+  if (changed) saveUnseen();
+  applyUnseen();
 }
+
+// lookAtRows clears the marks of the rows in view (on a tick and when the
+// board is unfolded or the page gets the focus).
+function lookAtRows() {
+  const ids = Object.keys(unseen);
+  if (!ids.length) return;
+  let changed = false;
+  for (const r of document.querySelectorAll('#board .row[data-unseen]')) {
+    if (inView(r)) {
+      delete unseen[r.dataset.sessionId];
+      changed = true;
+    }
+  }
+  if (changed) {
+    saveUnseen();
+    applyUnseen();
+  }
+}
+
+// applyUnseen lays the marks over the board: the row's mark, the fold's
+// count of unseen, the tab's count and its name.
+function applyUnseen() {
+  let n = 0;
+  for (const r of document.querySelectorAll('#board .row[data-session-id]')) {
+    const on = r.dataset.sessionId in unseen;
+    if (on) n++;
+    r.toggleAttribute('data-unseen', on);
+    let mark = r.querySelector(':scope .unseen-mark');
+    if (on && !mark) {
+      mark = document.createElement('span');
+      mark.className = 'unseen-mark';
+      mark.textContent = 'new';
+      mark.title = 'Finished while you were away';
+      (r.querySelector('.line1') ?? r.querySelector('.line2'))?.prepend(mark);
+    } else if (!on && mark) mark.remove();
+  }
+  for (const fold of document.querySelectorAll('#board .fold')) {
+    const list = document.getElementById(fold.getAttribute('aria-controls'));
+    const k = list ? list.querySelectorAll('.row[data-unseen]').length : 0;
+    let span = fold.querySelector('.fold-unseen');
+    if (k && !span) {
+      span = document.createElement('span');
+      span.className = 'fold-unseen';
+      fold.append(span);
+    }
+    if (span) {
+      if (k) span.textContent = ` · ${k} new`;
+      else span.remove();
+    }
+  }
+  const tab = $('tab');
+  if (!tab) return;
+  let badge = tab.querySelector('.unseen-count');
+  if (n && !isUnknown()) {
+    if (!badge) {
+      badge = document.createElement('span');
+      badge.className = 'unseen-count';
+      badge.setAttribute('aria-hidden', 'true');
+      tab.querySelector('.counts')?.after(badge);
+    }
+    badge.textContent = `${n} new`;
+  } else badge?.remove();
+  // The tab's name is the summary phrase; unseen results are told apart.
+  const name = tab.querySelector('.tab-name');
+  if (name && name.textContent !== UNKNOWN_NAME) {
+    const base = name.textContent.replace(/, \d+ unseen$/, '');
+    const want = n ? `${base}, ${n} unseen` : base;
+    if (name.textContent !== want) name.textContent = want;
+  }
+}
+
+addEventListener('storage', (e) => {
+  if (e.key === UNSEEN_KEY) {
+    unseen = loadUnseen();
+    if (page === 'board') applyUnseen();
+  }
+});
+addEventListener('focus', () => page === 'board' && lookAtRows());
 
 function notify(r) {
   const id = r.dataset.sessionId;
@@ -462,7 +818,7 @@ function notify(r) {
   const status = r.dataset.status;
   const title =
     status === 'attention' ? `${name} needs you` : status === 'error' ? `${name} failed` : `${name} is done`;
-  const body = [rowText(r, '.project'), rowText(r, '.approval') || rowText(r, '.last')].filter(Boolean).join(' · ');
+  const body = [rowProjectName(r), rowText(r, '.approval') || rowText(r, '.last')].filter(Boolean).join(' · ');
   let n;
   try {
     n = new Notification(title, {
@@ -524,9 +880,9 @@ function bellLabel() {
         case 'off':
           return 'Notifications allowed, but the alert island setting is None';
         case 'needs-you':
-          return 'Notifications on: questions and failures, while this page is hidden';
+          return 'Notifications on: questions and failures, while the board is not in front';
         default:
-          return 'Notifications on: questions, failures and finishes, while this page is hidden';
+          return 'Notifications on: questions, failures and finishes, while the board is not in front';
       }
   }
   return 'Notifications are not available here';
@@ -813,6 +1169,7 @@ const CLIPPED = [
   '.bigbot-state .reason',
   '.bigbot-state .label',
   '.island-name',
+  '.group-name',
 ].join(',');
 
 function markClipped(doc) {
@@ -1019,7 +1376,23 @@ function fmtUnit(input, v) {
   return u === '×' ? `${v}×` : `${v} ${u}`;
 }
 
+// applyPrefs shows this browser's own preferences in the pane.
+function applyPrefs() {
+  const box = $('pref-sounds');
+  if (box && box.checked !== soundsOn()) box.checked = soundsOn();
+}
+
 function initPane() {
+  document.addEventListener('change', (e) => {
+    if (e.target?.id !== 'pref-sounds') return;
+    try {
+      if (e.target.checked) localStorage.removeItem(SOUND_KEY);
+      else localStorage.setItem(SOUND_KEY, 'off');
+    } catch {
+      // storage off: nothing to keep it in
+    }
+    applyPrefs();
+  });
   // While a slider moves, show its value and move the preview; nothing is
   // posted until 'change' (the control's own data-on:change does that).
   document.addEventListener('input', (e) => {
@@ -1126,16 +1499,20 @@ function tickWindow() {
 function afterPatch() {
   if (page === 'board') {
     applyUI();
+    applyGroups();
+    planTimes();
     tickTimes();
     tickFaces();
     applyTitle();
     applyFlash();
     markClipped(document);
-    watchRows();
+    watchAlert();
+    watchUnseen();
   }
   if (page === 'pane') {
     tickWindow();
     tickTimes(); // the Machines group's "last seen"
+    applyPrefs();
   }
   applyLinks();
   sayStatus();
@@ -1147,6 +1524,7 @@ function afterPatch() {
 function tick() {
   if (performance.now() - lastEvent > STALE_MS) setLive(false);
   if (page === 'board') {
+    lookAtRows();
     tickTimes();
     tickFaces();
     applyFlash();

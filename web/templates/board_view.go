@@ -9,6 +9,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
 )
@@ -35,6 +36,19 @@ type BoardView struct {
 	UnknownRows map[string]bool
 	// Approvals are the cards under the rows that ask (approval.templ).
 	Approvals Approvals
+	// Alert is the board's newest alert (host.Alerter); Seq 0 is none.
+	Alert Alert
+	// Usage is what Claude Code's statuslines told (host.Usage): the plan's
+	// windows and each session's context window. The page shows it;
+	// state.json does not carry it.
+	Usage host.Usage
+}
+
+// Alert is an alert as the page gets it: notch.js plays one it has not
+// seen, unless the board has the focus.
+type Alert struct {
+	Seq             int64
+	Status, Session string
 }
 
 // rowCtx is what every row needs from the board around it.
@@ -45,6 +59,40 @@ type rowCtx struct {
 	CanOpen     bool // the document carries an openUrl
 	Depth       int  // how far under its parent the row sits (0 = top level)
 	Unknown     bool // its machine has gone quiet (BoardView.UnknownRows)
+	// Window is the context window Claude Code reports for the session (its
+	// statusline; 0: none), and WindowPct its own share in use: a real
+	// budget for the page's bar when the row gives none (rule 1).
+	Window    int64
+	WindowPct *float64
+}
+
+// context is what the row's context figure is drawn from: the row's budget
+// (docs/contract.md rule 1) and the session's tokens; else the window
+// Claude Code reports for the session (reported true), with its own share
+// in use standing for the tokens when the host could read none (a remote
+// session); else no budget.
+func (c rowCtx) context(s state.Session) (budget *int64, tokens int64, reported bool) {
+	if c.Budget != nil {
+		return c.Budget, s.ContextTokens, false
+	}
+	if c.Window > 0 {
+		tokens := s.ContextTokens
+		if tokens == 0 && c.WindowPct != nil {
+			tokens = int64(math.Round(*c.WindowPct / 100 * float64(c.Window)))
+		}
+		w := c.Window
+		return &w, tokens, true
+	}
+	return nil, s.ContextTokens, false
+}
+
+// ctxTitle is the bar's tooltip: the figures and where the budget comes from.
+func ctxTitle(tokens, budget int64, reported bool) string {
+	t := fmtTokens(tokens) + " of " + fmtTokens(budget) + " tokens"
+	if reported {
+		t += " (the window Claude Code reports)"
+	}
+	return t
 }
 
 // maxDepth caps the indentation: a subagent's subagent's subagent still reads
@@ -67,6 +115,18 @@ func (v BoardView) rowCtxs() []rowCtx {
 		out[i] = base
 		out[i].Depth = depth[s.ID]
 		out[i].Unknown = v.UnknownRows[s.ID]
+		if u, ok := v.Usage.Sessions[s.ID]; ok {
+			out[i].Window, out[i].WindowPct = u.WindowSize, u.UsedPct
+		}
+	}
+	// The group's heading names the project: a row repeats it only when it
+	// is not its group's (a subagent working elsewhere).
+	for _, g := range groups(v.Doc.Sessions) {
+		for _, list := range [][]int{g.Shown, g.Folded} {
+			for _, i := range list {
+				out[i].ShowProject = out[i].ShowProject && v.Doc.Sessions[i].Project != g.Name
+			}
+		}
 	}
 	return out
 }
