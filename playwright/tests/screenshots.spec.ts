@@ -6,7 +6,8 @@ import { test, expect, type Page } from '@playwright/test';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Host } from './host';
-import { DESK_PATCH, openBoard, seedDesk, startHostWithPatch } from './ui';
+import { startHost } from './host';
+import { DESK_PATCH, openBoard, seedDay, seedDesk, startHostWithPatch } from './ui';
 
 const OUT = path.join(__dirname, '..', '..', 'docs', 'screenshots');
 
@@ -54,6 +55,24 @@ for (const [width, height] of [
       await page.locator('#pin').blur();
       await page.mouse.move(width - 5, height - 5);
       await shot(page, `board-${width}-open.png`);
+    });
+
+    test('a day with twenty sessions: grouped, folded, the plan', async ({ page }) => {
+      const day = await startHost();
+      try {
+        await seedDay(day.url);
+        await page.goto(day.url + '/agents-notch/');
+        await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
+        await page.evaluate(() => localStorage.clear());
+        await openBoard(page, day.url);
+        await expect(page.locator('#plan')).toBeVisible();
+        await expect(page.locator('#board .group')).toHaveCount(5);
+        await page.locator('#pin').blur();
+        await page.mouse.move(width - 5, height - 5);
+        await shot(page, `day-${width}.png`);
+      } finally {
+        await day.stop();
+      }
     });
 
     test('the Settings pane', async ({ page }) => {

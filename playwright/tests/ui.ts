@@ -158,6 +158,50 @@ export async function seedDesk(base: string): Promise<string[]> {
   return Object.keys(start).map(S);
 }
 
+/**
+ * seedDay posts a day with twenty sessions in five projects — questions,
+ * a failure, work under way and finished work, context filling — and what
+ * notch-web statusline would post for the plan. Ids start with `day-`.
+ */
+export async function seedDay(base: string): Promise<void> {
+  const projects: Array<[string, string[]]> = [
+    ['notch-web', ['Wire the SSE hub to the board', 'Group rows by project', 'Fold finished rows', 'Tag v0.5']],
+    ['billing-api', ['Migrate the invoices table', 'Retry failed webhooks', 'Audit the VAT rounding', 'Bump pgx']],
+    ['dsh-docs', ['Refresh the protocol page', 'Draw the state diagram', 'Fix broken anchors', 'Spell-check']],
+    ['mobile', ['Crash on cold start (iOS 19)', 'Dark mode tokens', 'Offline queue', 'Release notes']],
+    ['infra', ['Rotate the staging certs', 'Terraform drift', 'Grafana alerts', 'Node pool upgrade']],
+  ];
+  const events: object[] = [];
+  const at = (minsAgo: number) => Date.now() - minsAgo * 60_000;
+  projects.forEach(([p, titles], pi) => {
+    titles.forEach((title, k) => {
+      const id = `day-${p}-${k}`;
+      const t0 = 90 - pi * 7 - k * 5;
+      events.push(
+        ev('session.opened', id, { cwd: `/home/dev/src/${p}`, title, at: at(t0) }),
+        ev('turn.started', id, { at: at(t0 - 1) }),
+        ev('tool.started', id, { tool: ['bash', 'edit', 'grep', 'go test ./...'][k], at: at(t0 - 2) }),
+        ev('context.tokens', id, { tokens: 30000 + 37000 * ((pi + k) % 5), at: at(t0 - 2) }),
+      );
+      if (k >= 2) events.push(ev('turn.ended', id, { outcome: 'completed', at: at(t0 - 3) }));
+      else if (k === 1 && pi % 2 === 0) events.push(ev('approval.requested', id, { tool: 'bash', reason: 'rm -rf build/', at: at(t0 - 3) }));
+      else if (k === 1 && pi === 1) events.push(ev('turn.ended', id, { outcome: 'error', at: at(t0 - 3) }));
+    });
+  });
+  await sendEvents(base, events);
+  const resets = Math.floor(Date.now() / 1000);
+  for (const [i, id] of ['day-notch-web-0', 'day-billing-api-0', 'day-mobile-0'].entries()) {
+    const res = await postJSON(base, '/agents-notch/statusline', {
+      session: id,
+      fiveHour: { usedPct: 37, resetsAt: resets + 2 * 3600 + 900 },
+      sevenDay: { usedPct: 61, resetsAt: resets + 3 * 86400 },
+      costUsd: 1.2 + i,
+      contextWindow: { size: 200000, usedPct: 20 + 25 * i },
+    });
+    expect(res.status).toBe(200);
+  }
+}
+
 /** DESK_PATCH is the row the desk is shown with: a real budget, room for every row. */
 export const DESK_PATCH = `- id: agents-notch
   config:
