@@ -56,13 +56,16 @@ type Config struct {
 // Host runs the host's side of the contract. Create it with New, start it
 // with Run.
 type Host struct {
-	cfg       Config
-	settings  *settings.Service
-	board     *Board
-	window    *window.Supervisor // nil without Config.Window
-	tokens    *tokenReader
-	approvals *approvals
-	log       *slog.Logger
+	cfg      Config
+	settings *settings.Service
+	board    *Board
+	window   *window.Supervisor // nil without Config.Window
+	tokens   *tokenReader
+	// interrupts watches working rows' transcripts for an interrupt no
+	// hook reports.
+	interrupts *interruptWatch
+	approvals  *approvals
+	log        *slog.Logger
 
 	readyOnce sync.Once
 	ready     chan struct{} // closed after the first state.json is written
@@ -76,7 +79,7 @@ func New(cfg Config, s *settings.Service) *Host {
 	if cfg.Boot.IsZero() {
 		cfg.Boot = time.Now()
 	}
-	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, cfg.Follow != "", s), tokens: newTokenReader(), log: cfg.Log, ready: make(chan struct{})}
+	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, cfg.Follow != "", s), tokens: newTokenReader(), interrupts: newInterruptWatch(), log: cfg.Log, ready: make(chan struct{})}
 	if cfg.Remote != nil && cfg.Follow == "" {
 		h.board.remote = cfg.Remote
 		cfg.Remote.Attach(h.board.changed)
@@ -155,6 +158,7 @@ func (h *Host) Run(ctx context.Context) error {
 	g.Go(func() error { return h.watchMarks(ctx) })
 	g.Go(func() error { <-ctx.Done(); h.approvals.shutdown(); return nil })
 	g.Go(func() error { return h.approvals.watch(ctx) })
+	g.Go(func() error { h.watchInterrupts(ctx); return nil })
 	g.Go(func() error {
 		h.tokens.run(ctx, func(session string, tokens int64) { h.board.setTokens(session, tokens, time.Now()) })
 		return nil

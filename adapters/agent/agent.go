@@ -85,10 +85,15 @@ type Spec struct {
 	Map func(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error)
 	// Tokens reads the context tokens of a transcript Map named; nil when
 	// Map names none.
-	Tokens  func(hookjson.Transcript) (int64, bool)
-	Hooks   []Hook
-	Install Install
-	Help    string // one line for "notch-web hooks -h": its scopes and hooks
+	Tokens func(hookjson.Transcript) (int64, bool)
+	// Interrupted reports whether the session's transcript says the human
+	// interrupted the turn that began at since, for an agent that fires no
+	// hook for that (Claude Code's Esc while the model answers); nil when
+	// there is nothing to watch. The host asks it while a row works.
+	Interrupted func(transcript string, since time.Time) bool
+	Hooks       []Hook
+	Install     Install
+	Help        string // one line for "notch-web hooks -h": its scopes and hooks
 }
 
 // Events are the events of s's hooks, in order.

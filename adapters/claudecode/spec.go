@@ -11,12 +11,13 @@ import (
 // http hooks for SessionStart ("HTTP hooks are not supported for
 // SessionStart").
 var Spec = agent.Spec{
-	Name:    Agent,
-	Display: "Claude Code",
-	Version: "2.1.328",
-	Map:     Map,
-	Tokens:  Tokens,
-	Hooks:   hooks(),
+	Name:        Agent,
+	Display:     "Claude Code",
+	Version:     "2.1.328",
+	Map:         Map,
+	Tokens:      Tokens,
+	Interrupted: Interrupted,
+	Hooks:       hooks(),
 	Install: agent.Install{
 		Scopes: []agent.Scope{
 			{Name: "user", Dir: ".claude", File: "settings.json", EnvDir: "CLAUDE_CONFIG_DIR"},

@@ -1,0 +1,117 @@
+package host
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/notch-web/notch-web/state"
+)
+
+// interruptPoll is how often the transcripts of working rows are looked at
+// for an interrupt no hook reports.
+const interruptPoll = 500 * time.Millisecond
+
+// interruptWatch holds, for the rows of agents with an agent.Spec
+// Interrupted, the transcript to look at while the row works.
+type interruptWatch struct {
+	mu   sync.Mutex
+	rows map[string]interruptRow
+}
+
+type interruptRow struct {
+	path  string
+	check func(transcript string, since time.Time) bool
+}
+
+func newInterruptWatch() *interruptWatch { return &interruptWatch{rows: map[string]interruptRow{}} }
+
+// want watches row's transcript at path with check (bounded, like the
+// token reader's rows).
+func (w *interruptWatch) want(row, path string, check func(string, time.Time) bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.rows[row]; ok || len(w.rows) < maxPendingTranscripts {
+		w.rows[row] = interruptRow{path: path, check: check}
+	}
+}
+
+func (w *interruptWatch) list() map[string]interruptRow {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make(map[string]interruptRow, len(w.rows))
+	for k, v := range w.rows {
+		out[k] = v
+	}
+	return out
+}
+
+func (w *interruptWatch) forget(row string) {
+	w.mu.Lock()
+	delete(w.rows, row)
+	w.mu.Unlock()
+}
+
+// watchInterrupts looks, every interruptPoll, at the transcript of each
+// watched row that is working, until ctx ends.
+func (h *Host) watchInterrupts(ctx context.Context) {
+	t := time.NewTicker(interruptPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		h.checkInterrupts(time.Now())
+	}
+}
+
+// checkInterrupts ends the turn of each watched working row whose
+// transcript says the human interrupted it (Claude Code's Esc while the
+// model answers fires no hook): the row is done, for the agent waits on
+// the human. A row that is not working is not looked at (and no longer
+// watched once it is gone).
+func (h *Host) checkInterrupts(now time.Time) {
+	for row, r := range h.interrupts.list() {
+		s, ok := h.board.session(row)
+		if !ok {
+			h.interrupts.forget(row)
+			continue
+		}
+		if s.Status != state.StatusWorking || !r.check(r.path, time.UnixMilli(s.Since)) {
+			continue
+		}
+		h.board.endInterrupted(row, s.Since, now)
+	}
+}
+
+// session is a copy of one row of the fold.
+func (b *Board) session(id string) (state.Session, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.fold.Session(id)
+}
+
+// endInterrupted ends an interrupted turn — the tool out ends ok (an
+// interrupt is not the tool's error), the turn completed — if the row still
+// works in the turn that began at since.
+func (b *Board) endInterrupted(id string, since int64, now time.Time) {
+	b.mu.Lock()
+	s, ok := b.fold.Session(id)
+	if !ok || s.Status != state.StatusWorking || s.Since != since {
+		b.mu.Unlock()
+		return
+	}
+	var evs []state.Event
+	if a := s.Activity; a != nil && a.Kind == state.ActivityTool {
+		evs = append(evs, state.Event{Type: state.TypeToolEnded, Session: id, Tool: a.Label, Outcome: state.OutcomeOK})
+	}
+	evs = append(evs, state.Event{Type: state.TypeTurnEnded, Session: id, Outcome: state.OutcomeCompleted})
+	state.Stamp(evs, now)
+	_, err := b.fold.Apply(evs...)
+	b.mu.Unlock()
+	if err == nil {
+		b.changed()
+	}
+}

@@ -1,0 +1,58 @@
+package host
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/notch-web/notch-web/state"
+)
+
+// TestEscWhileWorkingEndsTheTurn: Claude Code fires no hook when the human
+// presses Esc while the model answers; its transcript gets "[Request
+// interrupted by user]". The working row becomes done (not a ghost
+// "working", and not an "error" at /exit), and an interrupt older than the
+// turn does not end it.
+func TestEscWhileWorkingEndsTheTurn(t *testing.T) {
+	home := t.TempDir()
+	h := newHost(t, home)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go h.Run(ctx)
+	transcript := filepath.Join(home, "s1.jsonl")
+	line := func(at time.Time, content string) string {
+		return `{"type":"user","timestamp":"` + at.UTC().Format(time.RFC3339Nano) + `","message":{"role":"user","content":` + content + "}}\n"
+	}
+	// An interrupt from an earlier turn is in the file already.
+	os.WriteFile(transcript, []byte(line(time.Now().Add(-time.Minute), `"[Request interrupted by user]"`)), 0o644)
+	base := `"session_id":"s1","transcript_path":` + strconv.Quote(transcript) + `,"cwd":"/src/x"`
+	hook := func(body string) {
+		t.Helper()
+		if _, err := h.Hook("claude-code", []byte("{"+base+","+body+"}"), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hook(`"hook_event_name":"UserPromptSubmit","prompt":"scenario:slow Take your time."`)
+	time.Sleep(3 * interruptPoll)
+	if s := rows(t, h)["s1"]; s.Status != state.StatusWorking {
+		t.Fatalf("an earlier turn's interrupt ended this one: %+v", s)
+	}
+	f, _ := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(line(time.Now(), `"scenario:slow Take your time."`))
+	f.WriteString(line(time.Now(), `[{"type":"text","text":"[Request interrupted by user]"}]`))
+	f.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for rows(t, h)["s1"].Status != state.StatusDone {
+		if time.Now().After(deadline) {
+			t.Fatalf("after Esc while working: %+v, want done", rows(t, h)["s1"])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	hook(`"hook_event_name":"SessionEnd","reason":"prompt_input_exit"`)
+	if s := rows(t, h)["s1"]; s.Status != state.StatusDone {
+		t.Fatalf("at /exit after the interrupt: %+v, want done (nothing failed)", s)
+	}
+}
