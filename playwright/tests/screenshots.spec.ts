@@ -15,7 +15,8 @@ test.skip(!process.env.NOTCH_SCREENSHOTS, 'README screenshots: run `make screens
 
 let host: Host;
 test.beforeAll(async () => {
-  host = await startHostWithPatch(DESK_PATCH);
+  // A long hold: the approval card below waits until its shot is taken.
+  host = await startHostWithPatch(DESK_PATCH, ['--approval-hold', '5m']);
   await seedDesk(host.url);
   fs.mkdirSync(OUT, { recursive: true });
 });
@@ -83,3 +84,52 @@ for (const [width, height] of [
     });
   });
 }
+
+// After the desk's own shots (they count its rows): an agent asking.
+for (const [width, height] of [
+  [1280, 640],
+  [390, 844],
+] as const) {
+  test.describe(`${width} px, asking`, () => {
+    test.use({ viewport: { width, height } });
+
+    test('the board, an agent asking', async ({ page }) => {
+      test.slow(); // a private host's first page under load
+      await askFromClaude(host);
+      await openBoard(page, host.url);
+      const card = page.locator('.card[data-state="waiting"]');
+      await expect(card).toBeVisible();
+      await card.scrollIntoViewIfNeeded();
+      await page.locator('#pin').blur();
+      await page.mouse.move(width - 5, height - 5);
+      await shot(page, `board-${width}-approval.png`);
+    });
+  });
+}
+
+/** askFromClaude puts a Claude Code session on the board whose Bash call
+ * waits for permission, as Claude Code's own http hooks post it (the
+ * PermissionRequest is held: it is left to the host's stop). */
+async function askFromClaude(h: Host): Promise<void> {
+  if (asked) return;
+  asked = true;
+  const hook = (event: string, extra: Record<string, unknown> = {}) => ({
+    session_id: 'shot-approval',
+    transcript_path: '/home/dev/.claude/projects/-home-dev-src-argon/shot-approval.jsonl',
+    cwd: '/home/dev/src/argon',
+    hook_event_name: event,
+    ...extra,
+  });
+  const input = { command: 'rm -rf build/ && make release', description: 'Clean the build and cut the release' };
+  const post = (b: object) => fetch(h.url + '/agents-notch/hooks/claude-code', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
+  await post(hook('UserPromptSubmit', { prompt: 'Cut the 0.9 release' }));
+  await post(hook('PreToolUse', { tool_name: 'Bash', tool_input: input, tool_use_id: 'toolu_shot' }));
+  void post(
+    hook('PermissionRequest', {
+      tool_name: 'Bash',
+      tool_input: input,
+      permission_suggestions: [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'make release' }], behavior: 'allow', destination: 'localSettings' }],
+    }),
+  ).catch(() => {});
+}
+let asked = false;
