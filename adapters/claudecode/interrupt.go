@@ -55,13 +55,16 @@ type interruptLine struct {
 	IsSidechain bool      `json:"isSidechain"`
 	Timestamp   time.Time `json:"timestamp"`
 	Message     *struct {
+		Model   string          `json:"model"`
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
 }
 
 // interruptedIn walks buf's complete lines from the last one back to the
 // last user or assistant line of the session (not a subagent's) and
-// reports whether it is the interrupt marker, stamped at or after since.
+// reports whether it is the interrupt marker, stamped at or after since. A
+// synthetic assistant line (Claude Code's own note on the aborted request)
+// is not an answer and is passed over.
 func interruptedIn(buf []byte, since time.Time) bool {
 	for end := len(buf); end > 0; {
 		i := bytes.LastIndexByte(buf[:end], '\n')
@@ -71,6 +74,9 @@ func interruptedIn(buf []byte, since time.Time) bool {
 		if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &l) != nil || l.IsSidechain ||
 			(l.Type != "user" && l.Type != "assistant") {
 			continue
+		}
+		if l.Type == "assistant" && l.Message != nil && l.Message.Model == "<synthetic>" {
+			continue // what Claude Code writes for the aborted request, not the model's answer
 		}
 		if l.Type == "assistant" || l.Message == nil {
 			return false

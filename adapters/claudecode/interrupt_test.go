@@ -25,6 +25,8 @@ func TestInterrupted(t *testing.T) {
 		{"system and attachment lines after it do not hide it", []string{
 			user("2026-12-02T01:10:05Z", marker), `{"type":"system","timestamp":"2026-12-02T01:10:06Z"}`, ``}, true},
 		{"an interrupt before this turn began is not this turn's", []string{user("2026-12-02T01:09:59Z", marker)}, false},
+		{"Claude Code's synthetic note on the aborted request after it", []string{
+			user("2026-12-02T01:10:05Z", marker), `{"type":"assistant","timestamp":"2026-12-02T01:10:05Z","message":{"model":"<synthetic>","content":[{"type":"text","text":"No response requested."}]}}`}, true},
 		{"the model answered after it", []string{
 			user("2026-12-02T01:10:05Z", marker), `{"type":"assistant","timestamp":"2026-12-02T01:10:07Z","message":{"content":[]}}`}, false},
 		{"a new prompt after it", []string{
