@@ -341,13 +341,14 @@ func (r *run) waitBoard(step string, within time.Duration, check func(state.Docu
 		d, err = r.board()
 		if err == nil {
 			if last = check(d); last == nil {
+				r.passed(step)
 				return d
 			}
 		} else {
 			last = err
 		}
 		if time.Now().After(deadline) {
-			r.t.Errorf("%s: after %v: %v\n  board: %s\n  hooks: %s", step, within, last, rowsText(d), strings.Join(r.events(), " "))
+			r.fail(step, fmt.Sprintf("%s: after %v: %v\n  board: %s\n  hooks: %s", step, within, last, rowsText(d), strings.Join(r.events(), " ")))
 			return d
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -365,10 +366,48 @@ func (r *run) holdBoard(step string, hold time.Duration, check func(state.Docume
 			err = check(d)
 		}
 		if err != nil {
-			r.t.Errorf("%s: did not hold: %v\n  board: %s\n  hooks: %s", step, err, rowsText(d), strings.Join(r.events(), " "))
+			r.fail(step+" (held)", fmt.Sprintf("%s: did not hold: %v\n  board: %s\n  hooks: %s", step, err, rowsText(d), strings.Join(r.events(), " ")))
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+	r.passed(step + " (held)")
+}
+
+// knownFailures are board checks that fail today, by "Test/step", each
+// with the fix it waits for. They are logged as KNOWN FAILURE (and fail
+// with CONFORMANCE_STRICT=1); one that passes fails the run, so the list
+// is taken down as fixes land.
+var knownFailures = map[string]string{
+	"TestClaudeInteractive/after Esc at the dialog":        "approvals (issue 20): a No/Esc at Claude Code's dialog clears the ask from the transcript",
+	"TestClaudeInteractive/after Esc at the dialog (held)": "approvals (issue 20): a No/Esc at Claude Code's dialog clears the ask from the transcript",
+	"TestClaudeInteractive/after the interrupt":            "truth (issue 23): an Esc interrupt of a working Claude Code turn fires no hook; the transcript says [Request interrupted by user]",
+	"TestClaudeInteractive/after /exit":                    "truth (issue 23): the interrupted turn is still open at /exit, so SessionEnd settles it as error",
+	"TestClaudeInteractive/after /exit (held)":             "truth (issue 23): the interrupted turn is still open at /exit, so SessionEnd settles it as error",
+}
+
+func (r *run) known(step string) (string, bool) {
+	name := r.t.Name()
+	why, ok := knownFailures[name+"/"+step]
+	return why, ok
+}
+
+// fail reports a failed board check: an error, or a known failure's log.
+func (r *run) fail(step, msg string) {
+	r.t.Helper()
+	if why, ok := r.known(step); ok && os.Getenv("CONFORMANCE_STRICT") == "" {
+		r.t.Logf("KNOWN FAILURE (%s): %s", why, msg)
+		return
+	}
+	r.t.Error(msg)
+}
+
+// passed notes a board check that passed: a known failure that passes is
+// an error (take it off the list).
+func (r *run) passed(step string) {
+	r.t.Helper()
+	if why, ok := r.known(step); ok {
+		r.t.Errorf("%s passes now, but knownFailures lists it (%s): take it off the list", step, why)
 	}
 }
 
