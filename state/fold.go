@@ -8,8 +8,9 @@ import (
 
 // MaxTracked bounds how many sessions the fold holds at once, so a harness
 // that opens sessions and never closes them out costs bounded memory. A
-// session.opened beyond it is refused with ErrTooManySessions (loudly,
-// rather than evicting a row the human has not closed out: docs/contract.md rule 2).
+// session.opened beyond it is never refused: the least relevant row the
+// board does not show makes room, a settled one first (cap.go), and the
+// drop is a warning for the log.
 const MaxTracked = 1000
 
 // Fold is the session-event fold: it turns session events into rows. It is
@@ -194,7 +195,12 @@ func (t *txn) apply(ev Event) (warning string, err error) {
 		if ev.Type != TypeSessionOpened {
 			return "", ErrUnknownSession
 		}
-		return "", t.open(ev)
+		if t.n >= MaxTracked {
+			if warning, err = t.makeRoom(ev.Parent); err != nil {
+				return "", err
+			}
+		}
+		return warning, t.open(ev)
 	}
 	if r.ended && !afterEnd[ev.Type] {
 		return fmt.Sprintf("%s for session %s ignored: the session has ended (only a session.opened starts it again)",
@@ -329,9 +335,6 @@ func (t *txn) all(yield func(*row) bool) {
 
 // open creates a row: working since at, no activity until its first turn.
 func (t *txn) open(ev Event) error {
-	if t.n >= MaxTracked {
-		return fmt.Errorf("%w: the fold already tracks %d (close some out)", ErrTooManySessions, MaxTracked)
-	}
 	r := &row{seq: t.opened, lastAt: ev.At}
 	t.opened++
 	r.s = Session{ID: ev.Session, Status: StatusWorking, Since: ev.At}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -275,18 +276,89 @@ func TestApplyWarnsOnOutOfOrder(t *testing.T) {
 	}
 }
 
-func TestApplyTooManySessions(t *testing.T) {
-	f := NewFold()
-	evs := make([]Event, MaxTracked)
-	for i := range evs {
-		evs[i] = opened(int64(i), fmt.Sprintf("s%d", i))
+// TestCapNeverHidesALiveSession: at MaxTracked a new session is never
+// refused (issue 19: finished and invisible rows filled the cap and a
+// session that needed the human never showed). Room is made by dropping
+// the least relevant settled row the board does not show, then — only when
+// there is none — the least relevant live row it does not show; a row on
+// the board is never dropped, and each drop is said.
+func TestCapNeverHidesALiveSession(t *testing.T) {
+	fill := func(status func(i int) []Event) *Fold {
+		f := NewFold()
+		var evs []Event
+		for i := range MaxTracked {
+			evs = append(evs, opened(int64(i), fmt.Sprintf("s%d", i)))
+			evs = append(evs, status(i)...)
+		}
+		mustApply(t, f, evs...)
+		return f
 	}
-	mustApply(t, f, evs...)
-	if _, err := f.Apply(opened(0, "one-too-many")); !errors.Is(err, ErrTooManySessions) {
-		t.Fatalf("err = %v, want ErrTooManySessions", err)
+	visible := func(f *Fold) map[string]bool {
+		out := map[string]bool{}
+		for _, show := range []bool{true, false} {
+			in := input(5000)
+			in.Settings.ShowDone = show
+			for _, s := range f.Snapshot(in).Sessions {
+				out[s.ID] = true
+			}
+		}
+		return out
 	}
-	// Re-opening a tracked session is not a new one; closing one makes room.
-	mustApply(t, f, opened(1, "s0"), bare(2, TypeSessionFinished, "s1"), opened(3, "now-fits"))
+	for _, tc := range []struct {
+		name    string
+		status  func(i int) []Event
+		dropped string // the row that must make room
+	}{
+		{"mostly done", func(i int) []Event {
+			if i < 990 {
+				return []Event{turnEnd(int64(i)+1, fmt.Sprintf("s%d", i), OutcomeCompleted)}
+			}
+			return nil
+		}, "s0"},
+		{"errors shown, the rest working", func(i int) []Event {
+			if i >= 990 {
+				return []Event{turnEnd(int64(i)+1, fmt.Sprintf("s%d", i), OutcomeError)}
+			}
+			return nil
+		}, "s0"},
+		{"all working", func(int) []Event { return nil }, "s0"},
+		{"all waiting on the human", func(i int) []Event {
+			id := fmt.Sprintf("s%d", i)
+			return []Event{{Type: TypeApprovalRequested, Session: id, Tool: "Bash", At: at(int64(i) + 1)}}
+		}, "s0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := fill(tc.status)
+			shown := visible(f)
+			warns, err := f.Apply(Event{Type: TypeSessionOpened, Session: "needs-you", At: at(3000)},
+				Event{Type: TypeApprovalRequested, Session: "needs-you", Tool: "Bash", At: at(3001)})
+			if err != nil {
+				t.Fatalf("a new session at the cap was refused: %v", err)
+			}
+			if f.Len() != MaxTracked {
+				t.Errorf("%d rows, want the cap %d", f.Len(), MaxTracked)
+			}
+			if f.Has(tc.dropped) || !f.Has("needs-you") {
+				t.Errorf("%s still held (or the new one not): the wrong row made room", tc.dropped)
+			}
+			for id := range shown {
+				if !f.Has(id) {
+					t.Errorf("row %s, on the board, was dropped", id)
+				}
+			}
+			if len(warns) != 1 || !strings.Contains(warns[0], tc.dropped) || !strings.Contains(warns[0], "dropped") {
+				t.Errorf("warnings %q: the drop is not said", warns)
+			}
+			if !slices.ContainsFunc(f.Snapshot(input(5000)).Sessions, func(s Session) bool { return s.ID == "needs-you" }) {
+				t.Error("the new session is not on the board")
+			}
+		})
+	}
+	// Re-opening a tracked session is not a new one: nothing is dropped.
+	f := fill(func(int) []Event { return nil })
+	if warns := mustApply(t, f, opened(4000, "s5")); len(warns) != 0 || f.Len() != MaxTracked {
+		t.Errorf("a re-open dropped something: %q", warns)
+	}
 }
 
 func TestRetire(t *testing.T) {

@@ -66,13 +66,7 @@ func (f *Fold) Snapshot(in SnapshotInput) Document {
 		kept = append(kept, r)
 	}
 	if len(kept) > MaxSessions {
-		slices.SortFunc(kept, func(a, b *row) int {
-			return cmp.Or(
-				cmp.Compare(Relevance(a.s.Status), Relevance(b.s.Status)),
-				cmp.Compare(b.s.Since, a.s.Since),
-				cmp.Compare(b.seq, a.seq),
-			)
-		})
+		slices.SortFunc(kept, moreRelevant)
 		kept = kept[:MaxSessions]
 	}
 
