@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"reflect"
 	"strings"
 	"time"
 
@@ -61,7 +63,10 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool) (int
 	if err := h.takesInput(); err != nil {
 		return 0, nil, err
 	}
-	m, n, err := h.board.applyHook(adapt, payload, now)
+	m, n, warns, err := h.board.applyHook(adapt, payload, now)
+	for _, w := range warns {
+		h.log.Warn("hook applied with a correction", "log_type", "agents-notch.hooks.v1", slog.Group("data", "agent", agent, "warning", w))
+	}
 	if m.Transcript.Path != "" && spec.Tokens != nil {
 		h.tokens.want(m.Transcript, spec.Tokens, time.Now())
 	}
@@ -82,26 +87,62 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool) (int
 // ErrFollowing: a follower takes no events and no hooks (a 409).
 var ErrFollowing = errors.New("this notch-web follows another host's state.json; it takes no events")
 
-// applyHook maps and applies a hook under the board's lock, so the adapter
-// sees the rows exactly as its events will find them.
-func (b *Board) applyHook(adapt Adapter, payload []byte, now time.Time) (hookjson.Mapping, int, error) {
-	b.mu.Lock()
-	m, err := adapt(payload, b.fold.Session)
-	if err != nil {
+// applyHook maps a hook and applies it. The adapter parses the payload
+// off the board's lock (a hook may be megabytes, and a small hook beside it
+// must not wait), reading the rows through a lookup that remembers what it
+// saw; under the lock, if every row it read is still as it saw it, its
+// events are applied, else it is mapped again under the lock, so the
+// adapter always sees the rows exactly as its events will find them. The
+// warnings are the fold's (a row dropped at the cap), for the log.
+func (b *Board) applyHook(adapt Adapter, payload []byte, now time.Time) (hookjson.Mapping, int, []string, error) {
+	var seen []lookedUp
+	m, err := adapt(payload, func(id string) (state.Session, bool) {
+		b.mu.Lock()
+		s, ok := b.fold.Session(id)
 		b.mu.Unlock()
-		return m, 0, err
+		seen = append(seen, lookedUp{id, s, ok})
+		return s, ok
+	})
+	if err != nil {
+		return m, 0, nil, err
+	}
+	b.mu.Lock()
+	if !b.stillAsSeen(seen) {
+		if m, err = adapt(payload, b.fold.Session); err != nil {
+			b.mu.Unlock()
+			return m, 0, nil, err
+		}
 	}
 	evs := m.Batch(b.fold.Has)
 	state.Stamp(evs, now)
-	_, err = b.fold.Apply(evs...)
+	warns, err := b.fold.Apply(evs...)
 	b.mu.Unlock()
 	if err != nil {
-		return m, 0, err
+		return m, 0, nil, err
 	}
 	if len(evs) > 0 {
 		b.changed()
 	}
-	return m, len(evs), nil
+	return m, len(evs), warns, nil
+}
+
+// lookedUp is one row an adapter read, as it read it.
+type lookedUp struct {
+	id string
+	s  state.Session
+	ok bool
+}
+
+// stillAsSeen reports whether every row read is as it was read; the caller
+// holds b.mu.
+func (b *Board) stillAsSeen(seen []lookedUp) bool {
+	for _, l := range seen {
+		s, ok := b.fold.Session(l.id)
+		if ok != l.ok || !reflect.DeepEqual(s, l.s) {
+			return false
+		}
+	}
+	return true
 }
 
 // setTokens applies a context.tokens event to a row the board holds, when
