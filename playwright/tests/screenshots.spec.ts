@@ -59,6 +59,7 @@ for (const [width, height] of [
     });
 
     test('a day with twenty sessions: grouped, folded, the plan', async ({ page }) => {
+      test.setTimeout(120_000);
       const day = await startHost();
       try {
         await seedDay(day.url);

@@ -101,6 +101,14 @@ const maxDepth = 3
 
 // rowCtxs returns the context of each row of v, in the document's order.
 func (v BoardView) rowCtxs() []rowCtx {
+	_, ctxs := v.grouped()
+	return ctxs
+}
+
+// grouped is the board's project groups and each row's context, the
+// groups worked out once per render.
+func (v BoardView) grouped() ([]rowGroup, []rowCtx) {
+	gs := groups(v.Doc.Sessions)
 	base := rowCtx{
 		Budget:      v.Doc.Context.Budget,
 		HotAt:       v.Doc.Context.HotAt,
@@ -121,14 +129,14 @@ func (v BoardView) rowCtxs() []rowCtx {
 	}
 	// The group's heading names the project: a row repeats it only when it
 	// is not its group's (a subagent working elsewhere).
-	for _, g := range groups(v.Doc.Sessions) {
+	for _, g := range gs {
 		for _, list := range [][]int{g.Shown, g.Folded} {
 			for _, i := range list {
 				out[i].ShowProject = out[i].ShowProject && v.Doc.Sessions[i].Project != g.Name
 			}
 		}
 	}
-	return out
+	return gs, out
 }
 
 // depths walks each session's parent chain within the document. A parent

@@ -22,7 +22,7 @@ import (
 // fold into a count that unfolds. Which folds are open is the viewer's own
 // state: notch.js keeps it and re-applies it after every patch, as it does
 // the filter.
-func groupList(ss []state.Session, ctxs []rowCtx, approvals Approvals) templ.Component {
+func groupList(ss []state.Session, gs []rowGroup, ctxs []rowCtx, approvals Approvals) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -39,7 +39,7 @@ func groupList(ss []state.Session, ctxs []rowCtx, approvals Approvals) templ.Com
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		for _, g := range groups(ss) {
+		for _, g := range gs {
 			gid := g.ID()
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"group\" id=\"")
 			if templ_7745c5c3_Err != nil {

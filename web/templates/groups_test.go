@@ -128,7 +128,7 @@ func TestGroupListRender(t *testing.T) {
 	}
 	v := BoardView{Doc: state.Document{Schema: 4, Sessions: ss}}
 	var buf bytes.Buffer
-	if err := groupList(ss, v.rowCtxs(), Approvals{}).Render(context.Background(), &buf); err != nil {
+	if err := groupList(ss, groups(ss), v.rowCtxs(), Approvals{}).Render(context.Background(), &buf); err != nil {
 		t.Fatal(err)
 	}
 	html := buf.String()
