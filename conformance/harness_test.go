@@ -375,9 +375,9 @@ func (r *run) holdBoard(step string, hold time.Duration, check func(state.Docume
 }
 
 // knownFailures are board checks that fail today, by "Test/step", each
-// with the fix it waits for. They are logged as KNOWN FAILURE (and fail
-// with CONFORMANCE_STRICT=1); one that passes fails the run, so the list
-// is taken down as fixes land.
+// with the fix it waits for. They are logged as KNOWN FAILURE, and one
+// that passes as NOW PASSES (with CONFORMANCE_STRICT=1 both fail the run),
+// so the list is taken down as fixes land without failing CI meanwhile.
 var knownFailures = map[string]string{
 	"TestClaudeInteractive/after Esc at the dialog":        "approvals (issue 20): a No/Esc at Claude Code's dialog clears the ask from the transcript",
 	"TestClaudeInteractive/after Esc at the dialog (held)": "approvals (issue 20): a No/Esc at Claude Code's dialog clears the ask from the transcript",
@@ -403,11 +403,16 @@ func (r *run) fail(step, msg string) {
 }
 
 // passed notes a board check that passed: a known failure that passes is
-// an error (take it off the list).
+// said loudly (an error with CONFORMANCE_STRICT=1): take it off the list.
 func (r *run) passed(step string) {
 	r.t.Helper()
 	if why, ok := r.known(step); ok {
-		r.t.Errorf("%s passes now, but knownFailures lists it (%s): take it off the list", step, why)
+		msg := fmt.Sprintf("NOW PASSES: %s, which knownFailures lists (%s): take it off the list", step, why)
+		if os.Getenv("CONFORMANCE_STRICT") != "" {
+			r.t.Error(msg)
+			return
+		}
+		r.t.Log(msg)
 	}
 }
 
