@@ -168,7 +168,6 @@ func hookEntry(s agent.Spec, h agent.Hook, base, cmd string) any {
 	return commandHook{Type: "command", Command: cmd, Timeout: secs}
 }
 
-// claudeFormat, codexFormat and geminiFormat are the three agents' formats.
+// claudeFormat and codexFormat are two agents' formats, as the tests build them.
 func claudeFormat(base, cmd string) hooksFormat { return specFormat(claudecode.Spec, base, cmd) }
 func codexFormat(cmd string) hooksFormat        { return specFormat(codex.Spec, "", cmd) }
-func geminiFormat(cmd string) hooksFormat       { return specFormat(gemini.Spec, "", cmd) }
