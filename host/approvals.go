@@ -449,6 +449,22 @@ func (a *approvals) resolve(e *entry, by, outcome string) bool {
 	return true
 }
 
+// refusedInTerminal answers every pending card of row as denied in the
+// terminal: the transcript says the human refused at the agent's prompt.
+func (a *approvals) refusedInTerminal(row string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, e := range a.pendingOf(row) {
+		if a.resolve(e, ByTerminal, OutcomeDenied) {
+			n++
+		}
+	}
+	if n > 0 {
+		a.publish()
+	}
+}
+
 // release ends a card's hold, if it has one.
 func (a *approvals) release(e *entry) {
 	if e.held {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/adapters/registry"
+	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -65,7 +66,7 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool) (int
 	}
 	m, n, warns, err := h.board.applyHook(adapt, payload, now)
 	for _, w := range warns {
-		h.log.Warn("hook applied with a correction", "log_type", "agents-notch.hooks.v1", slog.Group("data", "agent", agent, "warning", w))
+		h.log.Warn("hook applied with a correction", "log_type", logx.TypeHooks, slog.Group("data", "agent", agent, "warning", w))
 	}
 	if m.Transcript.Path != "" && spec.Tokens != nil {
 		h.tokens.want(m.Transcript, spec.Tokens, time.Now())

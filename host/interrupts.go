@@ -67,11 +67,15 @@ func (h *Host) watchInterrupts(ctx context.Context) {
 	}
 }
 
-// checkInterrupts ends the turn of each watched working row whose
-// transcript says the human interrupted it (Claude Code's Esc while the
-// model answers fires no hook): the row is done, for the agent waits on
-// the human. A row that is not working is not looked at (and no longer
-// watched once it is gone).
+// checkInterrupts ends the turn of each watched row whose transcript says
+// the human interrupted it since the row entered its status — Claude
+// Code's Esc while the model answers, and its No / Esc at the permission
+// prompt, fire no hook — so the row is done, for the agent waits on the
+// human. A row asking about a tool has its approval resolved rejected and
+// any card of it answered in the terminal: this holds even when no card
+// could watch the call (the hold ended, or the request was never matched
+// to its call). A settled row is not looked at (and no longer watched once
+// it is gone).
 func (h *Host) checkInterrupts(now time.Time) {
 	for row, r := range h.interrupts.list() {
 		s, ok := h.board.session(row)
@@ -79,10 +83,13 @@ func (h *Host) checkInterrupts(now time.Time) {
 			h.interrupts.forget(row)
 			continue
 		}
-		if s.Status != state.StatusWorking || !r.check(r.path, time.UnixMilli(s.Since)) {
+		if (s.Status != state.StatusWorking && s.Status != state.StatusAttention) || !r.check(r.path, time.UnixMilli(s.Since)) {
 			continue
 		}
-		h.board.endInterrupted(row, s.Since, now)
+		if s.Status == state.StatusAttention {
+			h.approvals.refusedInTerminal(row)
+		}
+		h.board.endInterrupted(row, s.Status, s.Since, now)
 	}
 }
 
@@ -93,17 +100,20 @@ func (b *Board) session(id string) (state.Session, bool) {
 	return b.fold.Session(id)
 }
 
-// endInterrupted ends an interrupted turn — the tool out ends ok (an
-// interrupt is not the tool's error), the turn completed — if the row still
-// works in the turn that began at since.
-func (b *Board) endInterrupted(id string, since int64, now time.Time) {
+// endInterrupted ends an interrupted turn — a pending approval resolved
+// rejected, the tool out ended ok (an interrupt is not the tool's error),
+// the turn completed — if the row is still in the status it had since.
+func (b *Board) endInterrupted(id, status string, since int64, now time.Time) {
 	b.mu.Lock()
 	s, ok := b.fold.Session(id)
-	if !ok || s.Status != state.StatusWorking || s.Since != since {
+	if !ok || s.Status != status || s.Since != since {
 		b.mu.Unlock()
 		return
 	}
 	var evs []state.Event
+	if s.Approval != nil {
+		evs = append(evs, state.Event{Type: state.TypeApprovalResolved, Session: id, Outcome: state.OutcomeRejected})
+	}
 	if a := s.Activity; a != nil && a.Kind == state.ActivityTool {
 		evs = append(evs, state.Event{Type: state.TypeToolEnded, Session: id, Tool: a.Label, Outcome: state.OutcomeOK})
 	}

@@ -56,3 +56,45 @@ func TestEscWhileWorkingEndsTheTurn(t *testing.T) {
 		t.Fatalf("at /exit after the interrupt: %+v, want done (nothing failed)", s)
 	}
 }
+
+// TestNoAtThePromptWithoutACardEndsTheAsk: a No / Esc at Claude Code's
+// permission prompt fires no hook; when no card could watch the call (here
+// the request was never matched to a PreToolUse), the transcript's
+// "[Request interrupted by user for tool use]" still clears the ask: the
+// row is done, its approval gone, never a ghost "needs you".
+func TestNoAtThePromptWithoutACardEndsTheAsk(t *testing.T) {
+	home := t.TempDir()
+	h := newHost(t, home)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go h.Run(ctx)
+	transcript := filepath.Join(home, "s2.jsonl")
+	line := func(at time.Time, content string) string {
+		return `{"type":"user","timestamp":"` + at.UTC().Format(time.RFC3339Nano) + `","message":{"role":"user","content":` + content + "}}\n"
+	}
+	os.WriteFile(transcript, []byte(line(time.Now(), `"scenario:tool run it"`)), 0o644)
+	base := `"session_id":"s2","transcript_path":` + strconv.Quote(transcript) + `,"cwd":"/src/x"`
+	for _, body := range []string{
+		`"hook_event_name":"UserPromptSubmit","prompt":"scenario:tool run it"`,
+		`"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf build"}`,
+	} {
+		if _, err := h.Hook("claude-code", []byte("{"+base+","+body+"}"), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := rows(t, h)["s2"]; s.Status != state.StatusAttention {
+		t.Fatalf("after the request: %+v, want needs you", s)
+	}
+	time.Sleep(10 * time.Millisecond) // the refusal is stamped after the row began asking
+	f, _ := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(line(time.Now(), `[{"type":"tool_result","tool_use_id":"toolu_9","is_error":true,"content":"The user doesn't want to proceed with this tool use."}]`))
+	f.WriteString(line(time.Now(), `[{"type":"text","text":"[Request interrupted by user for tool use]"}]`))
+	f.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for s := rows(t, h)["s2"]; s.Status != state.StatusDone || s.Approval != nil; s = rows(t, h)["s2"] {
+		if time.Now().After(deadline) {
+			t.Fatalf("after No at the prompt: %+v, want done with no approval", s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
