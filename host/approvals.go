@@ -19,7 +19,6 @@ import (
 	"github.com/notch-web/notch-web/adapters/codex"
 	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/internal/logx"
-	"github.com/notch-web/notch-web/state"
 )
 
 // Approvals from the board (docs/approvals.md). An agent's PermissionRequest
@@ -723,72 +722,4 @@ func (b *Board) Cards() CardSet {
 		return *c
 	}
 	return CardSet{}
-}
-
-// settleApproval applies what a transcript said of a call a row was asked
-// about, when the row still asks about that tool: a refusal resolves it
-// rejected and ends the call (and the turn, when Claude Code stopped to
-// wait for the human); a call that ran resolves it allowed-once.
-func (b *Board) settleApproval(row, tool string, refused, stopped bool, now time.Time) {
-	b.mu.Lock()
-	s, ok := b.fold.Session(row)
-	if !ok || s.Approval == nil || s.Approval.ToolName != tool {
-		b.mu.Unlock()
-		return
-	}
-	var evs []state.Event
-	if refused {
-		evs = append(evs,
-			state.Event{Type: state.TypeApprovalResolved, Session: row, Outcome: state.OutcomeRejected},
-			state.Event{Type: state.TypeToolEnded, Session: row, Tool: tool, Outcome: state.OutcomeOK})
-		if stopped {
-			evs = append(evs, state.Event{Type: state.TypeTurnEnded, Session: row, Outcome: state.OutcomeCompleted})
-		}
-	} else {
-		evs = append(evs, state.Event{Type: state.TypeApprovalResolved, Session: row, Outcome: state.OutcomeAllowedOnce})
-	}
-	state.Stamp(evs, now)
-	_, err := b.fold.Apply(evs...)
-	b.mu.Unlock()
-	if err == nil {
-		b.changed()
-	}
-}
-
-// answered applies a board answer to the row: allowed-once (approvedAt) or
-// rejected, when the row still asks about that tool.
-func (b *Board) answered(row, tool string, allowed bool, now time.Time) {
-	b.mu.Lock()
-	s, ok := b.fold.Session(row)
-	if !ok || s.Approval == nil || s.Approval.ToolName != tool {
-		b.mu.Unlock()
-		return
-	}
-	outcome := state.OutcomeRejected
-	if allowed {
-		outcome = state.OutcomeAllowedOnce
-	}
-	ev := state.Event{Type: state.TypeApprovalResolved, Session: row, Outcome: outcome, At: now.UnixMilli()}
-	_, err := b.fold.Apply(ev)
-	b.mu.Unlock()
-	if err == nil {
-		b.changed()
-	}
-}
-
-// askAgain puts a row back to asking about a tool when it no longer asks
-// (another card of it was answered) while a card of it still waits.
-func (b *Board) askAgain(row, tool, reason string, now time.Time) {
-	b.mu.Lock()
-	s, ok := b.fold.Session(row)
-	if !ok || s.Approval != nil || s.Status == state.StatusDone || s.Status == state.StatusError {
-		b.mu.Unlock()
-		return
-	}
-	ev := state.Event{Type: state.TypeApprovalRequested, Session: row, Tool: tool, Reason: reason, At: now.UnixMilli()}
-	_, err := b.fold.Apply(ev)
-	b.mu.Unlock()
-	if err == nil {
-		b.changed()
-	}
 }

@@ -1,10 +1,12 @@
 package host
 
 import (
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/internal/notify"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
@@ -158,4 +160,185 @@ func (b *Board) Snapshot(now time.Time) (doc state.Document, ok bool) {
 	doc = b.fold.Snapshot(in)
 	b.mu.Unlock()
 	return b.compose(doc, now), true
+}
+
+// applyHook maps a hook and applies it. The adapter parses the payload
+// off the board's lock (a hook may be megabytes, and a small hook beside it
+// must not wait), reading the rows through a lookup that remembers what it
+// saw; under the lock, if every row it read is still as it saw it, its
+// events are applied, else it is mapped again under the lock, so the
+// adapter always sees the rows exactly as its events will find them. The
+// warnings are the fold's (a row dropped at the cap), for the log.
+func (b *Board) applyHook(adapt Adapter, payload []byte, now time.Time) (hookjson.Mapping, int, []string, error) {
+	var seen []lookedUp
+	m, err := adapt(payload, func(id string) (state.Session, bool) {
+		b.mu.Lock()
+		s, ok := b.fold.Session(id)
+		b.mu.Unlock()
+		seen = append(seen, lookedUp{id, s, ok})
+		return s, ok
+	})
+	if err != nil {
+		return m, 0, nil, err
+	}
+	b.mu.Lock()
+	if !b.stillAsSeen(seen) {
+		if m, err = adapt(payload, b.fold.Session); err != nil {
+			b.mu.Unlock()
+			return m, 0, nil, err
+		}
+	}
+	evs := m.Batch(b.fold.Has)
+	state.Stamp(evs, now)
+	warns, err := b.fold.Apply(evs...)
+	b.mu.Unlock()
+	if err != nil {
+		return m, 0, nil, err
+	}
+	if len(evs) > 0 {
+		b.changed()
+	}
+	return m, len(evs), warns, nil
+}
+
+// stillAsSeen reports whether every row read is as it was read; the caller
+// holds b.mu.
+func (b *Board) stillAsSeen(seen []lookedUp) bool {
+	for _, l := range seen {
+		s, ok := b.fold.Session(l.id)
+		if ok != l.ok || !reflect.DeepEqual(s, l.s) {
+			return false
+		}
+	}
+	return true
+}
+
+// setTokens applies a context.tokens event to a row the board holds, when
+// the count changed.
+func (b *Board) setTokens(session string, tokens int64, now time.Time) {
+	b.mu.Lock()
+	s, ok := b.fold.Session(session)
+	if !ok || s.ContextTokens == tokens {
+		b.mu.Unlock()
+		return
+	}
+	ev := hookjson.TokensEvent(session, tokens)
+	ev.At = now.UnixMilli()
+	_, err := b.fold.Apply(ev)
+	b.mu.Unlock()
+	if err == nil {
+		b.changed()
+	}
+}
+
+// restore refills the fold from a document (see state.Fold.Restore).
+func (b *Board) restore(d state.Document) int {
+	b.mu.Lock()
+	n := b.fold.Restore(d)
+	b.mu.Unlock()
+	if n > 0 {
+		b.changed()
+	}
+	return n
+}
+
+// session is a copy of one row of the fold.
+func (b *Board) session(id string) (state.Session, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.fold.Session(id)
+}
+
+// endInterrupted ends an interrupted turn — a pending approval resolved
+// rejected, the tool out ended ok (an interrupt is not the tool's error),
+// the turn completed — if the row is still in the status it had since.
+func (b *Board) endInterrupted(id, status string, since int64, now time.Time) {
+	b.mu.Lock()
+	s, ok := b.fold.Session(id)
+	if !ok || s.Status != status || s.Since != since {
+		b.mu.Unlock()
+		return
+	}
+	var evs []state.Event
+	if s.Approval != nil {
+		evs = append(evs, state.Event{Type: state.TypeApprovalResolved, Session: id, Outcome: state.OutcomeRejected})
+	}
+	if a := s.Activity; a != nil && a.Kind == state.ActivityTool {
+		evs = append(evs, state.Event{Type: state.TypeToolEnded, Session: id, Tool: a.Label, Outcome: state.OutcomeOK})
+	}
+	evs = append(evs, state.Event{Type: state.TypeTurnEnded, Session: id, Outcome: state.OutcomeCompleted})
+	state.Stamp(evs, now)
+	_, err := b.fold.Apply(evs...)
+	b.mu.Unlock()
+	if err == nil {
+		b.changed()
+	}
+}
+
+// settleApproval applies what a transcript said of a call a row was asked
+// about, when the row still asks about that tool: a refusal resolves it
+// rejected and ends the call (and the turn, when Claude Code stopped to
+// wait for the human); a call that ran resolves it allowed-once.
+func (b *Board) settleApproval(row, tool string, refused, stopped bool, now time.Time) {
+	b.mu.Lock()
+	s, ok := b.fold.Session(row)
+	if !ok || s.Approval == nil || s.Approval.ToolName != tool {
+		b.mu.Unlock()
+		return
+	}
+	var evs []state.Event
+	if refused {
+		evs = append(evs,
+			state.Event{Type: state.TypeApprovalResolved, Session: row, Outcome: state.OutcomeRejected},
+			state.Event{Type: state.TypeToolEnded, Session: row, Tool: tool, Outcome: state.OutcomeOK})
+		if stopped {
+			evs = append(evs, state.Event{Type: state.TypeTurnEnded, Session: row, Outcome: state.OutcomeCompleted})
+		}
+	} else {
+		evs = append(evs, state.Event{Type: state.TypeApprovalResolved, Session: row, Outcome: state.OutcomeAllowedOnce})
+	}
+	state.Stamp(evs, now)
+	_, err := b.fold.Apply(evs...)
+	b.mu.Unlock()
+	if err == nil {
+		b.changed()
+	}
+}
+
+// answered applies a board answer to the row: allowed-once (approvedAt) or
+// rejected, when the row still asks about that tool.
+func (b *Board) answered(row, tool string, allowed bool, now time.Time) {
+	b.mu.Lock()
+	s, ok := b.fold.Session(row)
+	if !ok || s.Approval == nil || s.Approval.ToolName != tool {
+		b.mu.Unlock()
+		return
+	}
+	outcome := state.OutcomeRejected
+	if allowed {
+		outcome = state.OutcomeAllowedOnce
+	}
+	ev := state.Event{Type: state.TypeApprovalResolved, Session: row, Outcome: outcome, At: now.UnixMilli()}
+	_, err := b.fold.Apply(ev)
+	b.mu.Unlock()
+	if err == nil {
+		b.changed()
+	}
+}
+
+// askAgain puts a row back to asking about a tool when it no longer asks
+// (another card of it was answered) while a card of it still waits.
+func (b *Board) askAgain(row, tool, reason string, now time.Time) {
+	b.mu.Lock()
+	s, ok := b.fold.Session(row)
+	if !ok || s.Approval != nil || s.Status == state.StatusDone || s.Status == state.StatusError {
+		b.mu.Unlock()
+		return
+	}
+	ev := state.Event{Type: state.TypeApprovalRequested, Session: row, Tool: tool, Reason: reason, At: now.UnixMilli()}
+	_, err := b.fold.Apply(ev)
+	b.mu.Unlock()
+	if err == nil {
+		b.changed()
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"reflect"
 	"strings"
 	"time"
 
@@ -88,89 +87,9 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool) (int
 // ErrFollowing: a follower takes no events and no hooks (a 409).
 var ErrFollowing = errors.New("this notch-web follows another host's state.json; it takes no events")
 
-// applyHook maps a hook and applies it. The adapter parses the payload
-// off the board's lock (a hook may be megabytes, and a small hook beside it
-// must not wait), reading the rows through a lookup that remembers what it
-// saw; under the lock, if every row it read is still as it saw it, its
-// events are applied, else it is mapped again under the lock, so the
-// adapter always sees the rows exactly as its events will find them. The
-// warnings are the fold's (a row dropped at the cap), for the log.
-func (b *Board) applyHook(adapt Adapter, payload []byte, now time.Time) (hookjson.Mapping, int, []string, error) {
-	var seen []lookedUp
-	m, err := adapt(payload, func(id string) (state.Session, bool) {
-		b.mu.Lock()
-		s, ok := b.fold.Session(id)
-		b.mu.Unlock()
-		seen = append(seen, lookedUp{id, s, ok})
-		return s, ok
-	})
-	if err != nil {
-		return m, 0, nil, err
-	}
-	b.mu.Lock()
-	if !b.stillAsSeen(seen) {
-		if m, err = adapt(payload, b.fold.Session); err != nil {
-			b.mu.Unlock()
-			return m, 0, nil, err
-		}
-	}
-	evs := m.Batch(b.fold.Has)
-	state.Stamp(evs, now)
-	warns, err := b.fold.Apply(evs...)
-	b.mu.Unlock()
-	if err != nil {
-		return m, 0, nil, err
-	}
-	if len(evs) > 0 {
-		b.changed()
-	}
-	return m, len(evs), warns, nil
-}
-
 // lookedUp is one row an adapter read, as it read it.
 type lookedUp struct {
 	id string
 	s  state.Session
 	ok bool
-}
-
-// stillAsSeen reports whether every row read is as it was read; the caller
-// holds b.mu.
-func (b *Board) stillAsSeen(seen []lookedUp) bool {
-	for _, l := range seen {
-		s, ok := b.fold.Session(l.id)
-		if ok != l.ok || !reflect.DeepEqual(s, l.s) {
-			return false
-		}
-	}
-	return true
-}
-
-// setTokens applies a context.tokens event to a row the board holds, when
-// the count changed.
-func (b *Board) setTokens(session string, tokens int64, now time.Time) {
-	b.mu.Lock()
-	s, ok := b.fold.Session(session)
-	if !ok || s.ContextTokens == tokens {
-		b.mu.Unlock()
-		return
-	}
-	ev := hookjson.TokensEvent(session, tokens)
-	ev.At = now.UnixMilli()
-	_, err := b.fold.Apply(ev)
-	b.mu.Unlock()
-	if err == nil {
-		b.changed()
-	}
-}
-
-// restore refills the fold from a document (see state.Fold.Restore).
-func (b *Board) restore(d state.Document) int {
-	b.mu.Lock()
-	n := b.fold.Restore(d)
-	b.mu.Unlock()
-	if n > 0 {
-		b.changed()
-	}
-	return n
 }

@@ -92,36 +92,3 @@ func (h *Host) checkInterrupts(now time.Time) {
 		h.board.endInterrupted(row, s.Status, s.Since, now)
 	}
 }
-
-// session is a copy of one row of the fold.
-func (b *Board) session(id string) (state.Session, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.fold.Session(id)
-}
-
-// endInterrupted ends an interrupted turn — a pending approval resolved
-// rejected, the tool out ended ok (an interrupt is not the tool's error),
-// the turn completed — if the row is still in the status it had since.
-func (b *Board) endInterrupted(id, status string, since int64, now time.Time) {
-	b.mu.Lock()
-	s, ok := b.fold.Session(id)
-	if !ok || s.Status != status || s.Since != since {
-		b.mu.Unlock()
-		return
-	}
-	var evs []state.Event
-	if s.Approval != nil {
-		evs = append(evs, state.Event{Type: state.TypeApprovalResolved, Session: id, Outcome: state.OutcomeRejected})
-	}
-	if a := s.Activity; a != nil && a.Kind == state.ActivityTool {
-		evs = append(evs, state.Event{Type: state.TypeToolEnded, Session: id, Tool: a.Label, Outcome: state.OutcomeOK})
-	}
-	evs = append(evs, state.Event{Type: state.TypeTurnEnded, Session: id, Outcome: state.OutcomeCompleted})
-	state.Stamp(evs, now)
-	_, err := b.fold.Apply(evs...)
-	b.mu.Unlock()
-	if err == nil {
-		b.changed()
-	}
-}
