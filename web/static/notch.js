@@ -528,14 +528,6 @@ function applyTitle() {
 // not news.
 let alertSeq = null;
 
-// NOTIFY says which statuses each alerts value raises (the host applies it;
-// the bell's words follow it).
-const NOTIFY = {
-  all: new Set(['attention', 'error', 'done']),
-  'needs-you': new Set(['attention', 'error']),
-  off: new Set(),
-};
-
 // Some browsers have Notification but show one only from a service worker
 // (Chrome on Android): the first refusal says so, and the bell stops
 // promising.
