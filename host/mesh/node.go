@@ -424,19 +424,23 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 		m.Data = encodePresence(time.Now())
 		_ = n.nc.PublishMsg(m)
 	}
+	// A machine that stops says so: the hub shows its rows as unknown at
+	// once rather than when the key would expire — whichever wait the stop
+	// came in.
+	gone := func() error {
+		m := nats.NewMsg("$KV." + presenceBucket + "." + n.name)
+		m.Header.Set("KV-Operation", "DEL")
+		if n.nc.PublishMsg(m) == nil {
+			_ = n.nc.FlushTimeout(500 * time.Millisecond)
+		}
+		return nil
+	}
 	send(true)
 	present()
 	for {
 		select {
 		case <-ctx.Done():
-			// A machine that stops says so: the hub shows its rows as
-			// unknown at once rather than when the key would expire.
-			m := nats.NewMsg("$KV." + presenceBucket + "." + n.name)
-			m.Header.Set("KV-Operation", "DEL")
-			if n.nc.PublishMsg(m) == nil {
-				_ = n.nc.FlushTimeout(500 * time.Millisecond)
-			}
-			return nil
+			return gone()
 		case <-n.reconnect:
 			send(true)
 			present()
@@ -447,7 +451,7 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 			store(false)
 		case <-changes:
 			if !p.Wait(ctx) {
-				return nil
+				return gone()
 			}
 			send(false)
 		}
