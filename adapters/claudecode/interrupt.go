@@ -3,9 +3,6 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -25,28 +22,8 @@ const interruptMarker = "[Request interrupted by user"
 // problem (no such file, not an absolute .jsonl path, not a regular file,
 // no such line) is false; a FIFO or device is refused without blocking.
 func Interrupted(path string, since time.Time) bool {
-	if !filepath.IsAbs(path) || !strings.EqualFold(filepath.Ext(path), ".jsonl") {
-		return false
-	}
-	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	f, err := openNonBlocking(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	start := max(0, fi.Size()-InterruptTail)
-	buf := make([]byte, fi.Size()-start)
-	n, err := f.ReadAt(buf, start)
-	if err != nil && err != io.EOF {
-		return false
-	}
-	return interruptedIn(buf[:n], since)
+	buf, ok := readTail(path, InterruptTail)
+	return ok && interruptedIn(buf, since)
 }
 
 // interruptLine is the part of a transcript line interruptedIn reads.

@@ -3,9 +3,6 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -42,28 +39,14 @@ var refusals = []string{
 // (no such file, not an absolute .jsonl path, not a regular file) reports
 // nothing, and a FIFO or device is refused without blocking.
 func ToolResults(path string, ids []string, maxTail int64) map[string]Result {
-	if len(ids) == 0 || maxTail <= 0 || !filepath.IsAbs(path) || !strings.EqualFold(filepath.Ext(path), ".jsonl") {
+	if len(ids) == 0 {
 		return nil
 	}
-	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+	buf, ok := readTail(path, maxTail)
+	if !ok {
 		return nil
 	}
-	f, err := openNonBlocking(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
-	start := max(0, fi.Size()-maxTail)
-	buf := make([]byte, fi.Size()-start)
-	n, err := f.ReadAt(buf, start)
-	if err != nil && err != io.EOF {
-		return nil
-	}
-	return scanResults(buf[:n], ids)
+	return scanResults(buf, ids)
 }
 
 // resultLine is the part of a transcript line scanResults reads.

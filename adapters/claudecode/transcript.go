@@ -51,20 +51,34 @@ func Tokens(tr hookjson.Transcript) (int64, bool) {
 }
 
 func contextTokens(path string, maxTail int64, sidechain bool) (int64, bool) {
-	if maxTail <= 0 || !filepath.IsAbs(path) || !strings.EqualFold(filepath.Ext(path), ".jsonl") {
+	buf, ok := readTail(path, maxTail)
+	if !ok {
 		return 0, false
 	}
+	return latestUsage(buf, sidechain)
+}
+
+// readTail reads the whole lines among the last maxTail bytes of the
+// transcript at path: the one rule every transcript read here follows. It
+// never fails loudly and never blocks: a path that is not an absolute
+// .jsonl, a file that is not regular (a FIFO, a device: refused before and
+// after opening it non-blocking), a read error, or one line longer than
+// the tail is ok=false. A line cut by the tail's start is dropped.
+func readTail(path string, maxTail int64) ([]byte, bool) {
+	if maxTail <= 0 || !filepath.IsAbs(path) || !strings.EqualFold(filepath.Ext(path), ".jsonl") {
+		return nil, false
+	}
 	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-		return 0, false
+		return nil, false
 	}
 	f, err := openNonBlocking(path)
 	if err != nil {
-		return 0, false
+		return nil, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return 0, false
+		return nil, false
 	}
 	size := fi.Size()
 	start := max(0, size-maxTail)
@@ -73,24 +87,24 @@ func contextTokens(path string, maxTail int64, sidechain bool) (int64, bool) {
 	buf := make([]byte, size-from)
 	n, err := f.ReadAt(buf, from)
 	if err != nil && err != io.EOF {
-		return 0, false
+		return nil, false
 	}
 	buf = buf[:n]
 	if from < start {
 		if len(buf) == 0 {
-			return 0, false
+			return nil, false
 		}
 		whole := buf[0] == '\n'
 		buf = buf[1:]
 		if !whole {
 			i := bytes.IndexByte(buf, '\n')
 			if i < 0 {
-				return 0, false // one line longer than the tail
+				return nil, false // one line longer than the tail
 			}
 			buf = buf[i+1:]
 		}
 	}
-	return latestUsage(buf, sidechain)
+	return buf, true
 }
 
 // usageLine is the part of a transcript line ContextTokens reads.
