@@ -43,21 +43,6 @@ func Compose(d Document, extra []Session, showDone bool) Document {
 		}
 		all = kept
 	}
-	var sum Summary
-	for _, s := range all {
-		switch s.Status {
-		case StatusWorking:
-			sum.Working++
-		case StatusAttention:
-			sum.Attention++
-		case StatusDone:
-			sum.Done++
-		case StatusError:
-			sum.Error++
-		}
-	}
-	sum.Total = len(all)
-	sum.Status = summaryStatus(sum)
-	d.Sessions, d.Summary = all, sum
+	d.Sessions, d.Summary = all, summarize(all)
 	return d
 }

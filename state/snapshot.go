@@ -71,22 +71,10 @@ func (f *Fold) Snapshot(in SnapshotInput) Document {
 	}
 
 	sessions := make([]Session, 0, len(kept))
-	var sum Summary
 	for _, r := range treeOrder(kept) {
 		sessions = append(sessions, r.s.clone())
-		switch r.s.Status {
-		case StatusWorking:
-			sum.Working++
-		case StatusAttention:
-			sum.Attention++
-		case StatusDone:
-			sum.Done++
-		case StatusError:
-			sum.Error++
-		}
 	}
-	sum.Total = len(sessions)
-	sum.Status = summaryStatus(sum)
+	sum := summarize(sessions)
 
 	return Document{
 		Schema:      Schema,
@@ -107,6 +95,28 @@ func (f *Fold) Snapshot(in SnapshotInput) Document {
 // waits for its close-out (the ✕, session.finished, a mark) and, under
 // retire "timer", may also leave by time.
 func Settled(status string) bool { return status == StatusDone || status == StatusError }
+
+// summarize counts the rows by status and derives the tab's status from the
+// counts (summaryStatus): the one place a summary is made, for the host's
+// own rows and for the rows composed from other machines.
+func summarize(ss []Session) Summary {
+	var sum Summary
+	for _, s := range ss {
+		switch s.Status {
+		case StatusWorking:
+			sum.Working++
+		case StatusAttention:
+			sum.Attention++
+		case StatusDone:
+			sum.Done++
+		case StatusError:
+			sum.Error++
+		}
+	}
+	sum.Total = len(ss)
+	sum.Status = summaryStatus(sum)
+	return sum
+}
 
 // summaryStatus is the tab's dot as the contract's example computes it (2
 // working, 1 attention, 1 done ⇒ "working"): whether anything is working,
