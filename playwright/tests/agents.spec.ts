@@ -44,12 +44,14 @@ test.describe('a replayed Claude Code session', () => {
     await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
     await page.locator('#pin').click();
 
+    // A session start opens the row idle (done: waiting for a prompt), never working.
     await send(hook('SessionStart', { source: 'startup', model: 'claude-sonnet-4-5' }));
     const r = row(page, SESSION);
-    await expect(r).toHaveAttribute('data-status', 'working');
+    await expect(r).toHaveAttribute('data-status', 'done');
     await expect(rowProject(r)).toHaveText('argon');
 
     await send(hook('UserPromptSubmit', { prompt: 'Clean and rebuild' }));
+    await expect(r).toHaveAttribute('data-status', 'working');
     await send(hook('PreToolUse', bash));
     await expect(r.locator('.activity[data-kind="tool"]')).toContainText('Bash');
 

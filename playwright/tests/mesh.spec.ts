@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BIN } from '../playwright.config';
 import { sendEvents, startHost, type Host } from './host';
-import { ev, openBoard, row } from './ui';
+import { ev, openBoard, row, rowProject } from './ui';
 
 const shots = path.join(__dirname, '..', 'test-results', 'mesh');
 
@@ -54,8 +54,8 @@ test.describe('many machines', () => {
     await expect(row(page, 'alpha/fix-login')).toBeVisible();
     await expect(row(page, 'beta/fix-login')).toBeVisible();
     await expect(row(page, 'beta/docs')).toBeVisible();
-    await expect(row(page, 'alpha/fix-login').locator('.project')).toHaveText('alpha · webshop');
-    await expect(row(page, 'beta/fix-login').locator('.project')).toHaveText('beta · infra');
+    await expect(rowProject(row(page, 'alpha/fix-login'))).toHaveText('alpha · webshop');
+    await expect(rowProject(row(page, 'beta/fix-login'))).toHaveText('beta · infra');
     await expect(row(page, 'beta/fix-login')).toHaveAttribute('data-status', 'attention');
     await page.screenshot({ path: path.join(shots, 'hub-board-two-machines.png') });
 
@@ -63,7 +63,7 @@ test.describe('many machines', () => {
     alpha.proc.kill('SIGKILL');
     await expect(row(page, 'alpha/fix-login')).toHaveAttribute('data-unknown', '', { timeout: 10_000 });
     await expect(row(page, 'alpha/fix-login').locator('.chip')).toHaveText('unknown');
-    await expect(row(page, 'alpha/fix-login').locator('.project')).toHaveText('alpha (unknown) · webshop');
+    await expect(rowProject(row(page, 'alpha/fix-login'))).toHaveText('alpha (unknown) · webshop');
     await expect(row(page, 'beta/fix-login')).not.toHaveAttribute('data-unknown', '');
     await page.screenshot({ path: path.join(shots, 'hub-board-alpha-unknown.png') });
 
