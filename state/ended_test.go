@@ -107,15 +107,15 @@ func TestSessionEndedSettlesSubagents(t *testing.T) {
 	mustApply(t, f,
 		opened(0, "p"), bare(1, TypeTurnStarted, "p"),
 		subagent(2, "p/done", "p"), bare(3, TypeTurnStarted, "p/done"), turnEnd(4, "p/done", OutcomeCompleted),
-		subagent(5, "p/work", "p"), bare(6, TypeTurnStarted, "p/work"), toolStart(7, "p/work", "Grep"),
+		subagent(5, "p/busy", "p"), bare(6, TypeTurnStarted, "p/busy"), toolStart(7, "p/busy", "Grep"),
 		subagent(8, "p/ask", "p"), bare(9, TypeTurnStarted, "p/ask"), askFor(10, "p/ask", "Bash", "go test"),
-		subagent(11, "p/work/deep", "p/work"), bare(12, TypeTurnStarted, "p/work/deep"),
+		subagent(11, "p/busy/deep", "p/busy"), bare(12, TypeTurnStarted, "p/busy/deep"),
 		opened(13, "other"), subagent(14, "other/sub", "other"), bare(15, TypeTurnStarted, "other/sub"),
 		turnEnd(16, "p", OutcomeCompleted),
 	)
 	mustApply(t, f, ended(20, "p", ""))
-	want := map[string]string{"p": StatusDone, "p/done": StatusDone, "p/work": StatusError, "p/ask": StatusError,
-		"p/work/deep": StatusError, "other": StatusWorking, "other/sub": StatusWorking}
+	want := map[string]string{"p": StatusDone, "p/done": StatusDone, "p/busy": StatusError, "p/ask": StatusError,
+		"p/busy/deep": StatusError, "other": StatusWorking, "other/sub": StatusWorking}
 	for id, st := range want {
 		s, ok := f.Session(id)
 		if !ok || s.Status != st {
@@ -126,8 +126,8 @@ func TestSessionEndedSettlesSubagents(t *testing.T) {
 		}
 	}
 	// A subagent's late hook does not revive it.
-	mustApply(t, f, askFor(30, "p/work", "Bash", "late"), bare(31, TypeTurnStarted, "p/done"))
-	if s, _ := f.Session("p/work"); s.Status != StatusError {
+	mustApply(t, f, askFor(30, "p/busy", "Bash", "late"), bare(31, TypeTurnStarted, "p/done"))
+	if s, _ := f.Session("p/busy"); s.Status != StatusError {
 		t.Fatalf("a subagent's late hook revived it: %+v", s)
 	}
 	if s, _ := f.Session("p/done"); s.Status != StatusDone {
