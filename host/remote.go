@@ -44,5 +44,10 @@ func (b *Board) compose(d state.Document, now time.Time) state.Document {
 	return b.remote.Compose(d, now)
 }
 
+// IsRemote reports whether id is a row of another machine (on a hub's
+// board): an action of this machine (its terminal or folder opener) would
+// act on the wrong machine for it.
+func (b *Board) IsRemote(id string) bool { return b.ownsRemote(id) }
+
 // ownsRemote reports whether id is a remote row's.
 func (b *Board) ownsRemote(id string) bool { return b.remote != nil && b.remote.Owns(id) }

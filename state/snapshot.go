@@ -99,6 +99,10 @@ func Settled(status string) bool { return status == StatusDone || status == Stat
 // summarize counts the rows by status and derives the tab's status from the
 // counts (summaryStatus): the one place a summary is made, for the host's
 // own rows and for the rows composed from other machines.
+// Summarize counts rows as the document's summary does: for a view that
+// leaves some rows out of its counts (a quiet machine's, shown unknown).
+func Summarize(ss []Session) Summary { return summarize(ss) }
+
 func summarize(ss []Session) Summary {
 	var sum Summary
 	for _, s := range ss {

@@ -112,6 +112,9 @@ func (s *Server) postOpen(c echo.Context) error {
 	if s.OpenDoor == "" {
 		return echo.NewHTTPError(http.StatusNotFound, "no open door is configured (--open-url)")
 	}
+	if s.Host.Board().IsRemote(id) {
+		return echo.NewHTTPError(http.StatusConflict, "this session runs on another machine: open it there (this board's opener acts on this machine only)")
+	}
 	if err := s.forward(c, s.OpenDoor, map[string]string{"sessionId": id}); err != nil {
 		return err
 	}

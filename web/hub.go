@@ -114,6 +114,15 @@ func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
 	pv := templates.PaneView{View: h.settings.View(), Summary: doc.Summary, Unknown: unknown, Window: h.window.Status()}
 	if h.Mesh != nil {
 		bv.UnknownRows, pv.Machines = h.board.Unknown(), machineViews(h.Mesh.Machines())
+		pv.Summary, pv.UnknownRows = templates.TabSummary(doc, bv.UnknownRows)
+		for _, r := range doc.Sessions {
+			if h.board.IsRemote(r.ID) {
+				if bv.RemoteRows == nil {
+					bv.RemoteRows = map[string]bool{}
+				}
+				bv.RemoteRows[r.ID] = true
+			}
+		}
 	}
 	return bv, pv
 }

@@ -43,6 +43,7 @@ type envOpts struct {
 	harness     []string
 	approvals   host.ApprovalConfig
 	run         bool // run the host (its writer, watches, approvals' transcript watch)
+	remote      host.Remote
 }
 
 func newEnv(t testing.TB, o envOpts) *testEnv {
@@ -59,7 +60,7 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 	locks := security.New(security.Config{HarnessOrigins: o.harness, Log: log})
 	manual := filepath.Join(home, "state", "session-finished", "manual.json")
 	hcfg := host.Config{Board: host.BoardConfig{HostPid: 42}, StatePath: filepath.Join(home, "state", "agents-notch", "state.json"), ManualPath: manual, Log: log,
-		Approvals: o.approvals}
+		Approvals: o.approvals, Remote: o.remote}
 	if o.follow {
 		hcfg.Follow = filepath.Join(home, "followed", "state.json")
 	}

@@ -210,7 +210,7 @@ func tab(v BoardView) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		sum := v.Doc.Summary
+		sum, unknownRows := v.tabSummary()
 		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "<button id=\"tab\" class=\"tab\" type=\"button\" aria-expanded=\"false\" aria-controls=\"sheet\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
@@ -264,7 +264,7 @@ func tab(v BoardView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		for _, c := range tabCounts(sum) {
+		for _, c := range tabCounts(sum, unknownRows) {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<span class=\"count\" data-status=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -345,7 +345,7 @@ func tab(v BoardView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		if cs := tabCounts(sum); len(cs) > 0 {
+		if cs := tabCounts(sum, unknownRows); len(cs) > 0 {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<span class=\"legend\" aria-hidden=\"true\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -34,6 +34,9 @@ type BoardView struct {
 	// UnknownRows are rows whose machine has gone quiet (many machines,
 	// host/mesh): their last state, drawn as unknown, never as current.
 	UnknownRows map[string]bool
+	// RemoteRows are rows of other machines (a hub's board): this machine's
+	// opener would act on the wrong machine, so their Open is disabled.
+	RemoteRows map[string]bool
 	// Approvals are the cards under the rows that ask (approval.templ).
 	Approvals Approvals
 	// Alert is the board's newest alert (host.Alerter); Seq 0 is none.
@@ -59,6 +62,7 @@ type rowCtx struct {
 	CanOpen     bool // the document carries an openUrl
 	Depth       int  // how far under its parent the row sits (0 = top level)
 	Unknown     bool // its machine has gone quiet (BoardView.UnknownRows)
+	Remote      bool // another machine's row (BoardView.RemoteRows): no local Open
 	// Window is the context window Claude Code reports for the session (its
 	// statusline; 0: none), and WindowPct its own share in use: a real
 	// budget for the page's bar when the row gives none (rule 1).
@@ -123,6 +127,7 @@ func (v BoardView) grouped() ([]rowGroup, []rowCtx) {
 		out[i] = base
 		out[i].Depth = depth[s.ID]
 		out[i].Unknown = v.UnknownRows[s.ID]
+		out[i].Remote = v.RemoteRows[s.ID]
 		if u, ok := v.Usage.Sessions[s.ID]; ok {
 			out[i].Window, out[i].WindowPct = u.WindowSize, u.UsedPct
 		}
@@ -390,6 +395,9 @@ func island(v BoardView) (s state.Session, ok bool) {
 	}
 	var pick []state.Session
 	for _, s := range v.Doc.Sessions {
+		if v.UnknownRows[s.ID] {
+			continue // a quiet machine's last state is not current
+		}
 		switch s.Status {
 		case state.StatusAttention, state.StatusError:
 			pick = append(pick, s)
@@ -410,21 +418,57 @@ type tabCount struct {
 
 // Text is the count as the tab draws it: the done count wears a ✓.
 func (c tabCount) Text() string {
-	if c.Status == state.StatusDone {
+	switch c.Status {
+	case state.StatusDone:
 		return "✓" + strconv.Itoa(c.N)
+	case statusUnknown:
+		return "?" + strconv.Itoa(c.N)
 	}
 	return strconv.Itoa(c.N)
 }
 
+// statusUnknown is the tab's count of rows whose machine has gone quiet:
+// their last state is not current, so they count as neither working nor
+// needing the human.
+const statusUnknown = "unknown"
+
+// TabSummary is the summary the tab draws, and the number of rows it
+// counts as unknown: the document's summary, less the rows whose machine
+// has gone quiet (UnknownRows), which are counted apart. With no such rows
+// it is the document's own.
+func TabSummary(doc state.Document, unknownRows map[string]bool) (state.Summary, int) {
+	if len(unknownRows) == 0 {
+		return doc.Summary, 0
+	}
+	known := make([]state.Session, 0, len(doc.Sessions))
+	for _, s := range doc.Sessions {
+		if !unknownRows[s.ID] {
+			known = append(known, s)
+		}
+	}
+	n := len(doc.Sessions) - len(known)
+	if n == 0 {
+		return doc.Summary, 0
+	}
+	sum := state.Summarize(known)
+	sum.Total = len(doc.Sessions)
+	return sum, n
+}
+
+// tabSummary is TabSummary of the board.
+func (v BoardView) tabSummary() (state.Summary, int) { return TabSummary(v.Doc, v.UnknownRows) }
+
 // tabCounts are the tab's non-zero counts, most urgent first: the same
 // order as the summary phrase, so the legend reads like the tab's name.
-func tabCounts(sum state.Summary) []tabCount {
+// unknown rows (a quiet machine's) come last, as their own count.
+func tabCounts(sum state.Summary, unknown int) []tabCount {
 	var out []tabCount
 	for _, c := range []tabCount{
 		{state.StatusAttention, sum.Attention},
 		{state.StatusError, sum.Error},
 		{state.StatusWorking, sum.Working},
 		{state.StatusDone, sum.Done},
+		{statusUnknown, unknown},
 	} {
 		if c.N > 0 {
 			out = append(out, c)
@@ -435,9 +479,12 @@ func tabCounts(sum state.Summary) []tabCount {
 
 // Phrase is the terse line the polite live region announces when it
 // changes, e.g. "notch-web: 1 needs you, 2 working".
-func (v BoardView) Phrase() string { return summaryPhrase(v.Doc.Summary, v.Unknown) }
+func (v BoardView) Phrase() string {
+	sum, n := v.tabSummary()
+	return summaryPhrase(sum, n, v.Unknown)
+}
 
-func summaryPhrase(sum state.Summary, unknown bool) string {
+func summaryPhrase(sum state.Summary, unknownRows int, unknown bool) string {
 	if unknown {
 		return "notch-web: status unknown"
 	}
@@ -451,6 +498,7 @@ func summaryPhrase(sum state.Summary, unknown bool) string {
 	add(sum.Error, "failed")
 	add(sum.Working, "working")
 	add(sum.Done, "done")
+	add(unknownRows, "unknown")
 	if len(parts) == 0 {
 		return "notch-web: no sessions"
 	}
@@ -481,3 +529,7 @@ func boardStyle(s settings.Settings) string {
 	return "--scale:" + f(s.Scale) + ";--opacity:" + f(s.Opacity) +
 		";--ghost-opacity:" + f(s.GhostOpacity) + ";--max-rows:" + strconv.Itoa(s.MaxRows)
 }
+
+// remoteOpenTitle says why a remote row's Open does nothing: the opener
+// configured here acts on this machine, and the session runs on another.
+const remoteOpenTitle = "This session runs on another machine, and the opener here acts on this machine only: open it there"

@@ -12,9 +12,12 @@ import (
 
 // PaneView is what the Settings pane draws.
 type PaneView struct {
-	View    settings.View
-	Summary state.Summary
-	Unknown bool
+	View settings.View
+	// Summary is the tab's (TabSummary): rows of a quiet machine are left
+	// out of it and counted in UnknownRows.
+	Summary     state.Summary
+	UnknownRows int
+	Unknown     bool
 	// Window is the desktop window's supervisor as it stands (State "off"
 	// without --window).
 	Window window.Status
@@ -290,4 +293,4 @@ func groupThousands(n int64) string {
 func (v PaneView) anyStored() bool { return len(v.View.Stored) > 0 }
 
 // Phrase is the pane's line for the polite live region.
-func (v PaneView) Phrase() string { return summaryPhrase(v.Summary, v.Unknown) }
+func (v PaneView) Phrase() string { return summaryPhrase(v.Summary, v.UnknownRows, v.Unknown) }
