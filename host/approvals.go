@@ -590,6 +590,14 @@ func (h *Host) Answer(r AnswerRequest) (Card, error) {
 	if err := h.takesInput(); err != nil {
 		return Card{}, err
 	}
+	if h.board.ownsRemote(r.Session) {
+		// Another machine holds the hook: the answer goes there, and is
+		// applied by its own Answer (the same rules, its own nonce).
+		if h.approvals.cfg.Off {
+			return Card{}, ErrApprovalsOff
+		}
+		return h.board.remote.Answer(r)
+	}
 	c, err := h.approvals.answer(r)
 	if err != nil {
 		return c, err
@@ -716,10 +724,38 @@ func (b *Board) setCards(c CardSet) {
 	b.changed()
 }
 
-// Cards is what the board draws of approvals.
+// Cards is what the board draws of approvals: this machine's cards, and
+// on a hub the other machines' (read-only when approvals are off here).
 func (b *Board) Cards() CardSet {
+	var own CardSet
 	if c := b.cards.Load(); c != nil {
-		return *c
+		own = *c
 	}
-	return CardSet{}
+	if b.remote == nil {
+		return own
+	}
+	return mergeCards(own, b.remote.Cards())
+}
+
+// mergeCards adds the other machines' cards to this machine's. With
+// approvals off here, theirs are read-only too.
+func mergeCards(own, other CardSet) CardSet {
+	if len(other.Cards) == 0 && len(other.Agents) == 0 {
+		return own
+	}
+	out := CardSet{Off: own.Off, Cards: slices.Concat(own.Cards, other.Cards), Agents: make(map[string]string, len(own.Agents)+len(other.Agents))}
+	for k, v := range own.Agents {
+		out.Agents[k] = v
+	}
+	for k, v := range other.Agents {
+		out.Agents[k] = v
+	}
+	if own.Off {
+		for i := len(own.Cards); i < len(out.Cards); i++ {
+			if c := &out.Cards[i]; c.State == CardWaiting {
+				c.State, c.Nonce = CardTerminal, ""
+			}
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"errors"
 	"time"
 
 	"github.com/notch-web/notch-web/state"
@@ -24,7 +25,21 @@ type Remote interface {
 	// Retire closes out another machine's rows (the ✕ on the hub's board)
 	// and reports whether it held any of ids.
 	Retire(ids ...string) bool
+	// Cards are the other machines' approval cards, keyed by their rows'
+	// ids; a quiet machine's are read-only (no nonce).
+	Cards() CardSet
+	// Answer sends a click on another machine's card to the machine that
+	// holds the hook and returns its outcome: the errors of a local click
+	// (ErrNonce, ErrAnswered, ErrNotHeld, …), or ErrMachineAway when the
+	// machine cannot be asked or does not reply.
+	Answer(r AnswerRequest) (Card, error)
 }
+
+// ErrMachineAway: an answer for another machine's session that could not
+// be delivered, or got no reply (503): the machine is quiet or unreachable.
+// Whether it was applied is not known; the card says so when the machine
+// is back.
+var ErrMachineAway = errors.New("the machine that holds this approval did not answer")
 
 // Unknown returns the ids of rows whose machine has gone quiet (see
 // Remote), or nil on a board of one machine.

@@ -71,7 +71,9 @@ type answerReply struct {
 // gets the decision. A card already answered elsewhere is 409 ("already
 // answered in the terminal"), one whose hold ended is 409 too; a nonce that
 // is unknown, bound to another session or call, or used already is 403.
-// A follower answers nothing.
+// A follower answers nothing. On a hub, a card of another machine's row is
+// answered by that machine (host/mesh): its refusals map the same way, and
+// a machine that is quiet or does not reply is 503, saying so.
 func (s *Server) postApprove(c echo.Context) error {
 	body, err := readBody(c)
 	if err != nil {
@@ -91,6 +93,8 @@ func (s *Server) postApprove(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusConflict, err.Error())
 	case errors.Is(err, host.ErrDecision):
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	case errors.Is(err, host.ErrMachineAway):
+		return echo.NewHTTPError(http.StatusServiceUnavailable, err.Error())
 	case err != nil:
 		return err
 	}

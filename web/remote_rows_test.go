@@ -1,15 +1,22 @@
 package web
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/state"
 )
 
-// fakeRemote is another machine's rows as host.Remote: the ids "box/…".
-type fakeRemote struct{ rows []state.Session }
+// fakeRemote is another machine's rows as host.Remote: the ids "box/…",
+// its cards, and what its machine replies to an answer.
+type fakeRemote struct {
+	rows   []state.Session
+	cards  []host.Card
+	answer func(host.AnswerRequest) (host.Card, error)
+}
 
 func (fakeRemote) Attach(func()) {}
 func (r fakeRemote) Compose(d state.Document, _ time.Time) state.Document {
@@ -18,6 +25,13 @@ func (r fakeRemote) Compose(d state.Document, _ time.Time) state.Document {
 func (fakeRemote) Owns(id string) bool      { return strings.HasPrefix(id, "box/") }
 func (fakeRemote) Unknown() map[string]bool { return nil }
 func (fakeRemote) Retire(...string) bool    { return false }
+func (r fakeRemote) Cards() host.CardSet    { return host.CardSet{Cards: r.cards} }
+func (r fakeRemote) Answer(a host.AnswerRequest) (host.Card, error) {
+	if r.answer == nil {
+		return host.Card{}, host.ErrMachineAway
+	}
+	return r.answer(a)
+}
 
 // TestOpenRefusesRemoteRows: the opener acts on this machine; a remote
 // row's Open is refused with the reason, never forwarded.
@@ -26,5 +40,60 @@ func TestOpenRefusesRemoteRows(t *testing.T) {
 	status, body := e.do(t, "POST", "/agents-notch/open", `{"sessionId":"box/a"}`, nil)
 	if status != 409 || !strings.Contains(body["error"].(string)+"", "another machine") {
 		t.Errorf("open of a remote row: %d %v; want 409 saying it runs on another machine", status, body)
+	}
+}
+
+// TestApproveRemoteCard: a click on another machine's card goes to the
+// remote (the machine that holds the hook), behind the same locks, and its
+// outcome maps to the statuses of a local click; a machine that does not
+// answer is 503 with its reason, never a success.
+func TestApproveRemoteCard(t *testing.T) {
+	var got []host.AnswerRequest
+	reply := map[string]error{"n-ok": nil, "n-used": host.ErrAnswered, "n-bad": host.ErrNonce,
+		"n-away": fmt.Errorf("%w: box is quiet", host.ErrMachineAway)}
+	r := fakeRemote{
+		rows:  []state.Session{{ID: "box/a", Status: state.StatusAttention}},
+		cards: []host.Card{{Key: "box-k", Session: "box/a", Tool: "Bash", State: host.CardWaiting, Nonce: "n-ok"}},
+		answer: func(a host.AnswerRequest) (host.Card, error) {
+			got = append(got, a)
+			if err := reply[a.Nonce]; err != nil {
+				return host.Card{}, err
+			}
+			return host.Card{Session: a.Session, Outcome: host.OutcomeAllowed}, nil
+		},
+	}
+	e := newEnv(t, envOpts{remote: r})
+	if cs := e.board.Cards(); len(cs.Cards) != 1 || cs.Cards[0].Session != "box/a" {
+		t.Fatalf("the hub's board does not draw the remote card: %+v", cs)
+	}
+	body := func(nonce string) string {
+		return `{"sessionId":"box/a","call":"","nonce":"` + nonce + `","decision":"allow","message":""}`
+	}
+	for _, tc := range []struct {
+		nonce string
+		want  int
+		says  string
+	}{
+		{"n-ok", 200, "allowed"},
+		{"n-used", 409, "already answered"},
+		{"n-bad", 403, "not known"},
+		{"n-away", 503, "box is quiet"},
+	} {
+		status, m := e.do(t, "POST", "/agents-notch/approve", body(tc.nonce), nil)
+		text := fmt.Sprint(m["outcome"], m["error"])
+		if status != tc.want || !strings.Contains(text, tc.says) {
+			t.Errorf("%s: %d %v; want %d saying %q", tc.nonce, status, m, tc.want, tc.says)
+		}
+	}
+	if len(got) != 4 || got[0].Session != "box/a" || got[0].Decision != host.DecideAllow {
+		t.Errorf("the remote got %+v", got)
+	}
+	// The locks come first: a cross-site POST never reaches the machine.
+	n := len(got)
+	if status, _ := e.do(t, "POST", "/agents-notch/approve", body("n-ok"), map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}); status != 403 {
+		t.Errorf("a cross-site answer: %d, want 403", status)
+	}
+	if len(got) != n {
+		t.Errorf("a refused POST reached the machine")
 	}
 }

@@ -222,6 +222,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 	g.Go(func() error { hub.Run(gctx); return nil })
 	g.Go(func() error { return h.Run(gctx) })
 	if node != nil {
+		node.SetAnswerer(h.Answer) // the hub's answers for this machine's cards
 		g.Go(func() error { return node.Run(gctx, h.Board()) })
 	}
 	err = g.Wait()

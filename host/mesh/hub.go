@@ -183,14 +183,17 @@ func (h *hub) Check(c server.ClientAuthentication) bool {
 func pairInbox(id string) string { return "_pair_" + id }
 
 // machinePerms are a paired machine's: its own KV keys and subjects only,
-// and replies to the hub's requests.
+// and replies to the hub's requests (a machine hears only its own, so it
+// cannot answer for another).
 func machinePerms(name string) *server.Permissions {
 	return &server.Permissions{
+		// Its own subjects, but not the requests only the hub sends it:
+		// answers to its approvals and close-outs.
 		Publish: &server.SubjectPermission{Allow: []string{
 			"$KV." + boardsBucket + "." + name,
 			"$KV." + presenceBucket + "." + name,
 			"notch." + name + ".>",
-		}},
+		}, Deny: []string{approveSubject(name), "notch." + name + ".finish"}},
 		Subscribe: &server.SubjectPermission{Allow: []string{"notch." + name + ".>"}},
 		Response:  &server.ResponsePermission{MaxMsgs: 1, Expires: time.Minute},
 	}

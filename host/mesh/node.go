@@ -62,6 +62,7 @@ type Config struct {
 // Board is what a machine publishes: *host.Board.
 type Board interface {
 	Snapshot(now time.Time) (state.Document, bool)
+	Cards() host.CardSet
 	Subscribe() (<-chan struct{}, func())
 	Retire(ids ...string)
 }
@@ -84,7 +85,8 @@ type Node struct {
 	reconnect chan struct{} // a (re)connection: publish everything again
 
 	boardMu   sync.Mutex
-	board     Board // set by Run
+	board     Board    // set by Run
+	answer    Answerer // set by SetAnswerer
 	closeOnce sync.Once
 }
 
@@ -149,6 +151,10 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	if n.publish {
 		if _, err := n.nc.Subscribe("notch."+n.name+".finish", n.onFinish); err != nil {
+			n.Close()
+			return nil, err
+		}
+		if _, err := n.nc.Subscribe(approveSubject(n.name), n.onApprove); err != nil {
 			n.Close()
 			return nil, err
 		}
@@ -248,6 +254,7 @@ func (n *Node) openViewer(ctx context.Context) error {
 	}
 	n.remote = newRemote(self)
 	n.remote.sendFin = n.sendFinish
+	n.remote.sendAns = n.sendAnswer
 	if n.hub != nil {
 		n.remote.known = n.hub.known
 		n.hub.onChange = func() { n.remote.mu.Lock(); c := n.remote.changed; n.remote.mu.Unlock(); c() }
@@ -260,6 +267,14 @@ func (n *Node) openViewer(ctx context.Context) error {
 	if _, err := n.nc.Subscribe(boardSubject("*"), func(m *nats.Msg) {
 		if name := strings.TrimSuffix(strings.TrimPrefix(m.Subject, "notch."), ".board"); CheckName(name) == nil {
 			n.remote.setBoard(name, m.Data, true)
+		}
+	}); err != nil {
+		stop()
+		return err
+	}
+	if _, err := n.nc.Subscribe(cardsSubject("*"), func(m *nats.Msg) {
+		if name := strings.TrimSuffix(strings.TrimPrefix(m.Subject, "notch."), ".cards"); CheckName(name) == nil {
+			n.remote.setCards(name, m.Data)
 		}
 	}); err != nil {
 		stop()
@@ -383,6 +398,7 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 	defer beat.Stop()
 	p := pace.Pace{Gap: boardPace}
 	var last, stored []byte // the rows last sent live, and last stored
+	var lastCards []byte    // the cards last sent
 	var latest []byte       // the board last sent live
 	var storedAt time.Time
 	// store keeps the latest board in the KV bucket, at most every
@@ -400,6 +416,12 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 		doc, ok := b.Snapshot(time.Now())
 		if !ok {
 			return
+		}
+		// The cards go first: a row that asks arrives with its card.
+		if cards := encodeCards(b.Cards(), doc); force || !bytes.Equal(cards, lastCards) {
+			if n.nc.Publish(cardsSubject(n.name), cards) == nil {
+				lastCards = cards
+			}
 		}
 		rows, _ := json.Marshal(doc.Sessions)
 		if !force && bytes.Equal(rows, last) {

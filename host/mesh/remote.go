@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -29,6 +30,7 @@ type Machine struct {
 type remote struct {
 	self    string // this machine's name: the label of its own rows
 	sendFin func(machine string, ids []string)
+	sendAns func(machine string, a host.AnswerRequest) (host.Card, error)
 	known   func(name string) bool // a name paired here, revoked or not
 
 	mu       sync.Mutex
@@ -40,6 +42,8 @@ type remoteMachine struct {
 	doc      *state.Document
 	present  bool
 	lastSeen int64
+	cards    []host.Card       // its approval cards (approve.go)
+	agents   map[string]string // which agent each of its asking rows is
 }
 
 func newRemote(self string) *remote {
@@ -89,7 +93,7 @@ func (r *remote) setBoard(name string, data []byte, live bool) {
 	}
 	if doc == nil {
 		if m := r.machines[name]; m != nil {
-			m.doc = nil
+			m.doc, m.cards, m.agents = nil, nil, nil
 			if !m.present {
 				delete(r.machines, name)
 			}

@@ -1,0 +1,403 @@
+package mesh
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/notch-web/notch-web/adapters/hookjson"
+	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/internal/jsonx"
+	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/state"
+)
+
+// Approvals of another machine's session (issue 21 with issue 20). A
+// machine publishes its approval cards beside its board
+// (notch.<machine>.cards, live only: a held hook lasts seconds, and the
+// machine sends them again whenever it reconnects). The hub draws them under
+// that machine's rows; a click on the hub's board goes, behind the hub's
+// own locks, as a NATS request to notch.<machine>.approve, which only that
+// machine receives (the hub's permissions) and which no machine may send
+// (not even to itself). The machine applies it with its own Answer — the
+// same code path, nonce and first-answer-wins rules as a click on its own
+// board — and replies with the outcome, which the hub turns into the same
+// HTTP statuses. A machine that is quiet, or does not reply within
+// answerWait, is ErrMachineAway: never a silent success.
+
+// cardsSubject is where a machine publishes its cards; approveSubject is
+// where it takes the hub's answers.
+func cardsSubject(machine string) string   { return "notch." + machine + ".cards" }
+func approveSubject(machine string) string { return "notch." + machine + ".approve" }
+
+// answerWait bounds how long the hub waits for the machine's reply.
+const answerWait = 3 * time.Second
+
+// Bounds of a machine's published cards.
+const (
+	maxWireCards  = 200     // cards of one machine
+	maxWireBytes  = 1 << 20 // one message
+	maxCardKey    = 24      // a card's key (12 base64url characters here)
+	maxCardNonce  = 64      // a card's nonce (43 here)
+	maxCardDetail = 300     // as host's
+	maxAnswerBody = 8 << 10
+)
+
+// wireCard is one card as a machine publishes it.
+type wireCard struct {
+	Key     string `json:"key"`
+	Session string `json:"session"`
+	Call    string `json:"call,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+	Tool    string `json:"tool"`
+	Detail  string `json:"detail,omitempty"`
+	Note    string `json:"note,omitempty"`
+	Always  string `json:"always,omitempty"`
+	Nonce   string `json:"nonce,omitempty"`
+	State   string `json:"state"`
+	Outcome string `json:"outcome,omitempty"`
+	By      string `json:"by,omitempty"`
+	SinceMs int64  `json:"sinceMs"`
+}
+
+// wireCards is a machine's cards, and which agent each of its asking rows
+// is (for the note of a row that asks with no card).
+type wireCards struct {
+	Cards  []wireCard        `json:"cards"`
+	Agents map[string]string `json:"agents,omitempty"`
+}
+
+// encodeCards is what a machine publishes of its cards: at most
+// maxWireCards (the waiting ones first, then the newest), and the agents of
+// the rows of its board that ask.
+func encodeCards(cs host.CardSet, doc state.Document) []byte {
+	cards := slices.Clone(cs.Cards)
+	slices.SortStableFunc(cards, func(a, b host.Card) int {
+		aw, bw := a.State == host.CardWaiting, b.State == host.CardWaiting
+		switch {
+		case aw && !bw:
+			return -1
+		case bw && !aw:
+			return 1
+		}
+		return b.Since.Compare(a.Since)
+	})
+	if len(cards) > maxWireCards {
+		cards = cards[:maxWireCards]
+	}
+	w := wireCards{Cards: make([]wireCard, 0, len(cards))}
+	for _, c := range cards {
+		w.Cards = append(w.Cards, wireCard{
+			Key: c.Key, Session: c.Session, Call: c.Call, Agent: c.Agent, Tool: c.Tool,
+			Detail: c.Detail, Note: c.Note, Always: c.Always, Nonce: c.Nonce,
+			State: c.State, Outcome: c.Outcome, By: c.By, SinceMs: c.Since.UnixMilli(),
+		})
+	}
+	for _, s := range doc.Sessions {
+		if a := cs.Agents[s.ID]; a != "" && s.Approval != nil {
+			if w.Agents == nil {
+				w.Agents = map[string]string{}
+			}
+			w.Agents[s.ID] = a
+		}
+	}
+	b, _ := json.Marshal(w)
+	return b
+}
+
+// decodeCards reads a machine's published cards: one JSON object of known
+// fields, bounded; every string one line of shown text, cut to its bound;
+// a card with no key, session or tool, or of an unknown state, is dropped.
+func decodeCards(data []byte) ([]host.Card, map[string]string, error) {
+	if len(data) > maxWireBytes {
+		return nil, nil, errors.New("the cards are too large")
+	}
+	var w wireCards
+	if err := jsonx.DecodeOne(data, &w, jsonx.Options{Strict: true}); err != nil {
+		return nil, nil, errors.New(jsonx.Reason(err))
+	}
+	if len(w.Cards) > maxWireCards || len(w.Agents) > state.MaxSessions {
+		return nil, nil, errors.New("too many cards")
+	}
+	cards := make([]host.Card, 0, len(w.Cards))
+	for _, c := range w.Cards {
+		k := host.Card{
+			Key: c.Key, Session: c.Session, Call: c.Call,
+			Agent:   hookjson.OneLine(c.Agent, 32),
+			Tool:    hookjson.OneLine(c.Tool, hookjson.MaxTool),
+			Detail:  hookjson.OneLine(c.Detail, maxCardDetail),
+			Note:    hookjson.OneLine(c.Note, hookjson.MaxReason),
+			Always:  hookjson.OneLine(c.Always, hookjson.MaxReason),
+			Nonce:   c.Nonce,
+			State:   c.State,
+			Outcome: hookjson.OneLine(c.Outcome, 32),
+			By:      hookjson.OneLine(c.By, 32),
+			Since:   time.UnixMilli(c.SinceMs),
+		}
+		switch {
+		case !token(k.Key, maxCardKey), !state.ValidSessionID(k.Session), k.Tool == "",
+			k.Call != "" && !state.ValidSessionID(k.Call):
+			continue
+		case k.State != host.CardWaiting && k.State != host.CardTerminal && k.State != host.CardAnswered:
+			continue
+		}
+		if k.State != host.CardWaiting || !token(k.Nonce, maxCardNonce) {
+			k.Nonce = "" // only a waiting card can be answered
+			if k.State == host.CardWaiting {
+				k.State = host.CardTerminal
+			}
+		}
+		cards = append(cards, k)
+	}
+	agents := map[string]string{}
+	for id, a := range w.Agents {
+		if state.ValidSessionID(id) {
+			agents[id] = hookjson.OneLine(a, 32)
+		}
+	}
+	return cards, agents, nil
+}
+
+// token reports whether s is 1 to max base64url characters (a card's key
+// or nonce: no markup, no space, nothing a page or a log could misread).
+func token(s string, max int) bool {
+	if s == "" || len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// wireAnswer is the hub's request to a machine: a click on its card.
+type wireAnswer struct {
+	Session  string `json:"session"`
+	Call     string `json:"call"`
+	Nonce    string `json:"nonce"`
+	Decision string `json:"decision"`
+	Message  string `json:"message,omitempty"`
+}
+
+// wireReply is the machine's reply: the outcome, or the refusal as one of
+// the codes below and its words.
+type wireReply struct {
+	OK      bool   `json:"ok"`
+	Outcome string `json:"outcome,omitempty"`
+	Code    string `json:"code,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// Refusal codes: each a host error, so the hub answers its page with the
+// status a local click would get.
+var answerCodes = []struct {
+	code string
+	err  error
+}{
+	{"nonce", host.ErrNonce},
+	{"answered", host.ErrAnswered},
+	{"not-held", host.ErrNotHeld},
+	{"off", host.ErrApprovalsOff},
+	{"decision", host.ErrDecision},
+	{"following", host.ErrFollowing},
+}
+
+func codeOf(err error) string {
+	for _, c := range answerCodes {
+		if errors.Is(err, c.err) {
+			return c.code
+		}
+	}
+	return "failed"
+}
+
+func errOfCode(code string) error {
+	for _, c := range answerCodes {
+		if c.code == code {
+			return c.err
+		}
+	}
+	return nil
+}
+
+// decodeAnswer reads the hub's request strictly, as the page's POST is
+// read: a valid session and call, a nonce, a known decision, a one-line
+// message.
+func decodeAnswer(data []byte) (host.AnswerRequest, error) {
+	if len(data) > maxAnswerBody {
+		return host.AnswerRequest{}, errors.New("the answer is too large")
+	}
+	var w wireAnswer
+	if err := jsonx.DecodeOne(data, &w, jsonx.Options{Strict: true}); err != nil {
+		return host.AnswerRequest{}, errors.New(jsonx.Reason(err))
+	}
+	switch {
+	case !state.ValidSessionID(w.Session):
+		return host.AnswerRequest{}, errors.New("no valid session")
+	case w.Call != "" && !state.ValidSessionID(w.Call):
+		return host.AnswerRequest{}, errors.New("no valid call")
+	case w.Nonce == "" || len(w.Nonce) > maxCardNonce:
+		return host.AnswerRequest{}, errors.New("no valid nonce")
+	}
+	switch w.Decision {
+	case host.DecideAllow, host.DecideDeny, host.DecideAlways:
+	default:
+		return host.AnswerRequest{}, errors.New("no valid decision")
+	}
+	return host.AnswerRequest{Session: w.Session, Call: w.Call, Nonce: w.Nonce, Decision: w.Decision,
+		Message: hookjson.OneLine(w.Message, hookjson.MaxDecisionMessage)}, nil
+}
+
+// Answerer applies a click on this machine's card: *host.Host's Answer.
+type Answerer func(host.AnswerRequest) (host.Card, error)
+
+// SetAnswerer gives a publishing machine the way to apply the hub's
+// answers (its host's Answer). Without one, every answer is refused.
+func (n *Node) SetAnswerer(a Answerer) {
+	n.boardMu.Lock()
+	n.answer = a
+	n.boardMu.Unlock()
+}
+
+// onApprove applies an answer the hub sent for one of this machine's
+// cards and replies with the outcome.
+func (n *Node) onApprove(m *nats.Msg) {
+	reply := func(r wireReply) {
+		b, _ := json.Marshal(r)
+		_ = m.Respond(b)
+	}
+	r, err := decodeAnswer(m.Data)
+	if err != nil {
+		reply(wireReply{Code: "decision", Error: err.Error()})
+		return
+	}
+	n.boardMu.Lock()
+	answer := n.answer
+	n.boardMu.Unlock()
+	if answer == nil {
+		reply(wireReply{Code: "off", Error: host.ErrApprovalsOff.Error()})
+		return
+	}
+	c, err := answer(r)
+	if err != nil {
+		reply(wireReply{Code: codeOf(err), Error: err.Error()})
+		return
+	}
+	n.log.Info("approval answered from the hub", "log_type", logx.TypeMesh, slog.Group("data", "session", r.Session, "outcome", c.Outcome))
+	reply(wireReply{OK: true, Outcome: c.Outcome})
+}
+
+// sendAnswer is the hub's side: the request to the machine, its reply as
+// a host outcome or error.
+func (n *Node) sendAnswer(machine string, r host.AnswerRequest) (host.Card, error) {
+	body, _ := json.Marshal(wireAnswer{Session: r.Session, Call: r.Call, Nonce: r.Nonce, Decision: r.Decision, Message: r.Message})
+	msg, err := n.nc.Request(approveSubject(machine), body, answerWait)
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		return host.Card{}, fmt.Errorf("%w: %s is not connected to the hub; answer in its terminal", host.ErrMachineAway, machine)
+	case errors.Is(err, nats.ErrTimeout):
+		return host.Card{}, fmt.Errorf("%w: %s did not reply within %v, so whether it took the answer is not known; its card will say when it is back", host.ErrMachineAway, machine, answerWait)
+	case err != nil:
+		return host.Card{}, fmt.Errorf("%w: %s could not be asked (%v)", host.ErrMachineAway, machine, err)
+	}
+	var rep wireReply
+	if len(msg.Data) > maxAnswerBody || jsonx.DecodeOne(msg.Data, &rep, jsonx.Options{}) != nil {
+		return host.Card{}, fmt.Errorf("%w: %s replied with something that is not an answer", host.ErrMachineAway, machine)
+	}
+	if !rep.OK {
+		if e := errOfCode(rep.Code); e != nil {
+			return host.Card{}, e
+		}
+		return host.Card{}, fmt.Errorf("%w: %s could not apply the answer: %s", host.ErrMachineAway, machine, hookjson.OneLine(rep.Error, 200))
+	}
+	return host.Card{Session: rowID(machine, r.Session), Call: r.Call, State: host.CardAnswered, By: host.ByBoard,
+		Outcome: hookjson.OneLine(rep.Outcome, 32)}, nil
+}
+
+// setCards records a machine's published cards (the last good ones stay
+// when a message is malformed).
+func (r *remote) setCards(name string, data []byte) {
+	cards, agents, err := decodeCards(data)
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	m := r.get(name)
+	m.cards, m.agents = cards, agents
+	changed := r.changed
+	r.mu.Unlock()
+	changed()
+}
+
+// Cards is host.Remote's: every other machine's cards, keyed by the rows'
+// ids on this board; a quiet machine's cannot be answered (no nonce, "answer
+// in the terminal").
+func (r *remote) Cards() host.CardSet {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out host.CardSet
+	for name, m := range r.machines {
+		if name == r.self || m.doc == nil {
+			continue
+		}
+		for _, c := range m.cards {
+			c.Key = name + "-" + c.Key
+			c.Session = rowID(name, c.Session)
+			if !m.present && c.State == host.CardWaiting {
+				c.State, c.Nonce = host.CardTerminal, ""
+			}
+			out.Cards = append(out.Cards, c)
+		}
+		for id, a := range m.agents {
+			if out.Agents == nil {
+				out.Agents = map[string]string{}
+			}
+			out.Agents[rowID(name, id)] = a
+		}
+	}
+	slices.SortFunc(out.Cards, func(a, b host.Card) int {
+		if c := a.Since.Compare(b.Since); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	return out
+}
+
+// Answer is host.Remote's: a click on another machine's card, sent to
+// that machine. A machine that is not present is not asked.
+func (r *remote) Answer(a host.AnswerRequest) (host.Card, error) {
+	name, sid, ok := strings.Cut(a.Session, "/")
+	if !ok || CheckName(name) != nil {
+		return host.Card{}, host.ErrNonce
+	}
+	r.mu.Lock()
+	m := r.machines[name]
+	present, lastSeen := m != nil && m.present, int64(0)
+	if m != nil {
+		lastSeen = m.lastSeen
+	}
+	send := r.sendAns
+	r.mu.Unlock()
+	if m == nil || send == nil {
+		return host.Card{}, host.ErrNonce
+	}
+	if !present {
+		when := "never heard from"
+		if lastSeen > 0 {
+			when = "last heard from " + time.Since(time.UnixMilli(lastSeen)).Round(time.Second).String() + " ago"
+		}
+		return host.Card{}, fmt.Errorf("%w: %s is quiet (%s); answer in its terminal", host.ErrMachineAway, name, when)
+	}
+	a.Session = sid
+	return send(name, a)
+}

@@ -1,0 +1,333 @@
+package mesh
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
+
+	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/internal/waitfor"
+	"github.com/notch-web/notch-web/settings"
+	"github.com/notch-web/notch-web/state"
+)
+
+// pairRaw pairs a machine with the hub and returns its nkey and the
+// options to dial the hub as it.
+func pairRaw(tb testing.TB, hub *Node, name string) (Creds, []nats.Option) {
+	tb.Helper()
+	kp, _ := nkeys.CreateUser()
+	seed, _ := kp.Seed()
+	pub, _ := kp.PublicKey()
+	if msg := hub.hub.add(pairRequest{Name: name, Nkey: pub}, time.Now()); msg != "" {
+		tb.Fatal(msg)
+	}
+	cr := Creds{Hub: fmt.Sprintf("127.0.0.1:%d", hub.Port()), Fingerprint: hub.hub.fp, Machine: name, Seed: string(seed)}
+	return cr, []nats.Option{nats.Secure(pinnedTLS(cr.Fingerprint)), nats.Nkey(pub, kp.Sign)}
+}
+
+// testMachineHost pairs a machine and runs it with a real host (approvals
+// on, hooks held), as notch-web --join does.
+func testMachineHost(tb testing.TB, hub *Node, name string) (*host.Host, func()) {
+	tb.Helper()
+	cr, _ := pairRaw(tb, hub, name)
+	home := tb.TempDir()
+	if err := writeJSON(filepath.Join(Dir(home), joinFile), cr); err != nil {
+		tb.Fatal(err)
+	}
+	svc := settings.NewService(settings.Options{PanePath: filepath.Join(home, "settings.json")})
+	h := host.New(host.Config{StatePath: filepath.Join(home, "state.json"), ManualPath: filepath.Join(home, "manual.json"),
+		Approvals: host.ApprovalConfig{Linger: 200 * time.Millisecond}}, svc)
+	n, err := Open(context.Background(), Config{DSHHome: home, Join: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	n.SetAnswerer(h.Answer)
+	ctx, cancel := context.WithCancel(context.Background())
+	hdone, ndone := make(chan struct{}), make(chan struct{})
+	go func() { _ = h.Run(ctx); close(hdone) }()
+	go func() { _ = n.Run(ctx, h.Board()); close(ndone) }()
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			<-ndone
+			<-hdone
+		}
+	}
+	tb.Cleanup(stop)
+	return h, stop
+}
+
+// hubHost is the hub's own host, showing the machines' rows and cards.
+func hubHost(tb testing.TB, hub *Node) *host.Host {
+	tb.Helper()
+	home := tb.TempDir()
+	svc := settings.NewService(settings.Options{PanePath: filepath.Join(home, "settings.json")})
+	return host.New(host.Config{StatePath: filepath.Join(home, "state.json"), Remote: hub.Remote()}, svc)
+}
+
+// permissionRequest is a Claude Code PermissionRequest hook for session s.
+func permissionRequest(s, call, cmd string) []byte {
+	return []byte(`{"session_id":"` + s + `","hook_event_name":"PermissionRequest","tool_name":"Bash",` +
+		`"tool_input":{"command":"` + cmd + `"},"tool_use_id":"` + call + `"}`)
+}
+
+// hold sends a PermissionRequest the machine holds; the reply comes on the
+// channel when the hold ends.
+func hold(t *testing.T, h *host.Host, s, cmd string) <-chan []byte {
+	t.Helper()
+	pre := []byte(`{"session_id":"` + s + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"` + cmd + `"},"tool_use_id":"call-` + cmd + `"}`)
+	if _, err := h.Hook("claude-code", pre, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	out := make(chan []byte, 1)
+	go func() {
+		reply, _, _ := h.HookHeld(context.Background(), "claude-code", permissionRequest(s, "", cmd), time.Now(), 20*time.Second)
+		out <- reply
+	}()
+	return out
+}
+
+// hubCard waits for the card of row id on the hub's board in state want.
+func hubCard(t *testing.T, hh *host.Host, id, want string) host.Card {
+	t.Helper()
+	var got host.Card
+	waitfor.Until(t, "the card of "+id+" "+want+" on the hub", func() bool {
+		for _, c := range hh.Board().Cards().Cards {
+			if c.Session == id && c.State == want {
+				got = c
+				return true
+			}
+		}
+		return false
+	})
+	return got
+}
+
+// TestRemoteApproval: a card held on a machine shows on the hub's board
+// and is answered from there — the answer reaches the held hook; a replay
+// is refused (ErrNonce, 403); a card answered in the terminal first is
+// ErrAnswered (409); a machine that has stopped is ErrMachineAway (503).
+func TestRemoteApproval(t *testing.T) {
+	hub := testHub(t)
+	hh := hubHost(t, hub)
+	mh, stop := testMachineHost(t, hub, "box")
+
+	// Allowed from the hub: the held hook gets the allow.
+	replied := hold(t, mh, "s1", "ls")
+	c := hubCard(t, hh, "box/s1", host.CardWaiting)
+	if c.Nonce == "" || c.Tool != "Bash" || c.Detail != "ls" || !strings.HasPrefix(c.Key, "box-") || c.Call != "call-ls" {
+		t.Fatalf("the hub's card %+v", c)
+	}
+	if rows, _ := hh.Board().Snapshot(time.Now()); len(rows.Sessions) != 1 || rows.Sessions[0].Status != state.StatusAttention {
+		t.Fatalf("the hub's rows %+v", rows.Sessions)
+	}
+	req := host.AnswerRequest{Session: c.Session, Call: c.Call, Nonce: c.Nonce, Decision: host.DecideAllow}
+	got, err := hh.Answer(req)
+	if err != nil || got.Outcome != host.OutcomeAllowed {
+		t.Fatalf("answer from the hub: %+v, %v", got, err)
+	}
+	select {
+	case r := <-replied:
+		if !strings.Contains(string(r), `"allow"`) {
+			t.Fatalf("the held hook got %s, want an allow", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held hook never got the hub's answer")
+	}
+	if _, err := hh.Answer(req); !errors.Is(err, host.ErrNonce) {
+		t.Errorf("a replayed answer: %v, want ErrNonce", err)
+	}
+
+	// Answered in the terminal first: the hub's click is told so (409).
+	replied = hold(t, mh, "s2", "pwd")
+	c = hubCard(t, hh, "box/s2", host.CardWaiting)
+	post := []byte(`{"session_id":"s2","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"pwd"},"tool_use_id":"call-pwd"}`)
+	if _, err := mh.Hook("claude-code", post, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	<-replied
+	if _, err := hh.Answer(host.AnswerRequest{Session: c.Session, Call: c.Call, Nonce: c.Nonce, Decision: host.DecideDeny}); !errors.Is(err, host.ErrAnswered) {
+		t.Errorf("a click after the terminal answered: %v, want ErrAnswered", err)
+	}
+	// A forged nonce (403), and a card of a session the machine has not.
+	if _, err := hh.Answer(host.AnswerRequest{Session: "box/s2", Call: c.Call, Nonce: "forged", Decision: host.DecideAllow}); !errors.Is(err, host.ErrNonce) {
+		t.Errorf("a forged nonce: %v, want ErrNonce", err)
+	}
+
+	// A machine that has stopped: its card cannot be answered, and a click
+	// says why (never a silent success).
+	replied = hold(t, mh, "s3", "id")
+	c = hubCard(t, hh, "box/s3", host.CardWaiting)
+	stop()
+	<-replied
+	waitfor.Until(t, "box quiet on the hub", func() bool { return hub.remote.Unknown()["box/s3"] })
+	if k := hubCard(t, hh, "box/s3", host.CardTerminal); k.Nonce != "" {
+		t.Errorf("a quiet machine's card keeps its nonce: %+v", k)
+	}
+	_, err = hh.Answer(host.AnswerRequest{Session: c.Session, Call: c.Call, Nonce: c.Nonce, Decision: host.DecideAllow})
+	if !errors.Is(err, host.ErrMachineAway) || !strings.Contains(err.Error(), "box is quiet") {
+		t.Errorf("a click for a stopped machine: %v, want ErrMachineAway saying box is quiet", err)
+	}
+}
+
+// TestRemoteApprovalNoReply: a machine present on the hub that does not
+// reply (its connection gone, its presence not yet expired) is
+// ErrMachineAway, not a success.
+func TestRemoteApprovalNoReply(t *testing.T) {
+	hub := testHub(t)
+	hh := hubHost(t, hub)
+	hub.remote.setBoard("ghost", mustEncode(t, state.Document{Schema: 4, Sessions: []state.Session{{ID: "s1", Status: state.StatusAttention}}}), true)
+	_, err := hh.Answer(host.AnswerRequest{Session: "ghost/s1", Nonce: "n", Decision: host.DecideAllow})
+	if !errors.Is(err, host.ErrMachineAway) || !strings.Contains(err.Error(), "not connected") {
+		t.Errorf("no machine listening: %v, want ErrMachineAway saying it is not connected", err)
+	}
+}
+
+func mustEncode(t *testing.T, d state.Document) []byte {
+	t.Helper()
+	b, err := state.Encode(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestApprovePermissions: only the hub sends a machine its answers, and
+// only that machine hears them: another machine may neither publish to
+// notch.box.approve nor subscribe to it, and box may not send itself one.
+func TestApprovePermissions(t *testing.T) {
+	hub := testHub(t)
+	_, box := pairRaw(t, hub, "box")
+	_, other := pairRaw(t, hub, "other")
+	dial := func(opts []nats.Option) (*nats.Conn, chan error) {
+		errs := make(chan error, 8)
+		nc, err := nats.Connect(fmt.Sprintf("tls://127.0.0.1:%d", hub.Port()), append(opts, nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { errs <- err }))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		return nc, errs
+	}
+	boxNC, _ := dial(box)
+	heard := make(chan *nats.Msg, 4)
+	if _, err := boxNC.Subscribe(approveSubject("box"), func(m *nats.Msg) { heard <- m; _ = m.Respond([]byte(`{"ok":true,"outcome":"allowed"}`)) }); err != nil {
+		t.Fatal(err)
+	}
+	_ = boxNC.Flush()
+
+	otherNC, otherErrs := dial(other)
+	body, _ := json.Marshal(wireAnswer{Session: "s1", Nonce: "n", Decision: "allow"})
+	_ = otherNC.Publish(approveSubject("box"), body)
+	_, _ = otherNC.Subscribe(approveSubject("box"), func(*nats.Msg) {})
+	_ = otherNC.Flush()
+	for range 2 {
+		select {
+		case err := <-otherErrs:
+			if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
+				t.Errorf("other machine: %v, want a permissions violation", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("another machine's publish or subscribe to box's answers was not refused")
+		}
+	}
+	boxSelf, boxErrs := dial(box)
+	_ = boxSelf.Publish(approveSubject("box"), body)
+	_ = boxSelf.Flush()
+	select {
+	case err := <-boxErrs:
+		if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
+			t.Errorf("box to itself: %v, want a permissions violation", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a machine sending itself an answer was not refused")
+	}
+	select {
+	case m := <-heard:
+		t.Fatalf("box heard an answer not from the hub: %s", m.Data)
+	default:
+	}
+	// The hub's request does arrive, and only box replies.
+	if _, err := hub.sendAnswer("box", host.AnswerRequest{Session: "s1", Nonce: "n", Decision: "allow"}); err != nil {
+		t.Fatalf("the hub's answer to box: %v", err)
+	}
+	if len(heard) != 1 {
+		t.Errorf("box heard %d answers, want the hub's one", len(heard))
+	}
+}
+
+func TestDecodeCards(t *testing.T) {
+	good := `{"cards":[{"key":"k1","session":"s1","tool":"Bash","detail":"rm -rf /\u202e","nonce":"abc_-1","state":"waiting","sinceMs":5}],"agents":{"s1":"claude-code"}}`
+	tests := []struct {
+		name, in string
+		cards    int
+		err      bool
+		check    func(host.Card) bool
+	}{
+		{"good", good, 1, false, func(c host.Card) bool { return c.Nonce == "abc_-1" && !strings.ContainsRune(c.Detail, '\u202e') }},
+		{"unknown field", `{"cards":[],"x":1}`, 0, true, nil},
+		{"trailing", `{"cards":[]}{}`, 0, true, nil},
+		{"markup key dropped", `{"cards":[{"key":"<b>","session":"s1","tool":"Bash","state":"waiting","sinceMs":1}]}`, 0, false, nil},
+		{"unknown state dropped", `{"cards":[{"key":"k","session":"s1","tool":"Bash","state":"evil","sinceMs":1}]}`, 0, false, nil},
+		{"no tool dropped", `{"cards":[{"key":"k","session":"s1","tool":"","state":"waiting","sinceMs":1}]}`, 0, false, nil},
+		{"answered loses its nonce", `{"cards":[{"key":"k","session":"s1","tool":"Bash","nonce":"n","state":"answered","sinceMs":1}]}`, 1, false,
+			func(c host.Card) bool { return c.Nonce == "" }},
+		{"waiting with a bad nonce is read-only", `{"cards":[{"key":"k","session":"s1","tool":"Bash","nonce":"a b","state":"waiting","sinceMs":1}]}`, 1, false,
+			func(c host.Card) bool { return c.Nonce == "" && c.State == host.CardTerminal }},
+		{"too many", `{"cards":[` + strings.Repeat(`{"key":"k","session":"s","tool":"T","state":"waiting","sinceMs":1},`, maxWireCards) + `{"key":"k","session":"s","tool":"T","state":"waiting","sinceMs":1}]}`, 0, true, nil},
+		{"a megabyte", `{"cards":[{"key":"k","session":"s1","tool":"` + strings.Repeat("x", maxWireBytes) + `","state":"waiting","sinceMs":1}]}`, 0, true, nil},
+	}
+	for _, tt := range tests {
+		cards, _, err := decodeCards([]byte(tt.in))
+		if (err != nil) != tt.err || len(cards) != tt.cards {
+			t.Errorf("%s: %d cards, %v", tt.name, len(cards), err)
+			continue
+		}
+		if tt.check != nil && !tt.check(cards[0]) {
+			t.Errorf("%s: %+v", tt.name, cards[0])
+		}
+	}
+}
+
+func FuzzDecodeCards(f *testing.F) {
+	f.Add([]byte(`{"cards":[{"key":"k1","session":"s1","tool":"Bash","nonce":"n","state":"waiting","sinceMs":5}],"agents":{"s1":"claude-code"}}`))
+	f.Add([]byte(`{"cards":[{"key":"k","session":"s\u0000","tool":"<script>","state":"waiting"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cards, agents, err := decodeCards(data)
+		if err != nil {
+			return
+		}
+		if len(cards) > maxWireCards || len(agents) > state.MaxSessions {
+			t.Fatalf("%d cards, %d agents", len(cards), len(agents))
+		}
+		for _, c := range cards {
+			if !token(c.Key, maxCardKey) || !state.ValidSessionID(c.Session) || (c.Nonce != "" && c.State != host.CardWaiting) ||
+				len(c.Detail) > maxCardDetail || state.HasControl(c.Detail+c.Tool+c.Note) {
+				t.Fatalf("a card let through: %+v", c)
+			}
+		}
+	})
+}
+
+func FuzzDecodeAnswer(f *testing.F) {
+	f.Add([]byte(`{"session":"s1","call":"c","nonce":"n","decision":"deny","message":"no\nway"}`))
+	f.Add([]byte(`{"session":"","nonce":"n","decision":"allow"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := decodeAnswer(data)
+		if err != nil {
+			return
+		}
+		if !state.ValidSessionID(r.Session) || r.Nonce == "" || len(r.Nonce) > maxCardNonce || strings.ContainsAny(r.Message, "\n\r") {
+			t.Fatalf("an answer let through: %+v", r)
+		}
+	})
+}
