@@ -6,11 +6,13 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -233,6 +235,35 @@ func TestManyMachines(t *testing.T) {
 		}
 	})
 
+	t.Run("a held approval on a machine is answered from the hub's POST", func(t *testing.T) {
+		// Allowed from the hub: the machine's held hook gets the allow.
+		replied := alpha.holdApproval(t, "held", "call-1", "make")
+		card := hub.waitCard(t, "alpha/held", "call-1")
+		status, body := hub.approve(t, card, "allow")
+		if status != 200 || !strings.Contains(body, `"allowed"`) {
+			t.Fatalf("the hub's POST: %d %s", status, body)
+		}
+		select {
+		case r := <-replied:
+			if !strings.Contains(r, `"behavior":"allow"`) {
+				t.Fatalf("alpha's held hook got %q, want an allow", r)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("alpha's held hook never got the hub's answer")
+		}
+		if status, body := hub.approve(t, card, "allow"); status != 403 {
+			t.Errorf("the same answer again: %d %s, want 403", status, body)
+		}
+		// Answered in alpha's terminal first: the hub's click is a 409.
+		replied = alpha.holdApproval(t, "held", "call-2", "test")
+		card = hub.waitCard(t, "alpha/held", "call-2")
+		alpha.hook(t, `{"session_id":"held","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"test"},"tool_use_id":"call-2"}`)
+		<-replied
+		if status, body := hub.approve(t, card, "deny"); status != 409 || !strings.Contains(body, "already answered") {
+			t.Errorf("a click after the terminal answered: %d %s, want 409", status, body)
+		}
+	})
+
 	t.Run("a join code used twice or expired is refused, clearly", func(t *testing.T) {
 		out, err := runCLI("join", codeA, "--dsh-home", t.TempDir(), "--machine", "gamma")
 		if err == nil || !strings.Contains(out, "already used (by alpha") {
@@ -279,11 +310,18 @@ func TestManyMachines(t *testing.T) {
 	})
 
 	t.Run("kill -9 a machine: its rows are unknown within 10 s, back when it restarts", func(t *testing.T) {
+		held := alpha.holdApproval(t, "held", "call-3", "deploy")
+		card := hub.waitCard(t, "alpha/held", "call-3")
 		alpha.kill9()
+		<-held
 		took := waitFor(t, 10*time.Second, "alpha's rows unknown", func() bool {
 			return rows(hub.doc(t))["alpha/same-id"] == "alpha (unknown) · argon working"
 		})
 		t.Logf("alpha unknown %v after kill -9", took.Round(time.Millisecond))
+		// Its card cannot be answered from the hub: a clear 503, never a success.
+		if status, body := hub.approve(t, card, "allow"); status != 503 || !strings.Contains(body, "alpha is quiet") {
+			t.Errorf("answering a quiet machine's card: %d %s, want 503 saying alpha is quiet", status, body)
+		}
 		res, _ := http.Get(hub.base + "/agents-notch/")
 		page, _ := io.ReadAll(res.Body)
 		res.Body.Close()
@@ -378,4 +416,75 @@ func dialAsErr(home, addr string) (*nats.Conn, error) {
 	pub, _ := kp.PublicKey()
 	return nats.Connect("tls://"+addr, nats.Nkey(pub, kp.Sign), nats.NoReconnect(),
 		nats.Secure(&tls.Config{InsecureSkipVerify: true}), nats.Timeout(3*time.Second))
+}
+
+// hook posts one Claude Code hook to p.
+func (p *proc) hook(t *testing.T, payload string) {
+	t.Helper()
+	res, err := http.Post(p.base+"/agents-notch/hooks/claude-code", "application/json", strings.NewReader(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+}
+
+// holdApproval announces a Bash call of session s and sends its
+// PermissionRequest, which p holds; the held response's body comes on the
+// channel ("" when the request failed).
+func (p *proc) holdApproval(t *testing.T, s, call, cmd string) <-chan string {
+	t.Helper()
+	p.hook(t, `{"session_id":"`+s+`","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"`+cmd+`"},"tool_use_id":"`+call+`"}`)
+	out := make(chan string, 1)
+	body := `{"session_id":"` + s + `","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"` + cmd + `"}}`
+	go func() {
+		res, err := http.Post(p.base+"/agents-notch/hooks/claude-code", "application/json", strings.NewReader(body))
+		if err != nil {
+			out <- ""
+			return
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		out <- string(b)
+	}()
+	return out
+}
+
+// hubCardRE is a waiting card as the board page draws it.
+var hubCardRE = regexp.MustCompile(`data-state="waiting" data-session="([^"]+)" data-call="([^"]*)" data-nonce="([^"]+)"`)
+
+// waitCard waits for the waiting card of row id and call on p's board
+// page and returns its session, call and nonce.
+func (p *proc) waitCard(t *testing.T, id, call string) [3]string {
+	t.Helper()
+	var card [3]string
+	waitFor(t, 5*time.Second, "a waiting card of "+id+" on the board", func() bool {
+		res, err := http.Get(p.base + "/agents-notch/")
+		if err != nil {
+			return false
+		}
+		page, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		for _, m := range hubCardRE.FindAllStringSubmatch(string(page), -1) {
+			if html.UnescapeString(m[1]) == id && html.UnescapeString(m[2]) == call {
+				card = [3]string{id, html.UnescapeString(m[2]), html.UnescapeString(m[3])}
+				return true
+			}
+		}
+		return false
+	})
+	return card
+}
+
+// approve posts a card's answer to p, as the board's button does.
+func (p *proc) approve(t *testing.T, card [3]string, decision string) (int, string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"sessionId": card[0], "call": card[1], "nonce": card[2], "decision": decision, "message": ""})
+	res, err := http.Post(p.base+"/agents-notch/approve", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	return res.StatusCode, string(b)
 }
