@@ -3,6 +3,7 @@
 package conformance
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -71,17 +72,24 @@ func TestClaudeInteractive(t *testing.T) {
 	tm.waitScreen("the permission dialog", 60*time.Second, shows("Do you want to proceed?"))
 	tm.log("permission dialog")
 	r.waitBoard("at the permission dialog", 10*time.Second, oneMain(state.StatusAttention))
-	tm.keys("Enter") // 1. Yes
+	seen := map[string]bool{}
+	card := r.waitingCard("the card at the dialog", seen) // the board may answer too
+	tm.keys("Enter")                                      // 1. Yes: the terminal answers first
 	tm.waitScreen("the tool turn's answer", 60*time.Second, tm.count(standin.FinalText, 4))
 	r.waitBoard("after yes", 10*time.Second, oneMain(state.StatusDone))
+	r.waitCards("after yes", 10*time.Second, noCards)
+	r.wantAnswer("a click after yes in the terminal", card, "allow", "", http.StatusConflict)
 
 	tm.typeLine("scenario:tool Create it again.", "UserPromptSubmit")
 	tm.waitScreen("the second permission dialog", 60*time.Second, shows("Do you want to proceed?"))
 	r.waitBoard("at the second permission dialog", 10*time.Second, oneMain(state.StatusAttention))
+	card = r.waitingCard("the card at the second dialog", seen)
 	tm.keys("Escape") // No
 	tm.waitScreen("the refusal", 20*time.Second, shows("Interrupted"))
 	tm.log("after Esc at the dialog")
 	r.waitBoard("after Esc at the dialog", 3*time.Second, notBusy)
+	r.waitCards("after Esc at the dialog", 3*time.Second, noneWaiting)
+	r.wantAnswer("a click after Esc in the terminal", card, "allow", "", http.StatusConflict)
 	// The permission_prompt Notification comes ~6 s after the request: it
 	// must not bring the ask back.
 	r.holdBoard("after Esc at the dialog", 8*time.Second, notBusy)

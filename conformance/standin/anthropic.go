@@ -28,6 +28,42 @@ type anthropicRequest struct {
 	} `json:"tools"`
 }
 
+// anthropicResults are the tool_result blocks of a message's content
+// (none when the content is a string or not blocks), their text bounded.
+func anthropicResults(raw json.RawMessage) []ToolResult {
+	var blocks []struct {
+		Type    string          `json:"type"`
+		ID      string          `json:"tool_use_id"`
+		Content json.RawMessage `json:"content"`
+		IsError bool            `json:"is_error"`
+	}
+	if json.Unmarshal(raw, &blocks) != nil {
+		return nil
+	}
+	var out []ToolResult
+	for _, b := range blocks {
+		if b.Type != "tool_result" {
+			continue
+		}
+		text := strings.TrimSuffix(anthropicText(b.Content), "\n")
+		if len(text) > maxResultText {
+			text = text[:maxResultText]
+		}
+		out = append(out, ToolResult{ID: b.ID, Text: text, IsError: b.IsError})
+	}
+	return out
+}
+
+// lastUserResults are the tool results of a request's last user message.
+func (q *anthropicRequest) lastUserResults() []ToolResult {
+	for i := len(q.Messages) - 1; i >= 0; i-- {
+		if q.Messages[i].Role == "user" {
+			return anthropicResults(q.Messages[i].Content)
+		}
+	}
+	return nil
+}
+
 // anthropicText is a message's text: a string, or its text blocks.
 func anthropicText(raw json.RawMessage) string {
 	var s string
@@ -96,7 +132,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	}
 	p, scripted := q.plan()
 	t := turn{text: PlainText}
-	rec := Request{API: "anthropic", Path: r.URL.Path, Tools: tools}
+	rec := Request{API: "anthropic", Path: r.URL.Path, Tools: tools, Results: q.lastUserResults()}
 	if scripted && has(tools, "Bash") != "" {
 		rec.Scenario, rec.Step = p.scenario, p.step
 		t = s.script(p, "Bash", has(tools, "Agent", "Task"))
@@ -121,7 +157,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 		s.hold(r)
 		return
 	}
-	id := fmt.Sprintf("toolu_standin_%d", p.step)
+	id := s.nextID("toolu")
 	var block map[string]any
 	var input any
 	if t.tool != "" {

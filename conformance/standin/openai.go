@@ -2,7 +2,6 @@ package standin
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 )
@@ -95,7 +94,7 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.Status = http.StatusOK
 	s.record(rec)
-	id := fmt.Sprintf("resp_standin_%d", p.step)
+	id := s.nextID("resp")
 	startSSE(w)
 	sse(w, "response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": id}})
 	if t.slow {

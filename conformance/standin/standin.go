@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -88,7 +89,21 @@ type Request struct {
 	Step     int      // the script's step answered
 	Tools    []string // the tools the request offered
 	Status   int      // the HTTP status answered
+	// Results are the tool results the request's last user message
+	// carries (Anthropic): what the agent tells the model of a call, such
+	// as a refusal's reason. Each text is bounded by maxResultText.
+	Results []ToolResult
 }
+
+// ToolResult is one tool_result block a request carried.
+type ToolResult struct {
+	ID      string // the call's tool_use_id
+	Text    string // its content's text (the text blocks, joined)
+	IsError bool
+}
+
+// maxResultText bounds the text kept of one tool result.
+const maxResultText = 4 << 10
 
 // Server is the stand-in. Its zero value is not usable; use New.
 type Server struct {
@@ -102,6 +117,7 @@ type Server struct {
 
 	mu   sync.Mutex
 	reqs []Request
+	seq  atomic.Int64 // numbers the calls and responses: every id is new
 	mux  *http.ServeMux
 	stop chan struct{}
 	once sync.Once
@@ -117,6 +133,14 @@ func New() *Server {
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("/", s.notFound)
 	return s
+}
+
+// nextID is an id no earlier call or response of this server had: an
+// agent keys a call's result by its id (the board's approval cards too), so
+// two turns of one conversation must not share one, as a real model's never
+// do.
+func (s *Server) nextID(prefix string) string {
+	return fmt.Sprintf("%s_standin_%d", prefix, s.seq.Add(1))
 }
 
 // Close ends every Slow turn still held.

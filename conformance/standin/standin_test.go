@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -153,6 +154,34 @@ func TestReopenedConversationGetsText(t *testing.T) {
 	}
 }
 
+// The tool results of a request's last user message are kept (a refusal's
+// reason is what the conformance suite looks for), as a string or as text
+// blocks, bounded; an earlier message's results are not.
+func TestResultsAreRecorded(t *testing.T) {
+	s, srv := newTest(t)
+	long := strings.Repeat("x", maxResultText+100)
+	body := `{"stream":true,` + claudeTools + `,"messages":[` + userTool + `,` + toolUse + `,` + toolResult + `,` + toolUse +
+		`,{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","is_error":true,"content":[{"type":"text","text":"The user said: not now"}]},` +
+		`{"type":"tool_result","tool_use_id":"t3","content":"` + long + `"},{"type":"text","text":"aside"}]}]}`
+	post(t, srv, "/v1/messages?beta=true", body)
+	reqs := s.Requests()
+	if len(reqs) != 1 || len(reqs[0].Results) != 2 {
+		t.Fatalf("requests %+v", reqs)
+	}
+	r := reqs[0].Results
+	if r[0] != (ToolResult{ID: "t2", Text: "The user said: not now", IsError: true}) {
+		t.Errorf("first result %+v", r[0])
+	}
+	if r[1].ID != "t3" || len(r[1].Text) != maxResultText || r[1].IsError {
+		t.Errorf("second result %s %d %v", r[1].ID, len(r[1].Text), r[1].IsError)
+	}
+	// A prompt in a string carries none.
+	post(t, srv, "/v1/messages?beta=true", `{"stream":true,`+claudeTools+`,"messages":[{"role":"user","content":"scenario:plain hi"}]}`)
+	if reqs := s.Requests(); len(reqs) != 2 || reqs[1].Results != nil {
+		t.Fatalf("a plain prompt's results: %+v", reqs[1].Results)
+	}
+}
+
 // After an interrupted tool, Claude Code 2.1.328 re-sends the subagent
 // prompt with only a "system" notice after it (the Agent call is left
 // out): that is the subagent's report, answered with text, not another
@@ -240,4 +269,18 @@ func FuzzServe(f *testing.F) {
 			t.Fatal("no status")
 		}
 	})
+}
+
+// Two tool turns of one conversation call with different ids, as a real
+// model does (an agent keys a call's result by it).
+func TestCallIDsAreNew(t *testing.T) {
+	_, srv := newTest(t)
+	body := `{"stream":true,` + claudeTools + `,"messages":[` + userTool + `]}`
+	id := regexp.MustCompile(`"id":"(toolu_[^"]+)"`)
+	_, a := post(t, srv, "/v1/messages?beta=true", body)
+	_, b := post(t, srv, "/v1/messages?beta=true", body)
+	x, y := id.FindStringSubmatch(strings.Join(a, "")), id.FindStringSubmatch(strings.Join(b, ""))
+	if x == nil || y == nil || x[1] == y[1] {
+		t.Fatalf("call ids %v and %v", x, y)
+	}
 }
