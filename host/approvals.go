@@ -157,6 +157,7 @@ type entry struct {
 	reason     string          // the row approval's reason, for a re-assert
 	held       bool            // a hook request waits on done
 	done       chan struct{}   // closed when answered or no longer held
+	taken      chan struct{}   // closed when the held request has its reply
 	reply      []byte          // the held request's answer (a board decision), nil: empty 2xx
 	answered   time.Time
 }
@@ -379,6 +380,7 @@ func (a *approvals) card(agent string, p hookjson.Payload, row, parent, tool str
 		parent: parent,
 		reason: hookjson.Reason(p.Fields["tool_input"]),
 		done:   make(chan struct{}),
+		taken:  make(chan struct{}),
 	}
 	if held && !a.cfg.Off && !a.stopped && holdable(agent) {
 		e.held, e.State, e.Nonce = true, CardWaiting, randomToken(32)
@@ -425,6 +427,18 @@ func (a *approvals) pendingOf(row string) []*entry {
 // is left alone), releases a held hook, logs the decision and lets the card
 // linger. Called with a.mu held.
 func (a *approvals) resolve(e *entry, by, outcome string) bool {
+	if !a.settle(e, by, outcome) {
+		return false
+	}
+	a.record(e, by, outcome, e.answered)
+	a.linger(e)
+	return true
+}
+
+// settle marks a card answered (unless it was already: the first answer
+// wins), spends a board answer's nonce and releases a held hook. Called
+// with a.mu held.
+func (a *approvals) settle(e *entry, by, outcome string) bool {
 	if e.State == CardAnswered {
 		return false
 	}
@@ -435,7 +449,12 @@ func (a *approvals) resolve(e *entry, by, outcome string) bool {
 		a.spend(e.Nonce, now)
 	}
 	a.release(e)
-	a.record(e, by, outcome, now)
+	return true
+}
+
+// linger lets an answered card stay on the board for a moment, saying how
+// it was answered, then drops it. Called with a.mu held.
+func (a *approvals) linger(e *entry) {
 	key := e.Key
 	time.AfterFunc(a.cfg.Linger, func() {
 		a.mu.Lock()
@@ -445,7 +464,6 @@ func (a *approvals) resolve(e *entry, by, outcome string) bool {
 		}
 		a.mu.Unlock()
 	})
-	return true
 }
 
 // refusedInTerminal answers every pending card of row as denied in the
@@ -515,10 +533,15 @@ func (a *approvals) unhold(e *entry, by string) {
 // request goes (ctx) or the host stops; it returns the board's decision, or
 // nil (an empty 2xx: the agent's own prompt decides).
 func (a *approvals) wait(ctx context.Context, e *entry, hold time.Duration) []byte {
+	defer close(e.taken)
 	t := time.NewTimer(min(hold, a.cfg.Hold))
 	defer t.Stop()
 	select {
 	case <-e.done:
+		// The reply was set before done was closed, and never changes
+		// after: the answer goes out without waiting on the registry's
+		// lock (a board click holds it while it logs and redraws).
+		return e.reply
 	case <-t.C:
 		a.unhold(e, ByHold)
 	case <-ctx.Done():
@@ -579,10 +602,28 @@ func (a *approvals) answer(r AnswerRequest) (Card, error) {
 		return e.Card, ErrDecision
 	}
 	e.reply = d.JSON()
-	a.resolve(e, ByBoard, outcome)
+	a.settle(e, ByBoard, outcome)
+	card := e.Card
+	// The held hook request answers first: the log record, and the redraw
+	// that the card's change sends to every open tab, wait (briefly) until
+	// it has its decision, so that they do not compete with it for the CPU.
+	a.mu.Unlock()
+	t := time.NewTimer(handoff)
+	select {
+	case <-e.taken:
+	case <-t.C:
+	}
+	t.Stop()
+	a.mu.Lock()
+	a.record(e, ByBoard, outcome, e.answered)
+	a.linger(e)
 	a.publish()
-	return e.Card, nil
+	return card, nil
 }
+
+// handoff bounds how long a board click waits for the held hook request
+// to take its decision before the card's change is logged and drawn.
+const handoff = 50 * time.Millisecond
 
 // Answer applies a board click: the held hook gets the decision (the first
 // answer wins), and the row is resolved (allowed-once sets approvedAt).
