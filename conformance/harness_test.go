@@ -94,6 +94,7 @@ func runMain(m *testing.M) int {
 type hook struct {
 	agent string
 	body  []byte
+	held  time.Duration // how long notch-web took to answer it (a held PermissionRequest: the wait)
 }
 
 // run is one scenario's world: a temp HOME and project, a notch-web of its
@@ -217,7 +218,10 @@ func (r *run) startProxy() {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	client := &http.Client{Timeout: 10 * time.Second}
+	// Longer than any hook's own timeout: a PermissionRequest is held by
+	// notch-web up to its hold (25 s), and the proxy must not be what ends
+	// it (a proxy's 502 reads to the agent as no decision).
+	client := &http.Client{Timeout: 90 * time.Second}
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, q *http.Request) {
 		body, err := io.ReadAll(io.LimitReader(q.Body, 4<<20))
 		if err != nil {
@@ -227,7 +231,14 @@ func (r *run) startProxy() {
 		agent := strings.TrimPrefix(q.URL.Path, "/agents-notch/hooks/")
 		r.mu.Lock()
 		r.hooks = append(r.hooks, hook{agent: agent, body: body})
+		i := len(r.hooks) - 1
 		r.mu.Unlock()
+		start := time.Now()
+		defer func() {
+			r.mu.Lock()
+			r.hooks[i].held = time.Since(start)
+			r.mu.Unlock()
+		}()
 		fw, _ := http.NewRequest(q.Method, r.host+q.URL.RequestURI(), bytes.NewReader(body))
 		fw.Header.Set("Content-Type", q.Header.Get("Content-Type"))
 		resp, err := client.Do(fw)
@@ -609,8 +620,18 @@ var versions = map[string]string{
 	"gemini":      "@google/gemini-cli 0.61.0",
 }
 
-// logEvents writes the hooks received, in order, to the test log.
+// logEvents writes the hooks received, in order, to the test log, with
+// how long notch-web held each PermissionRequest.
 func (r *run) logEvents() {
-	ev := r.events()
+	r.mu.Lock()
+	var ev []string
+	for _, h := range r.hooks {
+		e := eventName(h.body)
+		if e == "PermissionRequest" {
+			e += fmt.Sprintf("(answered after %v)", h.held.Round(100*time.Millisecond))
+		}
+		ev = append(ev, e)
+	}
+	r.mu.Unlock()
 	r.t.Logf("hooks received (%d): %s", len(ev), strings.Join(ev, " "))
 }
