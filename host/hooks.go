@@ -70,8 +70,8 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool) (int
 	if m.Transcript.Path != "" && spec.Tokens != nil {
 		h.tokens.want(m.Transcript, spec.Tokens, time.Now())
 	}
-	if m.Transcript.Path != "" && !m.Transcript.Sidechain && spec.Interrupted != nil {
-		h.interrupts.want(m.Transcript.Session, m.Transcript.Path, spec.Interrupted)
+	if m.Transcript.Path != "" && !m.Transcript.Sidechain && (spec.Interrupted != nil || spec.Idle != nil) {
+		h.interrupts.want(m.Transcript.Session, m.Transcript.Path, spec.Interrupted, spec.Idle)
 	}
 	var e *entry
 	if p, derr := hookjson.Decode(payload); derr == nil {

@@ -12,8 +12,12 @@ import (
 // for an interrupt no hook reports.
 const interruptPoll = 500 * time.Millisecond
 
+// idleConfirm is how many polls in a row an agent's Idle must say yes
+// before a working row is taken as idle.
+const idleConfirm = 2
+
 // interruptWatch holds, for the rows of agents with an agent.Spec
-// Interrupted, the transcript to look at while the row works.
+// Interrupted or Idle, the transcript to look at while the row works.
 type interruptWatch struct {
 	mu   sync.Mutex
 	rows map[string]interruptRow
@@ -21,19 +25,46 @@ type interruptWatch struct {
 
 type interruptRow struct {
 	path  string
-	check func(transcript string, since time.Time) bool
+	check func(transcript string, since time.Time) bool // nil: none
+	idle  func(transcript string, since time.Time) bool // nil: none
+	// idleSeen counts the polls in a row at which idle said yes: one
+	// alone is not enough (a status written a moment late, between two
+	// turns, must not end the next one).
+	idleSeen int
 }
 
 func newInterruptWatch() *interruptWatch { return &interruptWatch{rows: map[string]interruptRow{}} }
 
-// want watches row's transcript at path with check (bounded, like the
-// token reader's rows).
-func (w *interruptWatch) want(row, path string, check func(string, time.Time) bool) {
+// want watches row's transcript at path with check and idle, either may
+// be nil (bounded, like the token reader's rows).
+func (w *interruptWatch) want(row, path string, check, idle func(string, time.Time) bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, ok := w.rows[row]; ok || len(w.rows) < maxPendingTranscripts {
-		w.rows[row] = interruptRow{path: path, check: check}
+	if old, ok := w.rows[row]; ok || len(w.rows) < maxPendingTranscripts {
+		seen := 0
+		if old.path == path {
+			seen = old.idleSeen
+		}
+		w.rows[row] = interruptRow{path: path, check: check, idle: idle, idleSeen: seen}
 	}
+}
+
+// sawIdle records whether idle said yes for row at this poll and returns
+// how many polls in a row it has.
+func (w *interruptWatch) sawIdle(row string, yes bool) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r, ok := w.rows[row]
+	if !ok {
+		return 0
+	}
+	if yes {
+		r.idleSeen++
+	} else {
+		r.idleSeen = 0
+	}
+	w.rows[row] = r
+	return r.idleSeen
 }
 
 func (w *interruptWatch) list() map[string]interruptRow {
@@ -74,8 +105,10 @@ func (h *Host) watchInterrupts(ctx context.Context) {
 // human. A row asking about a tool has its approval resolved rejected and
 // any card of it answered in the terminal: this holds even when no card
 // could watch the call (the hold ended, or the request was never matched
-// to its call). A settled row is not looked at (and no longer watched once
-// it is gone).
+// to its call). A working row whose agent says it has been idle at its
+// input since (Idle, at idleConfirm polls in a row: Claude Code's Esc
+// before the model's first output leaves no transcript line) is done too.
+// A settled row is not looked at (and no longer watched once it is gone).
 func (h *Host) checkInterrupts(now time.Time) {
 	for row, r := range h.interrupts.list() {
 		s, ok := h.board.session(row)
@@ -83,7 +116,16 @@ func (h *Host) checkInterrupts(now time.Time) {
 			h.interrupts.forget(row)
 			continue
 		}
-		if (s.Status != state.StatusWorking && s.Status != state.StatusAttention) || !r.check(r.path, time.UnixMilli(s.Since)) {
+		if s.Status != state.StatusWorking && s.Status != state.StatusAttention {
+			h.interrupts.sawIdle(row, false)
+			continue
+		}
+		since := time.UnixMilli(s.Since)
+		interrupted := r.check != nil && r.check(r.path, since)
+		if !interrupted && s.Status == state.StatusWorking && r.idle != nil {
+			interrupted = h.interrupts.sawIdle(row, r.idle(r.path, since)) >= idleConfirm
+		}
+		if !interrupted {
 			continue
 		}
 		if s.Status == state.StatusAttention {

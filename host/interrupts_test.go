@@ -98,3 +98,58 @@ func TestNoAtThePromptWithoutACardEndsTheAsk(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestEscBeforeOutputEndsTheTurn: an Esc before the model's first output
+// fires no hook and writes no transcript line in Claude Code 2.1.328; its
+// status file (<config>/sessions/<pid>.json) turns "idle". The working row
+// becomes done — not while the file says busy or an idle from before the
+// turn — and /exit after it settles done, not error.
+func TestEscBeforeOutputEndsTheTurn(t *testing.T) {
+	home := t.TempDir()
+	h := newHost(t, home)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go h.Run(ctx)
+	transcript := filepath.Join(home, ".claude", "projects", "-src-x", "s3.jsonl")
+	sessions := filepath.Join(home, ".claude", "sessions")
+	os.MkdirAll(filepath.Dir(transcript), 0o755)
+	os.MkdirAll(sessions, 0o755)
+	os.WriteFile(transcript, []byte(`{"type":"user","message":{"role":"user","content":"scenario:slow"}}`+"\n"), 0o644)
+	writeStatus := func(st string, at time.Time) {
+		t.Helper()
+		body := `{"pid":4242,"sessionId":"s3","status":"` + st + `","statusUpdatedAt":` + strconv.FormatInt(at.UnixMilli(), 10) + `}`
+		if err := os.WriteFile(filepath.Join(sessions, "4242.json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeStatus("idle", time.Now().Add(-time.Minute)) // the previous turn's end
+	base := `"session_id":"s3","transcript_path":` + strconv.Quote(transcript) + `,"cwd":"/src/x"`
+	hook := func(body string) {
+		t.Helper()
+		if _, err := h.Hook("claude-code", []byte("{"+base+","+body+"}"), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hook(`"hook_event_name":"UserPromptSubmit","prompt":"scenario:slow Take your time."`)
+	time.Sleep(4 * interruptPoll)
+	if s := rows(t, h)["s3"]; s.Status != state.StatusWorking {
+		t.Fatalf("an idle from before the turn ended it: %+v", s)
+	}
+	writeStatus("busy", time.Now())
+	time.Sleep(4 * interruptPoll)
+	if s := rows(t, h)["s3"]; s.Status != state.StatusWorking {
+		t.Fatalf("busy ended the turn: %+v", s)
+	}
+	writeStatus("idle", time.Now().Add(time.Millisecond))
+	deadline := time.Now().Add(10 * time.Second)
+	for rows(t, h)["s3"].Status != state.StatusDone {
+		if time.Now().After(deadline) {
+			t.Fatalf("after Esc before any output: %+v, want done", rows(t, h)["s3"])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	hook(`"hook_event_name":"SessionEnd","reason":"prompt_input_exit"`)
+	if s := rows(t, h)["s3"]; s.Status != state.StatusDone {
+		t.Fatalf("at /exit after the Esc: %+v, want done (nothing failed)", s)
+	}
+}

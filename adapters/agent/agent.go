@@ -91,9 +91,15 @@ type Spec struct {
 	// hook for that (Claude Code's Esc while the model answers); nil when
 	// there is nothing to watch. The host asks it while a row works.
 	Interrupted func(transcript string, since time.Time) bool
-	Hooks       []Hook
-	Install     Install
-	Help        string // one line for "notch-web hooks -h": its scopes and hooks
+	// Idle reports whether the agent says, outside its hooks, that the
+	// session whose transcript this is went idle at its input after since
+	// (Claude Code's status file: an Esc before the model's first output
+	// fires no hook and writes no transcript line); nil when the agent
+	// keeps no such word. The host asks it while a row works.
+	Idle    func(transcript string, since time.Time) bool
+	Hooks   []Hook
+	Install Install
+	Help    string // one line for "notch-web hooks -h": its scopes and hooks
 }
 
 // Events are the events of s's hooks, in order.

@@ -17,6 +17,7 @@ var Spec = agent.Spec{
 	Map:         Map,
 	Tokens:      Tokens,
 	Interrupted: Interrupted,
+	Idle:        Idle,
 	Hooks:       hooks(),
 	Install: agent.Install{
 		Scopes: []agent.Scope{
