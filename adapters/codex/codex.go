@@ -82,10 +82,12 @@ const TurnComplete = "agent-turn-complete"
 
 // Events are the hooks an installer registers: Codex 0.169's that the
 // board needs. Interrupt is the only sign of an Esc at an approval, and
-// SessionEnd the only sign of a run that ended on a model error (no Stop).
-// An older Codex ignores the names it does not know. (StopFailure and the
-// subagent hooks are understood when registered by hand.)
-var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop, Interrupt, SessionEnd}
+// SessionEnd the only sign of a run that ended on a model error (no Stop);
+// SubagentStart and SubagentStop give a subagent its own row under its
+// parent (its other hooks carry its agent_id), which the parent's
+// SessionEnd settles. An older Codex ignores the names it does not know.
+// (StopFailure is understood when registered by hand: 0.169 has none.)
+var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, SubagentStart, SubagentStop, Stop, Interrupt, SessionEnd}
 
 // asksHuman are the tools whose call is the agent asking the human.
 var asksHuman = map[string]bool{"request_user_input": true}

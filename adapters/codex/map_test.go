@@ -3,6 +3,7 @@ package codex
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/state"
@@ -44,5 +45,53 @@ func TestMapShapes(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestMapSubagent: Codex 0.169's SubagentStart and SubagentStop (installed
+// by hooks install codex) give the subagent its own row under its parent,
+// opened working and ended done; its other hooks drive that row, never the
+// parent's; the parent's SessionEnd settles it (no orphan).
+func TestMapSubagent(t *testing.T) {
+	f := state.NewFold()
+	apply := func(body string) {
+		t.Helper()
+		m, err := Map([]byte(body), f.Session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range append(m.Open, m.Events...) {
+			if _, ok := f.Session(ev.Session); ev.Type == state.TypeSessionOpened && ok {
+				continue
+			}
+			evs := []state.Event{ev}
+			state.Stamp(evs, time.UnixMilli(1_790_000_000_000))
+			if _, err := f.Apply(evs...); err != nil {
+				t.Fatalf("%s: %v", ev.Type, err)
+			}
+		}
+	}
+	base := `"session_id":"p","turn_id":"1","cwd":"/src/a","transcript_path":"/c/rollout-p.jsonl"`
+	apply(`{` + base + `,"hook_event_name":"SessionStart","source":"startup"}`)
+	apply(`{` + base + `,"hook_event_name":"UserPromptSubmit","prompt":"explore"}`)
+	apply(`{` + base + `,"hook_event_name":"SubagentStart","agent_id":"a1","agent_type":"explorer"}`)
+	sub := hookjson.SubagentID("p", "a1")
+	if s, ok := f.Session(sub); !ok || s.Status != state.StatusWorking || s.Origin != state.OriginSubagent || s.ParentSession != "p" {
+		t.Fatalf("the subagent's row after SubagentStart: %+v %v", s, ok)
+	}
+	apply(`{` + base + `,"hook_event_name":"PreToolUse","agent_id":"a1","agent_type":"explorer","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+	if s, _ := f.Session("p"); s.Steps != 0 {
+		t.Errorf("the subagent's tool counted on the parent: %+v", s)
+	}
+	apply(`{` + base + `,"hook_event_name":"SubagentStop","agent_id":"a1","agent_type":"explorer"}`)
+	if s, _ := f.Session(sub); s.Status != state.StatusDone {
+		t.Errorf("the subagent's row after SubagentStop: %+v", s)
+	}
+	apply(`{` + base + `,"hook_event_name":"Stop"}`)
+	apply(`{` + base + `,"hook_event_name":"SessionEnd","reason":"other"}`)
+	for _, id := range []string{"p", sub} {
+		if s, _ := f.Session(id); s.Status != state.StatusDone {
+			t.Errorf("%s after SessionEnd: %q, want done", id, s.Status)
+		}
 	}
 }

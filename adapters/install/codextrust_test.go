@@ -20,6 +20,10 @@ var codex169Hashes = map[string]string{
 	"UserPromptSubmit":  "sha256:2fed812965e3e54a4a3b764e03bee8d6092c81782125b5a698f6607006ba4d0e",
 	"Stop":              "sha256:e8985da975cae94aad3a67727f816ea1a9986d13a9298d976f71bba9d3430009",
 	"Interrupt":         "sha256:9ed79684d8291343fe3aaf20076ea65ba1447006f83098daa1620dd983cfad5b",
+	// Read from the config.toml Codex 0.169.0's TUI wrote on "Trust all
+	// and continue" (it counted 10 hooks to review).
+	"SubagentStart": "sha256:bd1aaa6dfdf5314401ba9504bfd9fa7630008fc330caaf4a8ce04ecc0e5f18f8",
+	"SubagentStop":  "sha256:f5a2795297f91cd8146a2e7b4e60bd73ca1eae6506c15f1cb1d9ee725e42341f",
 }
 
 func TestCodexHookHashIsCodexs(t *testing.T) {
@@ -109,7 +113,7 @@ func TestCodexTrustStatus(t *testing.T) {
 		}
 		return nil
 	}
-	if n := trust(); len(n) != 1 || !strings.HasPrefix(n[0], "Codex trust: 0 of 8 of notch-web's hooks trusted; not trusted yet: SessionStart,") ||
+	if n := trust(); len(n) != 1 || !strings.HasPrefix(n[0], "Codex trust: 0 of 10 of notch-web's hooks trusted; not trusted yet: SessionStart,") ||
 		!strings.Contains(n[0], "codex exec") {
 		t.Fatalf("untrusted: %q", n)
 	}
@@ -119,19 +123,19 @@ func TestCodexTrustStatus(t *testing.T) {
 		src += "\n[hooks.state." + tomlString(codexTrustKey(hooksJSON, e, 0, 0)) + "]\ntrusted_hash = \"" + codex169Hashes[e] + "\"\n"
 	}
 	write(t, config, src)
-	if n := trust(); !slices.Equal(n, []string{"Codex trust: all 8 of notch-web's hooks are trusted"}) {
+	if n := trust(); !slices.Equal(n, []string{"Codex trust: all 10 of notch-web's hooks are trusted"}) {
 		t.Fatalf("trusted: %q", n)
 	}
 	// One turned off in Codex.
 	write(t, config, strings.Replace(src, "hooks.json:stop:0:0\"]\n", "hooks.json:stop:0:0\"]\nenabled = false\n", 1))
-	if n := trust(); len(n) != 1 || !strings.Contains(n[0], "7 of 8") || !strings.Contains(n[0], "turned off in Codex: Stop") {
+	if n := trust(); len(n) != 1 || !strings.Contains(n[0], "9 of 10") || !strings.Contains(n[0], "turned off in Codex: Stop") {
 		t.Fatalf("one off: %q", n)
 	}
 	write(t, config, src)
 	// Installed again with another URL: another command, another hash.
 	o.URL = "http://127.0.0.1:7399"
 	mustInstall(t, o)
-	if n := trust(); len(n) != 1 || !strings.Contains(n[0], "0 of 8") || !strings.Contains(n[0], "changed since trusted: SessionStart,") {
+	if n := trust(); len(n) != 1 || !strings.Contains(n[0], "0 of 10") || !strings.Contains(n[0], "changed since trusted: SessionStart,") {
 		t.Fatalf("after a reinstall with another --url: %q", n)
 	}
 	// Hook state in a form notch-web does not read: unknown, never a guess.

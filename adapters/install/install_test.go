@@ -499,7 +499,7 @@ func TestInstallCodex(t *testing.T) {
 		t.Errorf("config.toml\n%s\nwant\n%s", got, want)
 	}
 	hj := read(t, hooksJSON)
-	if n := strings.Count(hj, `"command": "'/opt/notch web/bin/notch-web' hook codex"`); n != 8 || !strings.Contains(hj, `"Interrupt"`) || !strings.Contains(hj, `"SessionEnd"`) || !strings.Contains(hj, `"timeout": 5`) {
+	if n := strings.Count(hj, `"command": "'/opt/notch web/bin/notch-web' hook codex"`); n != 10 || !strings.Contains(hj, `"SubagentStart"`) || !strings.Contains(hj, `"SubagentStop"`) || !strings.Contains(hj, `"Interrupt"`) || !strings.Contains(hj, `"SessionEnd"`) || !strings.Contains(hj, `"timeout": 5`) {
 		t.Errorf("hooks.json:\n%s", hj)
 	}
 	for _, ch := range mustInstall(t, o).Changes {
