@@ -77,7 +77,7 @@ func approvalCards(s state.Session, a Approvals) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-		} else if agent := a.Agents[s.ID]; agent != "" && s.Approval != nil && s.Status == state.StatusAttention {
+		} else if a.answerElsewhere(s) {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<li class=\"cards\" id=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -109,9 +109,9 @@ func approvalCards(s state.Session, a Approvals) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var6 string
-			templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(agentPlace(agent))
+			templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(agentPlace(a.Agents[s.ID]))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/approval.templ`, Line: 22, Col: 54}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/approval.templ`, Line: 22, Col: 63}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 			if templ_7745c5c3_Err != nil {

@@ -1,5 +1,7 @@
 package templates
 
+import "github.com/notch-web/notch-web/state"
+
 // ApprovalCard is one approval the board shows under its row (the host's
 // host.Card, as the page needs it): what the agent asks to do, and, while
 // the agent waits on the board, the buttons that answer it.
@@ -32,6 +34,18 @@ type Approvals struct {
 	Cards  map[string][]ApprovalCard
 	Agents map[string]string
 	Off    bool
+}
+
+// answerElsewhere reports whether s asks with no card to answer here, so
+// its cards item says where to answer instead.
+func (a Approvals) answerElsewhere(s state.Session) bool {
+	return a.Agents[s.ID] != "" && s.Approval != nil && s.Status == state.StatusAttention
+}
+
+// has reports whether approvalCards draws anything under s: most rows have
+// nothing there, and a board need not render the component to find out.
+func (a Approvals) has(s state.Session) bool {
+	return len(a.Cards[s.ID]) > 0 || a.answerElsewhere(s)
 }
 
 // agentPlace is where a human answers an agent's own prompt.

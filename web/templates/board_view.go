@@ -90,33 +90,25 @@ func (c rowCtx) context(s state.Session) (budget *int64, tokens int64, reported 
 	return nil, s.ContextTokens, false
 }
 
-// ctxTitle is the bar's tooltip: the figures and where the budget comes from.
-func ctxTitle(tokens, budget int64, reported bool) string {
-	t := fmtTokens(tokens) + " of " + fmtTokens(budget) + " tokens"
-	if reported {
-		t += " (the window Claude Code reports)"
-	}
-	return t
-}
-
 // maxDepth caps the indentation: a subagent's subagent's subagent still reads
 // as "under", without walking off the board.
 const maxDepth = 3
 
 // rowCtxs returns the context of each row of v, in the document's order.
 func (v BoardView) rowCtxs() []rowCtx {
-	_, ctxs := v.grouped()
+	_, ctxs := v.grouped(v.settings())
 	return ctxs
 }
 
 // grouped is the board's project groups and each row's context, the
-// groups worked out once per render.
-func (v BoardView) grouped() ([]rowGroup, []rowCtx) {
+// groups worked out once per render; st is v.settings(), also worked out
+// once.
+func (v BoardView) grouped(st settings.Settings) ([]rowGroup, []rowCtx) {
 	gs := groups(v.Doc.Sessions)
 	base := rowCtx{
 		Budget:      v.Doc.Context.Budget,
 		HotAt:       v.Doc.Context.HotAt,
-		ShowProject: v.settings().ShowProject,
+		ShowProject: st.ShowProject,
 		CanOpen:     v.Doc.OpenURL != nil,
 	}
 	// The document's context is normal already (the host's snapshot and a
@@ -326,18 +318,23 @@ func rowID(sessionID string) string {
 type rowParts struct{ row, face, l1, l2, side, act string }
 
 func partIDs(sessionID string) rowParts {
-	rid := rowID(sessionID)
-	all := rid + rid + "-face" + rid + "-l1" + rid + "-l2" + rid + "-side" + rid + "-act"
-	n := len(rid)
-	cut := func(at, suffix int) (string, int) { return all[at : at+n+suffix], at + n + suffix }
+	var enc [96]byte // most ids encode here, on the stack
+	rid := base64.RawURLEncoding.AppendEncode(append(enc[:0], "row-"...), []byte(sessionID))
+	var b strings.Builder
+	b.Grow(6*len(rid) + len("-face-l1-l2-side-act"))
 	var p rowParts
-	var at int
-	p.row, at = cut(0, 0)
-	p.face, at = cut(at, len("-face"))
-	p.l1, at = cut(at, len("-l1"))
-	p.l2, at = cut(at, len("-l2"))
-	p.side, at = cut(at, len("-side"))
-	p.act, _ = cut(at, len("-act"))
+	part := func(suffix string) string {
+		at := b.Len()
+		b.Write(rid)
+		b.WriteString(suffix)
+		return b.String()[at:]
+	}
+	p.row = part("")
+	p.face = part("-face")
+	p.l1 = part("-l1")
+	p.l2 = part("-l2")
+	p.side = part("-side")
+	p.act = part("-act")
 	return p
 }
 
@@ -360,8 +357,12 @@ func settled(s state.Session) bool { return state.Settled(s.Status) }
 // longest, else the newest failure, else the working session in the most
 // trouble (then the newest), else the newest finished one.
 func urgent(ss []state.Session) (state.Session, bool) {
-	best := -1
-	better := func(a, b state.Session) bool {
+	return urgentOf(ss, func(*state.Session) bool { return true })
+}
+
+// urgentOf is urgent among the sessions keep picks, without copying them.
+func urgentOf(ss []state.Session, keep func(*state.Session) bool) (state.Session, bool) {
+	better := func(a, b *state.Session) bool {
 		if ra, rb := state.Relevance(a.Status), state.Relevance(b.Status); ra != rb {
 			return ra < rb
 		}
@@ -375,39 +376,36 @@ func urgent(ss []state.Session) (state.Session, bool) {
 		}
 		return a.Since > b.Since
 	}
-	for i, s := range ss {
-		if best < 0 || better(s, ss[best]) {
-			best = i
+	var best *state.Session
+	for i := range ss {
+		if s := &ss[i]; keep(s) && (best == nil || better(s, best)) {
+			best = s
 		}
 	}
-	if best < 0 {
+	if best == nil {
 		return state.Session{}, false
 	}
-	return ss[best], true
+	return *best, true
 }
 
 // island is the tab's alert island per the alerts setting: the session it
 // points at and its kind, or ok false when nothing is to be shown.
-func island(v BoardView) (s state.Session, ok bool) {
-	alerts := v.settings().Alerts
+func island(v BoardView, alerts string) (s state.Session, ok bool) {
 	if v.Unknown || alerts == "off" {
 		return state.Session{}, false
 	}
-	var pick []state.Session
-	for _, s := range v.Doc.Sessions {
+	return urgentOf(v.Doc.Sessions, func(s *state.Session) bool {
 		if v.UnknownRows[s.ID] {
-			continue // a quiet machine's last state is not current
+			return false // a quiet machine's last state is not current
 		}
 		switch s.Status {
 		case state.StatusAttention, state.StatusError:
-			pick = append(pick, s)
+			return true
 		case state.StatusDone:
-			if alerts == "all" {
-				pick = append(pick, s)
-			}
+			return alerts == "all"
 		}
-	}
-	return urgent(pick)
+		return false
+	})
 }
 
 // tabCount is one of the folded tab's counts.

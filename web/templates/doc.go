@@ -5,7 +5,10 @@
 // open tab.
 //
 // Each page has its view model beside its templates: board_view.go for
-// board.templ, row.templ and face.templ, pane_view.go for pane.templ. The
+// board.templ, groups.templ and face.templ, pane_view.go for pane.templ. The
+// parts a board draws once per row (the row, the group list, the face, the
+// activity) are written in Go by markup.go's writer rather than templ, for
+// the render's speed, escaping every value exactly as templ does. The
 // view models turn the schema-4 document and the settings view into the
 // small facts the components draw. They are plain Go, so the golden tests
 // can pin them down, and they never read a clock: everything that depends on

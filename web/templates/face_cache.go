@@ -25,24 +25,29 @@ import (
 // faceDrawing (face.templ), and every value written is either fixed text or
 // escaped (the id), as templ would.
 func face(s state.Session, large bool, id string) templ.Component {
-	m := mood(s)
-	pleased := s.ApprovedAt != nil && mayPlease(m)
-	var approved int64
-	if pleased {
-		approved = *s.ApprovedAt
-	}
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		class := `" class="bot bot-sm`
-		if large {
-			class = `" class="bot bot-lg`
-		}
-		approvedAt := `">`
-		if pleased {
-			approvedAt = `" data-approved-at="` + strconv.FormatInt(approved, 10) + `">`
-		}
-		return writeStrings(w, `<span id="`, templ.EscapeString(id), class, `" role="img" aria-label="`, moodLabel(m),
-			`" data-mood="`, m, approvedAt, faceSVG(m, pleased), `</span>`)
+		m := newMarkup(w)
+		writeFace(m, s, large, id)
+		return m.err
 	})
+}
+
+// writeFace writes face(s, large, id).
+func writeFace(m *markup, s state.Session, large bool, id string) {
+	md := mood(s)
+	pleased := s.ApprovedAt != nil && mayPlease(md)
+	m.raw(`<span id="`)
+	m.esc(id)
+	if large {
+		m.raw(`" class="bot bot-lg`)
+	} else {
+		m.raw(`" class="bot bot-sm`)
+	}
+	m.raw(`" role="img" aria-label="`, moodLabel(md), `" data-mood="`, md)
+	if pleased {
+		m.raw(`" data-approved-at="`, strconv.FormatInt(*s.ApprovedAt, 10))
+	}
+	m.raw(`">`, faceSVG(md, pleased), `</span>`)
 }
 
 // faceSVG is faceDrawing(m, pleased), rendered once per mood and kept.

@@ -1,8 +1,12 @@
 package templates
 
 import (
+	"context"
 	"encoding/base64"
+	"io"
 	"strconv"
+
+	"github.com/a-h/templ"
 
 	"github.com/notch-web/notch-web/state"
 )
@@ -27,9 +31,6 @@ type rowGroup struct {
 // project's name holds.
 func (g rowGroup) ID() string { return "grp-" + base64.RawURLEncoding.EncodeToString([]byte(g.Name)) }
 
-// FoldID is the id of the list of the group's folded rows.
-func (g rowGroup) FoldID() string { return g.ID() + "-done" }
-
 // Label is the group's heading text: the project, or words for none.
 func (g rowGroup) Label() string {
 	if g.Name == "" {
@@ -37,9 +38,6 @@ func (g rowGroup) Label() string {
 	}
 	return g.Name
 }
-
-// FoldWord is the fold's button text, e.g. "3 done".
-func (g rowGroup) FoldWord() string { return strconv.Itoa(len(g.Folded)) + " done" }
 
 // Count is how many sessions the group holds.
 func (g rowGroup) Count() int { return len(g.Shown) + len(g.Folded) }
@@ -130,4 +128,53 @@ func mergeOrder(a, b []int) []int {
 		}
 	}
 	return append(append(out, a...), b...)
+}
+
+// groupList is the open board's rows, grouped by project (groups). Each
+// group is headed by its project and its worst status; its finished rows
+// fold into a count that unfolds. Which folds are open is the viewer's own
+// state: notch.js keeps it and re-applies it after every patch, as it does
+// the filter.
+//
+// It draws every row of the board, so it is written in Go (markup.go), as
+// the row is.
+func groupList(ss []state.Session, gs []rowGroup, ctxs []rowCtx, approvals Approvals) templ.Component {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		m := newMarkup(w)
+		rows := func(list []int) {
+			for _, i := range list {
+				writeRow(m, ss[i], ctxs[i])
+				if m.err == nil && approvals.has(ss[i]) {
+					m.err = approvalCards(ss[i], approvals).Render(ctx, w)
+				}
+			}
+		}
+		for _, g := range gs {
+			gid := g.ID()
+			m.raw(`<div class="group" id="`, gid, `" role="group" aria-labelledby="`, gid, `-h"><h2 class="group-head" id="`, gid, `-h" data-status="`)
+			m.esc(g.Worst)
+			m.raw(`"><span class="group-dot" aria-hidden="true"></span> <span class="group-name"`)
+			if g.Name == "" {
+				m.raw(` data-none`)
+			}
+			m.raw(`>`)
+			m.esc(g.Label())
+			m.raw(`</span> <span class="group-worst"><span class="sr-only">, worst: </span>`)
+			m.esc(statusWord(g.Worst))
+			m.raw(`</span> <span class="group-count"><span class="sr-only">, sessions: </span>`, strconv.Itoa(g.Count()), `</span></h2>`)
+			if len(g.Shown) > 0 {
+				m.raw(`<ul class="rows">`)
+				rows(g.Shown)
+				m.raw(`</ul>`)
+			}
+			if len(g.Folded) > 0 {
+				m.raw(`<button type="button" class="fold" aria-expanded="false" aria-controls="`, gid, `-done">`,
+					strconv.Itoa(len(g.Folded)), ` done</button><ul class="rows folded" id="`, gid, `-done" hidden>`)
+				rows(g.Folded)
+				m.raw(`</ul>`)
+			}
+			m.raw(`</div>`)
+		}
+		return m.err
+	})
 }

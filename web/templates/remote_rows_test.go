@@ -31,7 +31,7 @@ func TestTabCountsQuietRowsAsUnknown(t *testing.T) {
 	if got, want := v.Phrase(), "notch-web: 1 working, 2 unknown"; got != want {
 		t.Errorf("phrase %q, want %q", got, want)
 	}
-	html := string(render(t, tab(v)))
+	html := string(render(t, tab(v, v.settings())))
 	for _, want := range []string{`data-needs="0"`, `<span class="count" data-status="unknown">?2</span>`, `2 unknown`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the tab lacks %s:\n%s", want, html)

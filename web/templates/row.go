@@ -1,0 +1,170 @@
+package templates
+
+import (
+	"context"
+	"io"
+	"strconv"
+
+	"github.com/a-h/templ"
+
+	"github.com/notch-web/notch-web/state"
+)
+
+// row is one session. Its parts carry ids derived from the row's, so the
+// hub's diff can patch the part that changed (a new title sends line1, not
+// the row). It draws only what is known: "", 0 and null draw nothing
+// (docs/contract.md rule 5), the context bar needs a real budget
+// (docs/contract.md rule 1), and the relative time is left empty for
+// notch.js to tick from its datetime.
+//
+// A board draws a row per session, so the row is written in Go (markup.go)
+// rather than templ: through templ, its twenty-odd values cost an
+// allocation each and were most of a board's render. The markup is what
+// the templ row drew, byte for byte (the row goldens); every value from a
+// session is escaped.
+func row(s state.Session, c rowCtx) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		m := newMarkup(w)
+		writeRow(m, s, c)
+		return m.err
+	})
+}
+
+func writeRow(m *markup, s state.Session, c rowCtx) {
+	ids := partIDs(s.ID)
+	m.raw(`<li id="`, ids.row, `" class="row" data-session-id="`)
+	m.esc(s.ID)
+	m.raw(`" data-status="`)
+	m.esc(s.Status)
+	m.raw(`" data-identity="`)
+	m.esc(s.Identity)
+	m.raw(`"`)
+	if c.Depth > 0 {
+		m.raw(` data-depth="`, strconv.Itoa(c.Depth), `"`)
+	}
+	if s.Origin == state.OriginSubagent {
+		m.raw(` data-subagent`)
+	}
+	if c.Unknown {
+		m.raw(` data-unknown`)
+	}
+	m.raw(`><span class="stripe" aria-hidden="true"></span>`)
+	writeFace(m, s, false, ids.face)
+
+	m.raw(`<div class="row-main">`)
+	sub := c.Depth > 0 || s.Origin == state.OriginSubagent
+	if s.Title != "" || sub {
+		m.raw(`<div class="line1" id="`, ids.l1, `">`)
+		if sub {
+			m.raw(`<span class="sub-mark"><span aria-hidden="true">↳</span><span class="sr-only">subagent:</span></span> `)
+		}
+		if s.Title != "" {
+			m.raw(`<span class="title">`)
+			m.esc(s.Title)
+			m.raw(`</span> `)
+		}
+		if s.Since > 0 {
+			m.raw(`<time class="since" datetime="`, isoMs(s.Since), `"></time>`)
+		}
+		m.raw(`</div>`)
+	}
+	m.raw(`<div class="line2" id="`, ids.l2, `">`)
+	if c.ShowProject && s.Project != "" {
+		m.raw(`<span class="project">`)
+		m.esc(s.Project)
+		m.raw(`</span> `)
+	}
+	switch {
+	case s.Approval != nil:
+		m.raw(`<span class="approval"><span class="ask">asks</span> `)
+		if s.Approval.ToolName != "" {
+			m.raw(`<span class="tool">`)
+			m.esc(s.Approval.ToolName)
+			m.raw(`</span> `)
+		}
+		if s.Approval.Reason != "" {
+			m.raw(`<span class="reason" title="`)
+			m.esc(s.Approval.Reason)
+			m.raw(`">`)
+			m.esc(s.Approval.Reason)
+			m.raw(`</span>`)
+		}
+		m.raw(`</span> `)
+	case s.Activity != nil && !settled(s):
+		writeActivity(m, *s.Activity)
+	case s.Activity != nil && s.Activity.Label != "":
+		m.raw(`<span class="last">last <span class="label">`)
+		m.esc(s.Activity.Label)
+		m.raw(`</span></span> `)
+	}
+	if s.Steps > 0 {
+		m.raw(`<span class="steps">`)
+		if s.Steps == 1 {
+			m.raw(`1 step`)
+		} else {
+			m.raw(strconv.Itoa(s.Steps), ` steps`)
+		}
+		m.raw(`</span> `)
+	}
+	if s.Title == "" && !sub && s.Since > 0 {
+		m.raw(`<time class="since" datetime="`, isoMs(s.Since), `"></time>`)
+	}
+	m.raw(`</div></div>`)
+
+	m.raw(`<div class="row-side" id="`, ids.side, `">`)
+	// The context bar against a real budget, a bare token count without
+	// one, or nothing at all before the session has answered once.
+	if budget, tokens, reported := c.context(s); tokens > 0 {
+		if budget != nil {
+			fill, pct := ctxFill(tokens, *budget)
+			t := fmtTokens(tokens)
+			m.raw(`<span class="ctx"`)
+			if ctxHot(tokens, *budget, c.HotAt) {
+				m.raw(` data-hot`)
+			}
+			m.raw(` role="meter" aria-label="context used" aria-valuemin="0" aria-valuemax="100" aria-valuenow="`,
+				strconv.FormatInt(min(pct, 100), 10),
+				`" aria-valuetext="`, strconv.FormatInt(pct, 10), `% (`, t, ` tokens)`,
+				`" title="`, t, ` of `, fmtTokens(*budget), ` tokens`)
+			if reported {
+				m.raw(` (the window Claude Code reports)`)
+			}
+			// A style value gets a closing ";" from templ's sanitizer.
+			m.raw(`"><span class="ctx-bar" aria-hidden="true"><span class="ctx-fill" style="--fill:`, fill,
+				`;"></span></span> <span class="ctx-pct" aria-hidden="true">`, strconv.FormatInt(pct, 10), `%</span></span>`)
+		} else {
+			m.raw(`<span class="ctx-tokens" title="context tokens (no budget known)"><span class="sr-only">context </span>`,
+				fmtTokens(tokens), `<span class="sr-only"> tokens</span></span>`)
+		}
+	}
+	// The chip wears the row's status colour (--st, set by the row's
+	// data-status), so it needs no attribute of its own.
+	m.raw(`<span class="chip">`)
+	if c.Unknown {
+		m.raw(`unknown`)
+	} else {
+		m.esc(statusWord(s.Status))
+	}
+	m.raw(`</span></div>`)
+
+	// The actions column is always there, empty or not, so the status
+	// chips of rows with and without a ✕ line up.
+	m.raw(`<div class="row-actions" id="`, ids.act, `">`)
+	if c.CanOpen && c.Remote {
+		m.raw(`<button type="button" class="act open" aria-disabled="true" aria-label="Open `)
+		m.esc(rowName(s))
+		m.raw(` (on another machine)" title="`)
+		m.esc(remoteOpenTitle)
+		m.raw(`">Open</button> `)
+	} else if c.CanOpen {
+		m.raw(`<button type="button" class="act open" aria-label="Open `)
+		m.esc(rowName(s))
+		m.raw(`" data-on:click="@post('/agents-notch/open', {payload: {sessionId: el.closest('.row').dataset.sessionId}})">Open</button> `)
+	}
+	if settled(s) {
+		m.raw(`<button type="button" class="act close" aria-label="Close out `)
+		m.esc(rowName(s))
+		m.raw(`" title="Close out" data-on:click="@post('/agents-notch/finish', {payload: {sessionId: el.closest('.row').dataset.sessionId}})"><span aria-hidden="true">✕</span></button>`)
+	}
+	m.raw(`</div></li>`)
+}
