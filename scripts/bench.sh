@@ -25,3 +25,6 @@ echo
 echo "== many machines (host/mesh: a machine's change to the hub's board, 50 machines × 20 sessions × 5 hooks/s)"
 go test -run '^$' -bench 'MachineToHub' -benchtime 300x -count 3 ./host/mesh/ | tee "$out/mesh-bench.txt"
 go test -run '^$' -bench 'FiftyMachines' -benchtime 1x -count 3 ./host/mesh/ | tee -a "$out/mesh-bench.txt"
+echo
+echo "== notch-load mesh (a machine's change to 100 hub tabs beside the local path; idle RSS; 50 machines' fan-in)"
+./bin/notch-load mesh ${MESH_ARGS:-} | tee "$out/mesh.md"

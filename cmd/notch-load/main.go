@@ -23,6 +23,7 @@
 //	notch-load [-bin bin/notch-web] [-streams 1,100,1000,10000] [-runs 3] [-changes 60] [-out raw.jsonl]
 //	notch-load floor-server [-addr 127.0.0.1:0]
 //	notch-load hooks [-sessions 20] [-rate 50] [-duration 10s] [-procs 200]
+//	notch-load mesh [-tabs 100] [-changes 60] [-runs 3] [-machines 50] [-sessions 20] [-rate 5] [-duration 10s]
 package main
 
 import (

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -496,4 +497,22 @@ func (n *Node) close() {
 		defer cancel()
 		n.hub.shutdown(ctx)
 	}
+}
+
+// MachineBoard is a machine's latest board as this viewer holds it (its own
+// ids, before the board's cap and labels), for a check of every row: the
+// board shows at most state.MaxSessions of all machines'.
+func (n *Node) MachineBoard(name string) (state.Document, bool) {
+	if n.remote == nil {
+		return state.Document{}, false
+	}
+	n.remote.mu.Lock()
+	defer n.remote.mu.Unlock()
+	m := n.remote.machines[name]
+	if m == nil || m.doc == nil {
+		return state.Document{}, false
+	}
+	d := *m.doc
+	d.Sessions = slices.Clone(d.Sessions)
+	return d, true
 }
