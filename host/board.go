@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
+	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/internal/notify"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
@@ -40,6 +41,10 @@ type Board struct {
 	remote   Remote // other machines' rows (host/mesh); nil on a board of one
 
 	usage usageStore // what Claude Code's statuslines tell (usage.go)
+
+	// wheres is where each row of the fold runs, as its hooks told
+	// (terminals.go); under mu.
+	wheres map[string]terminal.Where
 }
 
 // NewBoard returns an empty board; follow makes it a follower's.
@@ -73,7 +78,7 @@ func (b *Board) Ingest(evs []state.Event, now time.Time) ([]string, error) {
 	}
 	state.Stamp(evs, now)
 	b.mu.Lock()
-	warns, err := b.fold.Apply(evs...)
+	warns, err := b.applyLocked(evs...)
 	b.mu.Unlock()
 	if err == nil && len(evs) > 0 {
 		b.changed()
@@ -88,6 +93,7 @@ func (b *Board) Retire(ids ...string) {
 	}
 	b.mu.Lock()
 	changed := b.fold.Retire(ids...)
+	b.pruneLocked()
 	b.mu.Unlock()
 	if changed {
 		b.changed()
@@ -190,7 +196,7 @@ func (b *Board) applyHook(adapt Adapter, payload []byte, now time.Time) (hookjso
 	}
 	evs := m.Batch(b.fold.Has)
 	state.Stamp(evs, now)
-	warns, err := b.fold.Apply(evs...)
+	warns, err := b.applyLocked(evs...)
 	b.mu.Unlock()
 	if err != nil {
 		return m, 0, nil, err
@@ -224,11 +230,21 @@ func (b *Board) setTokens(session string, tokens int64, now time.Time) {
 	}
 	ev := hookjson.TokensEvent(session, tokens)
 	ev.At = now.UnixMilli()
-	_, err := b.fold.Apply(ev)
+	_, err := b.applyLocked(ev)
 	b.mu.Unlock()
 	if err == nil {
 		b.changed()
 	}
+}
+
+// applyLocked applies events to the fold and forgets what was kept beside
+// the rows that went; the caller holds b.mu.
+func (b *Board) applyLocked(evs ...state.Event) ([]string, error) {
+	warns, err := b.fold.Apply(evs...)
+	if err == nil {
+		b.pruneLocked()
+	}
+	return warns, err
 }
 
 // restore refills the fold from a document (see state.Fold.Restore).
@@ -268,7 +284,7 @@ func (b *Board) endInterrupted(id, status string, since int64, now time.Time) {
 	}
 	evs = append(evs, state.Event{Type: state.TypeTurnEnded, Session: id, Outcome: state.OutcomeCompleted})
 	state.Stamp(evs, now)
-	_, err := b.fold.Apply(evs...)
+	_, err := b.applyLocked(evs...)
 	b.mu.Unlock()
 	if err == nil {
 		b.changed()
@@ -298,7 +314,7 @@ func (b *Board) settleApproval(row, tool string, refused, stopped bool, now time
 		evs = append(evs, state.Event{Type: state.TypeApprovalResolved, Session: row, Outcome: state.OutcomeAllowedOnce})
 	}
 	state.Stamp(evs, now)
-	_, err := b.fold.Apply(evs...)
+	_, err := b.applyLocked(evs...)
 	b.mu.Unlock()
 	if err == nil {
 		b.changed()
@@ -319,7 +335,7 @@ func (b *Board) answered(row, tool string, allowed bool, now time.Time) {
 		outcome = state.OutcomeAllowedOnce
 	}
 	ev := state.Event{Type: state.TypeApprovalResolved, Session: row, Outcome: outcome, At: now.UnixMilli()}
-	_, err := b.fold.Apply(ev)
+	_, err := b.applyLocked(ev)
 	b.mu.Unlock()
 	if err == nil {
 		b.changed()
@@ -336,7 +352,7 @@ func (b *Board) askAgain(row, tool, reason string, now time.Time) {
 		return
 	}
 	ev := state.Event{Type: state.TypeApprovalRequested, Session: row, Tool: tool, Reason: reason, At: now.UnixMilli()}
-	_, err := b.fold.Apply(ev)
+	_, err := b.applyLocked(ev)
 	b.mu.Unlock()
 	if err == nil {
 		b.changed()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/adapters/registry"
+	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/state"
 )
@@ -35,7 +36,14 @@ var ErrPayload = hookjson.ErrPayload
 // same: an agent is never held up by its hooks. The transcript, when the
 // payload names one, is read later, off the hook's path.
 func (h *Host) Hook(agent string, payload []byte, now time.Time) (applied int, err error) {
-	n, _, err := h.hook(agent, payload, now, false)
+	return h.HookFrom(agent, payload, now, terminal.Where{})
+}
+
+// HookFrom is Hook for a hook that says where its agent runs (the
+// terminal.Header "notch-web hook" sends): the board keeps it for the
+// row, for the board's Go to terminal.
+func (h *Host) HookFrom(agent string, payload []byte, now time.Time, where terminal.Where) (applied int, err error) {
+	n, _, err := h.hook(agent, payload, now, false, where)
 	return n, err
 }
 
@@ -46,7 +54,13 @@ func (h *Host) Hook(agent string, payload []byte, now time.Time) (applied int, e
 // JSON); nil is an empty 2xx, which leaves the agent's own prompt to decide.
 // ctx is the hook request's: an agent that stops waiting ends the hold.
 func (h *Host) HookHeld(ctx context.Context, agent string, payload []byte, now time.Time, wait time.Duration) (reply []byte, applied int, err error) {
-	n, e, err := h.hook(agent, payload, now, wait > 0)
+	return h.HookHeldFrom(ctx, agent, payload, now, wait, terminal.Where{})
+}
+
+// HookHeldFrom is HookHeld for a hook that says where its agent runs (see
+// HookFrom).
+func (h *Host) HookHeldFrom(ctx context.Context, agent string, payload []byte, now time.Time, wait time.Duration, where terminal.Where) (reply []byte, applied int, err error) {
+	n, e, err := h.hook(agent, payload, now, wait > 0, where)
 	if e == nil {
 		return nil, n, err
 	}
@@ -54,7 +68,7 @@ func (h *Host) HookHeld(ctx context.Context, agent string, payload []byte, now t
 }
 
 // hook applies a hook to the board, then to the approvals' cards.
-func (h *Host) hook(agent string, payload []byte, now time.Time, held bool) (int, *entry, error) {
+func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, where terminal.Where) (int, *entry, error) {
 	spec, ok := registry.Get(agent)
 	if !ok {
 		return 0, nil, fmt.Errorf("%w %q (%s)", ErrNoAgent, agent, strings.Join(registry.Names(), ", "))
@@ -66,6 +80,9 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool) (int
 	m, n, warns, err := h.board.applyHook(adapt, payload, now)
 	for _, w := range warns {
 		h.log.Warn("hook applied with a correction", "log_type", logx.TypeHooks, slog.Group("data", "agent", agent, "warning", w))
+	}
+	if err == nil && !where.IsZero() {
+		h.board.setWhere(whereRow(m), where)
 	}
 	if m.Transcript.Path != "" && spec.Tokens != nil {
 		h.tokens.want(m.Transcript, spec.Tokens, time.Now())

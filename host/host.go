@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/internal/fsx"
 	"github.com/notch-web/notch-web/internal/logx"
@@ -65,6 +66,7 @@ type Host struct {
 	// hook reports.
 	interrupts *interruptWatch
 	approvals  *approvals
+	tmux       *terminal.Tmux // Go to terminal's (terminals.go)
 	log        *slog.Logger
 
 	readyOnce sync.Once
@@ -79,7 +81,7 @@ func New(cfg Config, s *settings.Service) *Host {
 	if cfg.Boot.IsZero() {
 		cfg.Boot = time.Now()
 	}
-	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, cfg.Follow != "", s), tokens: newTokenReader(), interrupts: newInterruptWatch(), log: cfg.Log, ready: make(chan struct{})}
+	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, cfg.Follow != "", s), tokens: newTokenReader(), interrupts: newInterruptWatch(), tmux: &terminal.Tmux{}, log: cfg.Log, ready: make(chan struct{})}
 	if cfg.Remote != nil && cfg.Follow == "" {
 		h.board.remote = cfg.Remote
 		cfg.Remote.Attach(h.board.changed)

@@ -12,6 +12,7 @@ import (
 	"github.com/notch-web/notch-web/adapters/claudecode"
 	"github.com/notch-web/notch-web/adapters/codex"
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/internal/logx"
 )
 
@@ -33,10 +34,13 @@ func (s *Server) postHook(c echo.Context) error {
 	}
 	var reply []byte
 	var n int
+	// "notch-web hook" says where the agent runs; Parse keeps only what is
+	// valid, and a hook without it is applied all the same.
+	where := terminal.Parse(c.Request().Header.Get(terminal.Header))
 	if wait := s.holdFor(c, agent); wait > 0 {
-		reply, n, err = s.Host.HookHeld(c.Request().Context(), agent, body, s.Now(), wait)
+		reply, n, err = s.Host.HookHeldFrom(c.Request().Context(), agent, body, s.Now(), wait, where)
 	} else {
-		n, err = s.Host.Hook(agent, body, s.Now())
+		n, err = s.Host.HookFrom(agent, body, s.Now(), where)
 	}
 	switch {
 	case errors.Is(err, host.ErrNoAgent):

@@ -38,6 +38,7 @@ func (s *Server) routes() {
 	n.POST("/events", s.postEvents, write(eventsBodyLimit)...)
 	n.POST("/finish", s.postFinish, write(smallBodyLimit)...)
 	n.POST("/open", s.postOpen, write(smallBodyLimit)...)
+	n.POST("/terminal", s.postTerminal, write(smallBodyLimit)...)
 	n.POST("/window", s.postWindow, write(smallBodyLimit)...)
 	n.POST("/machines/revoke", s.postRevoke, write(smallBodyLimit)...)
 	n.POST("/hooks/:agent", s.postHook, write(hooksBodyLimit)...)

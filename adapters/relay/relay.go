@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
+	"github.com/notch-web/notch-web/host/terminal"
 )
 
 // Deadline bounds a whole Send.
@@ -58,6 +59,10 @@ type Request struct {
 	// Wait > 0 lets the host hold the request up to Wait for a decision
 	// given on the board (?wait=MS); the deadline grows by as much.
 	Wait time.Duration
+	// Where is the agent's terminal (read from the hook's environment by
+	// the command), sent in the terminal.Header for the host to keep for
+	// the session; the zero Where sends none.
+	Where terminal.Where
 }
 
 // Endpoint is the host's hook URL for agent under base.
@@ -93,6 +98,9 @@ func Send(ctx context.Context, r Request) ([]byte, error) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "notch-web-hook")
+	if !r.Where.IsZero() {
+		req.Header.Set(terminal.Header, r.Where.Encode())
+	}
 	client := r.Client
 	if client == nil {
 		client = &http.Client{Transport: &http.Transport{

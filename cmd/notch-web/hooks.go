@@ -16,6 +16,7 @@ import (
 	"github.com/notch-web/notch-web/adapters/install"
 	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/adapters/relay"
+	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/internal/textrule"
 )
 
@@ -115,7 +116,9 @@ func runHook(ctx context.Context, args []string, getenv func(string) string, std
 		say(fmt.Errorf("--wait %v: want at most %v", *wait, maxHold))
 		return
 	}
-	req := relay.Request{Agent: agent, URL: hostURL(*url, getenv), Stdin: stdin, Wait: *wait}
+	// Where the agent runs (tmux, WezTerm, kitty) rides along, validated,
+	// for the board's Go to terminal.
+	req := relay.Request{Agent: agent, URL: hostURL(*url, getenv), Stdin: stdin, Wait: *wait, Where: terminal.FromEnv(getenv)}
 	if len(rest) == 1 {
 		req.Arg = rest[0]
 	}

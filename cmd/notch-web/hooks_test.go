@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/notch-web/notch-web/host/terminal"
 )
 
 // recorder is a host that records the hook payloads it is sent.
@@ -19,6 +21,7 @@ type recorder struct {
 	mu     sync.Mutex
 	bodies []string
 	paths  []string
+	wheres []string
 }
 
 func (rec *recorder) server(t *testing.T) *httptest.Server {
@@ -27,6 +30,7 @@ func (rec *recorder) server(t *testing.T) *httptest.Server {
 		rec.mu.Lock()
 		rec.bodies = append(rec.bodies, string(b))
 		rec.paths = append(rec.paths, r.URL.Path)
+		rec.wheres = append(rec.wheres, r.Header.Get(terminal.Header))
 		rec.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
 	}))
@@ -71,6 +75,37 @@ func TestHookRelays(t *testing.T) {
 	want := []string{"/agents-notch/hooks/claude-code", "/agents-notch/hooks/gemini", "/agents-notch/hooks/codex", "/agents-notch/hooks/codex"}
 	if strings.Join(rec.paths, " ") != strings.Join(want, " ") || rec.bodies[0] != payload || rec.bodies[3] != notify {
 		t.Errorf("paths %q bodies %q", rec.paths, rec.bodies)
+	}
+}
+
+// The hook sends where the agent runs, read from its environment, and only
+// what is valid: a hostile pane id is dropped, the payload still relayed.
+func TestHookSendsWhere(t *testing.T) {
+	var rec recorder
+	srv := rec.server(t)
+	payload := `{"session_id":"s","cwd":"/src/a","hook_event_name":"SessionStart"}`
+	for _, e := range []func(string) string{
+		env("TMUX", "/tmp/tmux-1000/default,77,0", "TMUX_PANE", "%3", "TERM_PROGRAM", "tmux"),
+		env("TMUX", "/tmp/tmux-1000/default,77,0", "TMUX_PANE", "%3;kill-server", "WEZTERM_PANE", "7"),
+		env(),
+	} {
+		runAgentHooks(context.Background(), []string{"hook", "claude-code", "--url", srv.URL}, e, strings.NewReader(payload), io.Discard, io.Discard)
+	}
+	want := []terminal.Where{
+		{TmuxPane: "%3", TmuxSocket: "/tmp/tmux-1000/default", Program: "tmux"},
+		{WeztermPane: "7"},
+		{},
+	}
+	if len(rec.wheres) != len(want) {
+		t.Fatalf("%d hooks relayed, want %d", len(rec.wheres), len(want))
+	}
+	for i, w := range want {
+		if got := terminal.Parse(rec.wheres[i]); got != w {
+			t.Errorf("hook %d sent %q (%+v), want %+v", i, rec.wheres[i], got, w)
+		}
+	}
+	if rec.wheres[2] != "" {
+		t.Errorf("a hook outside any known terminal sent %q", rec.wheres[2])
 	}
 }
 

@@ -144,6 +144,7 @@ const (
 	TypeSecurity = "agents-notch.security.v1" // refusals by the locks
 	TypeSettings = "agents-notch.settings.v1" // the three layers and the pane's writes
 	TypeState    = "agents-notch.state.v1"    // the fold, state.json, restore, marks
+	TypeTerminal = "agents-notch.terminal.v1" // Go to terminal (host/terminal)
 	TypeStream   = "agents-notch.stream.v1"   // SSE streams opening and closing
 	TypeWindow   = "agents-notch.window.v1"   // the desktop window's supervisor
 	TypeRequest  = "dsh.http.request.v1"      // one per write request (the ecosystem's)

@@ -362,6 +362,8 @@ function initBoard() {
     const close = t?.closest('.act.close');
     if (close) expectRowGone(close);
     if (t?.closest('.act.open')) seeRow(t.closest('.row')?.dataset.sessionId);
+    const term = t?.closest('.act.term');
+    if (term) goToTerminal(term);
     if (ui.open && ui.by === 'click' && !t?.closest('#notch')) foldBoard();
   });
 
@@ -380,6 +382,61 @@ function initBoard() {
   initGroups();
   initTips(document);
   addEventListener('resize', () => markClipped(document), { passive: true });
+}
+
+// ---------- go to terminal ----------
+
+// A row whose session runs in tmux on this host has Go to terminal: the
+// host switches the tmux client to its pane (POST /agents-notch/terminal,
+// a fixed tmux argv on the host, never a shell). Any other door (WezTerm,
+// kitty) is a command this page copies, to run by hand; the button says
+// which it does.
+async function goToTerminal(btn) {
+  const row = btn.closest('.row');
+  const id = row?.dataset.sessionId;
+  const cmd = btn.dataset.command ?? '';
+  if (!id) return;
+  seeRow(id);
+  if (btn.dataset.door !== 'tmux') {
+    copyCommand(cmd, 'Copied');
+    return;
+  }
+  let res;
+  try {
+    res = await fetch('/agents-notch/terminal', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ sessionId: id }),
+    });
+  } catch {
+    toast('Could not go to the terminal: notch-web could not be reached.');
+    return;
+  }
+  const body = await res.json().catch(() => ({}));
+  if (res.ok && body.attach) {
+    copyCommand(body.attach, 'No tmux client is attached; the session’s pane is current. Copied');
+  } else if (res.ok) {
+    say(body.switched ? 'Switched tmux to the session’s pane.' : 'Selected the session’s pane in tmux.');
+  } else if (res.status === 410) {
+    toast('The session’s tmux pane is gone.');
+  } else if (res.status === 404 || res.status === 409) {
+    copyCommand(cmd, 'notch-web cannot switch to it here. Copied');
+  } else {
+    toast(`Could not go to the terminal: tmux failed (HTTP ${res.status}).`);
+  }
+}
+
+// copyCommand puts a command on the clipboard and says so; where the
+// browser refuses the clipboard, it shows the command to copy by hand.
+async function copyCommand(cmd, lead) {
+  if (!cmd) return;
+  try {
+    await navigator.clipboard.writeText(cmd);
+    say(`${lead} “${cmd}”: run it in a terminal on the session’s machine.`);
+  } catch {
+    toast(`Run this in a terminal to get there: ${cmd}`, 'info');
+    announce(`Run this in a terminal to get there: ${cmd}`);
+  }
 }
 
 // ---------- groups, folds and the filter ----------

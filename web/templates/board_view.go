@@ -10,6 +10,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
 )
@@ -45,6 +46,10 @@ type BoardView struct {
 	// windows and each session's context window. The page shows it;
 	// state.json does not carry it.
 	Usage host.Usage
+	// Doors are the ways to the terminals of this host's rows that have
+	// one (host/terminal), by row id: a tmux pane the host switches to, or
+	// a command the page copies. Other machines' rows have none here.
+	Doors map[string]terminal.Door
 }
 
 // Alert is an alert as the page gets it: notch.js plays one it has not
@@ -68,6 +73,9 @@ type rowCtx struct {
 	// budget for the page's bar when the row gives none (rule 1).
 	Window    int64
 	WindowPct *float64
+	// Door is the way to the session's terminal (BoardView.Doors); its
+	// Kind "" draws no action.
+	Door terminal.Door
 }
 
 // context is what the row's context figure is drawn from: the row's budget
@@ -120,6 +128,7 @@ func (v BoardView) grouped(st settings.Settings) ([]rowGroup, []rowCtx) {
 		out[i].Depth = depth[s.ID]
 		out[i].Unknown = v.UnknownRows[s.ID]
 		out[i].Remote = v.RemoteRows[s.ID]
+		out[i].Door = v.Doors[s.ID]
 		if u, ok := v.Usage.Sessions[s.ID]; ok {
 			out[i].Window, out[i].WindowPct = u.WindowSize, u.UsedPct
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -150,6 +151,25 @@ func writeRow(m *markup, s state.Session, c rowCtx) {
 	// The actions column is always there, empty or not, so the status
 	// chips of rows with and without a ✕ line up.
 	m.raw(`<div class="row-actions" id="`, ids.act, `">`)
+	// Go to terminal: tmux is switched by the host (POST
+	// /agents-notch/terminal); any other door is a command notch.js copies,
+	// and the button says so.
+	switch c.Door.Kind {
+	case terminal.DoorTmux:
+		m.raw(`<button type="button" class="act term" data-door="tmux" data-command="`)
+		m.esc(c.Door.Command)
+		m.raw(`" aria-label="Go to terminal: `)
+		m.esc(rowName(s))
+		m.raw(`" title="Go to terminal (switches tmux to the session’s pane)"><span aria-hidden="true">&gt;_</span></button> `)
+	case terminal.DoorCopy:
+		m.raw(`<button type="button" class="act term" data-door="copy" data-command="`)
+		m.esc(c.Door.Command)
+		m.raw(`" aria-label="Copy the command to the terminal of `)
+		m.esc(rowName(s))
+		m.raw(`" title="Copy the command that gets there: `)
+		m.esc(c.Door.Command)
+		m.raw(`"><span aria-hidden="true">&gt;_</span></button> `)
+	}
 	if c.CanOpen && c.Remote {
 		m.raw(`<button type="button" class="act open" aria-disabled="true" aria-label="Open `)
 		m.esc(rowName(s))

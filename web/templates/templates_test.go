@@ -14,6 +14,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
 )
@@ -239,6 +240,20 @@ func TestRowGolden(t *testing.T) {
 			s:    base(),
 			c:    rowCtx{HotAt: 0.5, ShowProject: true, CanOpen: true},
 			has:  []string{`class="act open"`, `@post('/agents-notch/open', {payload: {sessionId: el.closest('.row').dataset.sessionId}})`, `data-session-id="session-db65f92b"`},
+		},
+		{
+			name: "with_tmux",
+			s:    base(),
+			c:    rowCtx{HotAt: 0.5, ShowProject: true, Door: terminal.Door{Kind: terminal.DoorTmux, Command: "tmux switch-client -t %3"}},
+			has:  []string{`class="act term"`, `data-door="tmux"`, `aria-label="Go to terminal: Argon 0/4 on laptop — fixed"`},
+			// the host acts; nothing in the row runs a command
+			hasNot: []string{`@post`},
+		},
+		{
+			name: "with_copy_door",
+			s:    base(),
+			c:    rowCtx{HotAt: 0.5, ShowProject: true, Door: terminal.Door{Kind: terminal.DoorCopy, Command: "wezterm cli activate-pane --pane-id 7"}},
+			has:  []string{`data-door="copy"`, `data-command="wezterm cli activate-pane --pane-id 7"`, `aria-label="Copy the command to the terminal of`},
 		},
 		{
 			name: "without_open",

@@ -1,0 +1,213 @@
+package terminal
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Errors GoTo reports.
+var (
+	// ErrNoTmux: the session does not run in tmux (its Where has no pane).
+	ErrNoTmux = errors.New("the session does not run in tmux")
+	// ErrGone: the tmux server or the pane is gone.
+	ErrGone = errors.New("the session's tmux pane is gone")
+	// ErrTmux: tmux could not be run or failed.
+	ErrTmux = errors.New("tmux failed")
+)
+
+// Timeout bounds one GoTo, all its tmux commands together.
+const Timeout = 3 * time.Second
+
+// Result is what GoTo did.
+type Result struct {
+	// Client is the tmux client switched or already showing the pane;
+	// "" when no client is attached: the pane was made current in its
+	// session and window, for the next client to attach there
+	// (Where.AttachCommand).
+	Client string
+	// Switched is set when a client was switched to the pane's session
+	// (switch-client); a client already attached to it was not.
+	Switched bool
+}
+
+// Tmux runs tmux commands. The zero value runs "tmux" from PATH.
+type Tmux struct {
+	// Bin is the tmux executable; "" is "tmux".
+	Bin string
+	// run runs one argv (for tests); nil runs it with exec.Command.
+	run func(ctx context.Context, bin string, args []string) ([]byte, error)
+
+	mu sync.Mutex // one GoTo at a time: they move the same clients
+}
+
+var (
+	sessionRE = regexp.MustCompile(`^\$[0-9]{1,9}$`)
+	clientRE  = regexp.MustCompile(`^\$([0-9]{1,9}) ([0-9]{1,19}) (/[A-Za-z0-9._/-]{1,120})$`)
+)
+
+// GoTo brings w's tmux pane before the human: the pane must still be on
+// the server at w's socket; a client already attached to the pane's
+// session is kept, else the most recently active client is switched to it
+// (switch-client -c C -t %N); then the pane's window and the pane are
+// selected (select-window, select-pane). With no client attached at all,
+// the pane is still made current and Result.Client is "".
+//
+// Every command is a fixed argv ("tmux -S <socket> <verb> … -t %N") run
+// without a shell; the pane and the socket are validated again here.
+func (t *Tmux) GoTo(ctx context.Context, w Where) (Result, error) {
+	if w.TmuxPane == "" {
+		return Result{}, ErrNoTmux
+	}
+	if !ValidPane(w.TmuxPane) || !ValidSocket(w.TmuxSocket) {
+		return Result{}, fmt.Errorf("%w: not a pane id and socket", ErrTmux)
+	}
+	if fi, err := os.Stat(w.TmuxSocket); err != nil || fi.Mode().Type() != fs.ModeSocket {
+		return Result{}, fmt.Errorf("%w: no tmux server at its socket", ErrGone)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+
+	// display-message -t names no error for a pane that is gone (tmux
+	// 3.3 prints an empty line), so the pane is looked for among all.
+	out, err := t.tmux(ctx, w, "list-panes", "-a", "-F", "#{pane_id} #{session_id}")
+	if err != nil {
+		return Result{}, fmt.Errorf("%w: %v", ErrGone, err)
+	}
+	session := ""
+	for _, line := range strings.Split(string(out), "\n") {
+		if p, s, ok := strings.Cut(strings.TrimSpace(line), " "); ok && p == w.TmuxPane && sessionRE.MatchString(s) {
+			session = s
+			break
+		}
+	}
+	if session == "" {
+		return Result{}, fmt.Errorf("%w: no pane %s on its server", ErrGone, w.TmuxPane)
+	}
+
+	out, err = t.tmux(ctx, w, "list-clients", "-F", "#{session_id} #{client_activity} #{client_name}")
+	if err != nil {
+		return Result{}, err
+	}
+	res := pickClient(string(out), session)
+	if res.Switched {
+		if _, err := t.tmux(ctx, w, "switch-client", "-c", res.Client, "-t", w.TmuxPane); err != nil {
+			return Result{}, err
+		}
+	}
+	if _, err := t.tmux(ctx, w, "select-window", "-t", w.TmuxPane); err != nil {
+		return Result{}, err
+	}
+	if _, err := t.tmux(ctx, w, "select-pane", "-t", w.TmuxPane); err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// pickClient chooses, from list-clients' lines, the most recently active
+// client attached to session (not switched), else the most recently active
+// client of all (to switch); lines that are not as asked are skipped, so a
+// client name tmux would not give is never passed on.
+func pickClient(list, session string) Result {
+	var on, any Result
+	onAt, anyAt := int64(-1), int64(-1)
+	for _, line := range strings.Split(strings.TrimSpace(list), "\n") {
+		m := clientRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		at, _ := strconv.ParseInt(m[2], 10, 64)
+		if "$"+m[1] == session && at > onAt {
+			on, onAt = Result{Client: m[3]}, at
+		}
+		if at > anyAt {
+			any, anyAt = Result{Client: m[3], Switched: true}, at
+		}
+	}
+	if on.Client != "" {
+		return on
+	}
+	return any
+}
+
+// Argv is the whole argv GoTo runs for one tmux command on w's server.
+func (t *Tmux) Argv(w Where, args ...string) []string {
+	return append([]string{t.bin(), "-S", w.TmuxSocket}, args...)
+}
+
+func (t *Tmux) bin() string {
+	if t.Bin != "" {
+		return t.Bin
+	}
+	return "tmux"
+}
+
+// tmux runs one command on w's server.
+func (t *Tmux) tmux(ctx context.Context, w Where, args ...string) ([]byte, error) {
+	argv := t.Argv(w, args...)
+	run := t.run
+	if run == nil {
+		run = execRun
+	}
+	out, err := run(ctx, argv[0], argv[1:])
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrTmux, args[0], err)
+	}
+	return out, nil
+}
+
+// execRun runs bin with args, no shell, an environment without tmux's own
+// variables (the host may itself run inside tmux: -S names the server), and
+// stdout bounded.
+func execRun(ctx context.Context, bin string, args []string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "TMUX=") && !strings.HasPrefix(kv, "TMUX_PANE=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &limited{b: &out, n: 64 << 10}, &limited{b: &errb, n: 512}
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(errb.String()); msg != "" {
+			return nil, fmt.Errorf("%v: %s", err, short(msg))
+		}
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// limited keeps the first n bytes written to it and drops the rest.
+type limited struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (l *limited) Write(p []byte) (int, error) {
+	if room := l.n - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+// short is s cut to 80 bytes of printable ASCII, for an error's text.
+func short(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c < 0x20 || c > 0x7e {
+			b[i] = '?'
+		}
+	}
+	return string(b[:min(len(b), 80)])
+}
