@@ -44,6 +44,7 @@ type envOpts struct {
 	approvals   host.ApprovalConfig
 	run         bool // run the host (its writer, watches, approvals' transcript watch)
 	remote      host.Remote
+	wrap        func(http.Handler) http.Handler // around the server's handler (a benchmark's probe)
 }
 
 func newEnv(t testing.TB, o envOpts) *testEnv {
@@ -73,7 +74,11 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 	h := host.New(hcfg, svc)
 	hub := NewHub(h, svc, log, 0)
 	srv := New(Deps{Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log, Static: static.FS, ManualPath: manual, OpenDoor: o.openURL})
-	ts := httptest.NewUnstartedServer(srv.Handler())
+	handler := srv.Handler()
+	if o.wrap != nil {
+		handler = o.wrap(handler)
+	}
+	ts := httptest.NewUnstartedServer(handler)
 	ts.Config.ConnContext = ConnContext
 	ts.Start()
 	t.Cleanup(func() { hub.Close(); ts.Close() })
