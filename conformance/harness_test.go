@@ -116,6 +116,8 @@ type run struct {
 	final string
 	// scenario names the recording; "" is the test's last name element.
 	scenario string
+	// noRecord keeps the run out of the recordings (RECORD=1).
+	noRecord bool
 }
 
 // newRun sets up a scenario's world for agent; seed writes the agent's
@@ -141,7 +143,7 @@ func newRun(t *testing.T, agent string, seed func(r *run)) *run {
 	}
 	r.installs = out
 	t.Cleanup(func() {
-		if *record { // what the agent sent, whatever the board made of it
+		if *record && !r.noRecord { // what the agent sent, whatever the board made of it
 			r.save()
 		}
 	})
@@ -230,6 +232,9 @@ func (r *run) startProxy() {
 			return
 		}
 		agent := strings.TrimPrefix(q.URL.Path, "/agents-notch/hooks/")
+		if q.URL.Path == "/agents-notch/statusline" {
+			agent = "statusline" // notch-web statusline's report, not a hook
+		}
 		r.mu.Lock()
 		r.hooks = append(r.hooks, hook{agent: agent, body: body})
 		i := len(r.hooks) - 1
@@ -263,6 +268,10 @@ func (r *run) events() []string {
 	defer r.mu.Unlock()
 	var out []string
 	for _, h := range r.hooks {
+		if h.agent == "statusline" {
+			out = append(out, "statusline")
+			continue
+		}
 		out = append(out, eventName(h.body))
 	}
 	return out
@@ -624,6 +633,9 @@ func (r *run) logEvents() {
 	var ev []string
 	for _, h := range r.hooks {
 		e := eventName(h.body)
+		if h.agent == "statusline" {
+			e = "statusline"
+		}
 		if e == "PermissionRequest" {
 			e += fmt.Sprintf("(answered after %v)", h.held.Round(100*time.Millisecond))
 		}

@@ -44,6 +44,9 @@ type SessionUsage struct {
 	// UsedPct is Claude Code's own share of that window in use; nil: not
 	// reported.
 	UsedPct *float64
+	// Tokens is the context in use by Claude Code's count (the last
+	// reply's input, cached or not); 0: not reported.
+	Tokens int64
 }
 
 // StatuslineReport is the body of POST /agents-notch/statusline: what
@@ -66,6 +69,7 @@ type ReportWindow struct {
 type ReportContext struct {
 	Size    int64    `json:"size"`
 	UsedPct *float64 `json:"usedPct,omitempty"`
+	Tokens  *int64   `json:"tokens,omitempty"` // in use: the last reply's input, cached or not
 }
 
 // ErrReport is a statusline report the host refuses.
@@ -126,6 +130,9 @@ func ParseStatuslineReport(body []byte) (StatuslineReport, error) {
 		if err := pct("contextWindow.usedPct", c.UsedPct); err != nil {
 			return r, err
 		}
+		if c.Tokens != nil && (*c.Tokens < 0 || *c.Tokens > 1<<40) {
+			return r, fmt.Errorf("%w: contextWindow.tokens out of range", ErrReport)
+		}
 	}
 	return r, nil
 }
@@ -161,6 +168,9 @@ func (b *Board) Report(r StatuslineReport, now time.Time) bool {
 		su := SessionUsage{CostUSD: r.CostUSD}
 		if c := r.ContextWindow; c != nil {
 			su.WindowSize, su.UsedPct = c.Size, c.UsedPct
+			if c.Tokens != nil {
+				su.Tokens = *c.Tokens
+			}
 		}
 		u.Sessions[r.Session] = su
 	}

@@ -22,6 +22,8 @@ func TestParseStatuslineReport(t *testing.T) {
 		{"an unknown field", `{"session":"s","token":"x"}`, false},
 		{"a negative percentage", `{"session":"s","sevenDay":{"usedPct":-1}}`, false},
 		{"a window of no size", `{"session":"s","contextWindow":{"size":0}}`, false},
+		{"the tokens in use", `{"session":"s","contextWindow":{"size":1000000,"usedPct":0,"tokens":2000}}`, true},
+		{"negative tokens in use", `{"session":"s","contextWindow":{"size":1000000,"tokens":-1}}`, false},
 		{"a negative cost", `{"session":"s","costUsd":-0.5}`, false},
 		{"two objects", `{"session":"s"}{"session":"t"}`, false},
 		{"not JSON", `session=s`, false},
@@ -54,6 +56,9 @@ func FuzzParseStatuslineReport(f *testing.F) {
 			if w != nil && (w.UsedPct < 0 || w.UsedPct > 100) {
 				t.Fatalf("usedPct %v taken", w.UsedPct)
 			}
+		}
+		if c := r.ContextWindow; c != nil && c.Tokens != nil && *c.Tokens < 0 {
+			t.Fatalf("tokens %v taken", *c.Tokens)
 		}
 		if !state.ValidSessionID(r.Session) {
 			t.Fatalf("session %q taken", r.Session)

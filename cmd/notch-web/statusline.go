@@ -56,6 +56,14 @@ type statusInput struct {
 	ContextWindow struct {
 		Size    *float64 `json:"context_window_size"`
 		UsedPct *float64 `json:"used_percentage"`
+		// Current is the last reply's usage: its input, cached or not, is
+		// the context in use (Claude Code's own used_percentage is a whole
+		// number, 0 until a 1M window is 1 % full).
+		Current *struct {
+			Input         *float64 `json:"input_tokens"`
+			CacheCreation *float64 `json:"cache_creation_input_tokens"`
+			CacheRead     *float64 `json:"cache_read_input_tokens"`
+		} `json:"current_usage"`
 	} `json:"context_window"`
 	RateLimits struct {
 		FiveHour *statusWindow `json:"five_hour"`
@@ -88,6 +96,19 @@ func parseStatusInput(src []byte) (in statusInput, r host.StatuslineReport, ok b
 		r.ContextWindow = &host.ReportContext{Size: int64(*s)}
 		if p := in.ContextWindow.UsedPct; p != nil && *p >= 0 && *p <= 1000 {
 			r.ContextWindow.UsedPct = p
+		}
+		if u := in.ContextWindow.Current; u != nil && u.Input != nil {
+			n, ok := 0.0, true
+			for _, p := range []*float64{u.Input, u.CacheCreation, u.CacheRead} {
+				if p != nil {
+					ok = ok && *p >= 0 && *p <= 1<<40
+					n += *p
+				}
+			}
+			if ok && n > 0 {
+				t := int64(n)
+				r.ContextWindow.Tokens = &t
+			}
 		}
 	}
 	return in, r, true

@@ -29,6 +29,7 @@ const statusJSON = `{"session_id":"5f1c0c0e-1111-4222-8333-944445555666","cwd":"
 
 func TestParseStatusInput(t *testing.T) {
 	f := func(x float64) *float64 { return &x }
+	i := func(x int64) *int64 { return &x }
 	for _, tc := range []struct {
 		name string
 		in   string
@@ -44,6 +45,15 @@ func TestParseStatusInput(t *testing.T) {
 		}},
 		{"API key: no rate limits", `{"session_id":"s","cost":{"total_cost_usd":0},"context_window":{"context_window_size":200000}}`, true,
 			host.StatuslineReport{Session: "s", CostUSD: f(0), ContextWindow: &host.ReportContext{Size: 200000}}},
+		// What 2.1.328 hands an API-key user after a reply (the conformance
+		// suite's capture): no rate_limits; the percentage a whole number,
+		// 0 for 2,000 tokens of a 1M window; the last reply's usage.
+		{"API key, 2.1.328: the tokens in use from current_usage", `{"session_id":"s","cost":{"total_cost_usd":0.00824},"context_window":{"total_input_tokens":2000,"total_output_tokens":12,"context_window_size":1000000,"current_usage":{"input_tokens":1500,"output_tokens":12,"cache_creation_input_tokens":400,"cache_read_input_tokens":100},"used_percentage":0,"remaining_percentage":100}}`, true,
+			host.StatuslineReport{Session: "s", CostUSD: f(0.00824), ContextWindow: &host.ReportContext{Size: 1000000, UsedPct: f(0), Tokens: i(2000)}}},
+		{"before the first reply: current_usage null", `{"session_id":"s","context_window":{"context_window_size":1000000,"current_usage":null,"used_percentage":null}}`, true,
+			host.StatuslineReport{Session: "s", ContextWindow: &host.ReportContext{Size: 1000000}}},
+		{"nonsense usage is left out", `{"session_id":"s","context_window":{"context_window_size":1000000,"current_usage":{"input_tokens":-5}}}`, true,
+			host.StatuslineReport{Session: "s", ContextWindow: &host.ReportContext{Size: 1000000}}},
 		{"a window without its percentage is no window", `{"session_id":"s","rate_limits":{"five_hour":{"resets_at":1}}}`, true,
 			host.StatuslineReport{Session: "s"}},
 		{"resets_at in ms, or unreadable", `{"session_id":"s","rate_limits":{"five_hour":{"used_percentage":1,"resets_at":1738425600000},"seven_day":{"used_percentage":2,"resets_at":"soon"}}}`, true,

@@ -76,19 +76,26 @@ type rowCtx struct {
 	// Door is the way to the session's terminal (BoardView.Doors); its
 	// Kind "" draws no action.
 	Door terminal.Door
+	// WindowTokens is the context in use by Claude Code's count (0: not
+	// reported), for a row whose tokens the host could not read.
+	WindowTokens int64
 }
 
 // context is what the row's context figure is drawn from: the row's budget
 // (docs/contract.md rule 1) and the session's tokens; else the window
-// Claude Code reports for the session (reported true), with its own share
-// in use standing for the tokens when the host could read none (a remote
-// session); else no budget.
+// Claude Code reports for the session (reported true), with its own count
+// of the tokens in use, else its share in use, standing for the tokens when
+// the host could read none (a remote session, a transcript not read yet);
+// else no budget.
 func (c rowCtx) context(s state.Session) (budget *int64, tokens int64, reported bool) {
 	if c.Budget != nil {
 		return c.Budget, s.ContextTokens, false
 	}
 	if c.Window > 0 {
 		tokens := s.ContextTokens
+		if tokens == 0 {
+			tokens = c.WindowTokens
+		}
 		if tokens == 0 && c.WindowPct != nil {
 			tokens = int64(math.Round(*c.WindowPct / 100 * float64(c.Window)))
 		}
@@ -130,7 +137,7 @@ func (v BoardView) grouped(st settings.Settings) ([]rowGroup, []rowCtx) {
 		out[i].Remote = v.RemoteRows[s.ID]
 		out[i].Door = v.Doors[s.ID]
 		if u, ok := v.Usage.Sessions[s.ID]; ok {
-			out[i].Window, out[i].WindowPct = u.WindowSize, u.UsedPct
+			out[i].Window, out[i].WindowPct, out[i].WindowTokens = u.WindowSize, u.UsedPct, u.Tokens
 		}
 	}
 	// The group's heading names the project: a row repeats it only when it
