@@ -45,6 +45,8 @@ type Board struct {
 	// wheres is where each row of the fold runs, as its hooks told
 	// (terminals.go); under mu.
 	wheres map[string]terminal.Where
+	// hist is each row's last events (history.go); under mu.
+	hist map[string]*historyRing
 }
 
 // NewBoard returns an empty board; follow makes it a follower's.
@@ -93,6 +95,7 @@ func (b *Board) Retire(ids ...string) {
 	}
 	b.mu.Lock()
 	changed := b.fold.Retire(ids...)
+	b.forgetLocked(ids...)
 	b.pruneLocked()
 	b.mu.Unlock()
 	if changed {
@@ -242,6 +245,7 @@ func (b *Board) setTokens(session string, tokens int64, now time.Time) {
 func (b *Board) applyLocked(evs ...state.Event) ([]string, error) {
 	warns, err := b.fold.Apply(evs...)
 	if err == nil {
+		b.recordLocked(evs)
 		b.pruneLocked()
 	}
 	return warns, err

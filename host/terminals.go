@@ -73,6 +73,15 @@ func (b *Board) Doors() map[string]terminal.Door {
 	return out
 }
 
+// forgetLocked forgets what is kept beside the given rows; the caller
+// holds b.mu.
+func (b *Board) forgetLocked(ids ...string) {
+	for _, id := range ids {
+		delete(b.wheres, id)
+		delete(b.hist, id)
+	}
+}
+
 // pruneLocked forgets what is kept beside the rows (terminals, histories)
 // for rows the fold no longer holds, whenever more is kept than there are
 // rows (a row retired, finished, or dropped at the fold's cap); the caller
@@ -83,6 +92,13 @@ func (b *Board) pruneLocked() {
 		for id := range b.wheres {
 			if !b.fold.Has(id) {
 				delete(b.wheres, id)
+			}
+		}
+	}
+	if len(b.hist) > n {
+		for id := range b.hist {
+			if !b.fold.Has(id) {
+				delete(b.hist, id)
 			}
 		}
 	}

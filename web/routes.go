@@ -33,6 +33,7 @@ func (s *Server) routes() {
 	n.GET("/manifest.webmanifest", s.serveManifest)
 
 	n.GET("/state", s.getState)
+	n.GET("/history", s.getHistory)
 	n.GET("/settings", s.getSettings)
 	n.POST("/settings", s.postSettings, write(settingsBodyLimit)...)
 	n.POST("/events", s.postEvents, write(eventsBodyLimit)...)

@@ -364,6 +364,8 @@ function initBoard() {
     if (t?.closest('.act.open')) seeRow(t.closest('.row')?.dataset.sessionId);
     const term = t?.closest('.act.term');
     if (term) goToTerminal(term);
+    const hist = t?.closest('.act.hist-toggle');
+    if (hist) toggleHistory(hist);
     if (ui.open && ui.by === 'click' && !t?.closest('#notch')) foldBoard();
   });
 
@@ -437,6 +439,123 @@ async function copyCommand(cmd, lead) {
     toast(`Run this in a terminal to get there: ${cmd}`, 'info');
     announce(`Run this in a terminal to get there: ${cmd}`);
   }
+}
+
+// ---------- a row's short history ----------
+
+// Every row has a ▸ that unfolds its last events under it. The server keeps
+// them (in memory, per live session) and draws them only when asked (GET
+// /agents-notch/history), so the board's own render and its patches carry
+// none: the toggle and the unfolded history are laid over the board here
+// after every patch, like the folds and the unseen marks. Which rows are
+// unfolded is this viewer's own, in memory.
+const hist = { open: new Set(), node: new Map(), key: new Map(), busy: new Set(), focus: '' };
+
+// A patch of a row's actions takes the toggle with it: the one that had the
+// focus gets it back when it is laid again.
+document.addEventListener('focusin', (e) => {
+  const b = isEl(e.target) ? e.target.closest('.hist-toggle') : null;
+  hist.focus = b?.closest('.row')?.dataset.sessionId ?? '';
+});
+
+const histID = (r) => `${r.id}-hist`;
+
+// rowKey changes when the row's status, activity or steps do: the moment
+// to ask for its history again.
+function rowKey(r) {
+  const l2 = r.querySelector('.line2')?.innerHTML ?? '';
+  return `${r.dataset.status}|${l2.replace(/<time[^>]*>[^<]*<\/time>/g, '')}`;
+}
+
+function applyHistory() {
+  const live = new Set();
+  for (const r of document.querySelectorAll('#board .row')) {
+    const id = r.dataset.sessionId;
+    if (!id) continue;
+    live.add(id);
+    const acts = r.querySelector('.row-actions');
+    let btn = acts?.querySelector(':scope > .hist-toggle');
+    if (acts && !btn) {
+      btn = document.createElement('button');
+      btn.type = 'button';
+      btn.className = 'act hist-toggle';
+      btn.setAttribute('aria-controls', histID(r));
+      btn.innerHTML = '<span aria-hidden="true">▸</span>';
+      acts.prepend(btn);
+      if (hist.focus === id && focusLost()) btn.focus();
+    }
+    const open = hist.open.has(id);
+    if (btn) {
+      btn.setAttribute('aria-expanded', String(open));
+      btn.setAttribute('aria-label', `History of ${rowText(r, '.title') || rowText(r, '.project') || id}`);
+      btn.firstElementChild.textContent = open ? '▾' : '▸';
+    }
+    const item = document.getElementById(`${histID(r)}-item`);
+    if (!open) {
+      item?.remove();
+      continue;
+    }
+    if (!item) {
+      const li = document.createElement('li');
+      li.className = 'hist-item';
+      li.id = `${histID(r)}-item`;
+      const node = hist.node.get(id);
+      if (node) li.append(node);
+      r.after(li);
+    }
+    if (hist.key.get(id) !== rowKey(r)) loadHistory(r);
+  }
+  for (const id of hist.open) {
+    if (!live.has(id)) {
+      hist.open.delete(id);
+      hist.node.delete(id);
+      hist.key.delete(id);
+    }
+  }
+}
+
+async function loadHistory(r) {
+  const id = r.dataset.sessionId;
+  if (hist.busy.has(id)) return;
+  hist.busy.add(id);
+  hist.key.set(id, rowKey(r));
+  try {
+    const res = await fetch(`/agents-notch/history?session=${encodeURIComponent(id)}`, { cache: 'no-store' });
+    if (!res.ok) throw new Error(String(res.status));
+    // Parsed inert (DOMParser runs no script); the server escaped it all.
+    const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
+    const node = doc.body.firstElementChild;
+    if (!node?.classList.contains('hist')) throw new Error('not a history');
+    const fresh = document.adoptNode(node);
+    for (const t of fresh.querySelectorAll('time.hist-at')) {
+      const at = Date.parse(t.getAttribute('datetime') ?? '');
+      if (Number.isFinite(at)) {
+        t.textContent = new Date(at - skew).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
+      }
+    }
+    hist.node.set(id, fresh);
+    const li = document.getElementById(`${fresh.id}-item`);
+    if (li && hist.open.has(id)) li.replaceChildren(fresh);
+  } catch {
+    hist.key.delete(id); // asked again at the next patch
+  } finally {
+    hist.busy.delete(id);
+  }
+  markClipped(document);
+}
+
+function toggleHistory(btn) {
+  const r = btn.closest('.row');
+  const id = r?.dataset.sessionId;
+  if (!id) return;
+  if (hist.open.has(id)) {
+    hist.open.delete(id);
+  } else {
+    hist.open.add(id);
+    seeRow(id); // an unfolded history is a row looked at
+  }
+  applyHistory();
+  fitPopout();
 }
 
 // ---------- groups, folds and the filter ----------
@@ -1557,6 +1676,7 @@ function afterPatch() {
     markClipped(document);
     watchAlert();
     watchUnseen();
+    applyHistory();
   }
   if (page === 'pane') {
     tickWindow();

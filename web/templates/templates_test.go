@@ -14,6 +14,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
@@ -599,5 +600,42 @@ func TestIsoMs(t *testing.T) {
 		if got := isoMs(ms); got != want {
 			t.Errorf("isoMs(%d) = %q, want %q", ms, got, want)
 		}
+	}
+}
+
+// An unfolded row's history: its entries newest first, hostile strings as
+// text; an empty one says it starts afresh after a restart; another
+// machine's row says its events are kept there.
+func TestHistoryGolden(t *testing.T) {
+	entries := []host.HistoryEntry{
+		{AtMs: t0 + 3000, What: "tool ended", Tool: "<b>bash</b>", Outcome: "error"},
+		{AtMs: t0 + 2000, What: "tool started", Tool: "<b>bash</b>"},
+		{AtMs: t0 + 1000, What: "turn started"},
+	}
+	for _, tc := range []struct {
+		name   string
+		h      []host.HistoryEntry
+		known  bool
+		has    []string
+		hasNot []string
+	}{
+		{"history", entries, true, []string{`&lt;b&gt;bash&lt;/b&gt;`, `data-outcome="error"`, `The last 3 events`, `datetime="2026-09-21T14:13:23.000Z"`}, []string{`<b>`}},
+		{"history_empty", nil, true, []string{`starts afresh when notch-web restarts`}, []string{`hist-list`}},
+		{"history_remote", nil, false, []string{`kept by its own machine`}, []string{`hist-list`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := render(t, History("session-db65f92b", tc.h, tc.known))
+			for _, want := range tc.has {
+				if !bytes.Contains(got, []byte(want)) {
+					t.Errorf("lacks %q", want)
+				}
+			}
+			for _, bad := range tc.hasNot {
+				if bytes.Contains(got, []byte(bad)) {
+					t.Errorf("has %q", bad)
+				}
+			}
+			golden(t, tc.name, got)
+		})
 	}
 }

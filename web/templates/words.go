@@ -3,6 +3,7 @@ package templates
 import (
 	"context"
 	"io"
+	"strconv"
 
 	"github.com/a-h/templ"
 
@@ -40,3 +41,11 @@ func writeActivity(m *markup, a state.Activity) {
 
 // thinkingWord is a model turn with no tool before it.
 const thinkingWord = `<span class="activity" data-kind="thinking">thinking </span>`
+
+// historyCount is "event" or "N events".
+func historyCount(n int) string {
+	if n == 1 {
+		return "event"
+	}
+	return strconv.Itoa(n) + " events"
+}
