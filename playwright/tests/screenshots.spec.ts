@@ -6,7 +6,7 @@ import { test, expect, type Page } from '@playwright/test';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Host } from './host';
-import { startHost } from './host';
+import { postJSON, startHost } from './host';
 import { DESK_PATCH, openBoard, seedDay, seedDesk, startHostWithPatch } from './ui';
 
 const OUT = path.join(__dirname, '..', '..', 'docs', 'screenshots');
@@ -63,6 +63,9 @@ for (const [width, height] of [
       const day = await startHost();
       try {
         await seedDay(day.url);
+        // A day of twenty sessions is read with the list at its tallest
+        // (maxRows 10): the default 6 shows four rows under the headings.
+        expect((await postJSON(day.url, '/agents-notch/settings', { maxRows: 10 })).status).toBe(200);
         await page.goto(day.url + '/agents-notch/');
         await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
         await page.evaluate(() => localStorage.clear());
