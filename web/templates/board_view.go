@@ -119,7 +119,7 @@ func (v BoardView) rowCtxs() []rowCtx {
 // groups worked out once per render; st is v.settings(), also worked out
 // once.
 func (v BoardView) grouped(st settings.Settings) ([]rowGroup, []rowCtx) {
-	gs := groups(v.Doc.Sessions)
+	gs := groups(v.Doc.Sessions, v.UnknownRows)
 	base := rowCtx{
 		Budget:      v.Doc.Context.Budget,
 		HotAt:       v.Doc.Context.HotAt,

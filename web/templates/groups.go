@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/a-h/templ"
@@ -18,7 +19,8 @@ type rowGroup struct {
 	// Name is the project, "" for sessions without one.
 	Name string
 	// Worst is the most urgent status in the group (state.Relevance), the
-	// group's heading.
+	// group's heading; "unknown" when every row of it is (a quiet machine's:
+	// its last state is not current, so it heads nothing).
 	Worst string
 	// Shown are the rows drawn in the group, and Folded the finished ones
 	// folded into a count that unfolds: a done session whose subagents are
@@ -44,9 +46,14 @@ func (g rowGroup) Count() int { return len(g.Shown) + len(g.Folded) }
 
 // groups splits the document's sessions into project groups, in the order
 // each project first appears (open order, so a group keeps its place while
-// its sessions change). A group's worst status heads it; its finished rows
-// fold.
-func groups(ss []state.Session) []rowGroup {
+// its sessions change). A group's worst status heads it, of the rows not
+// unknown (BoardView.UnknownRows); its finished rows fold.
+//
+// On a hub's board with rows of several machines, host/mesh puts each row's
+// machine in front of its project ("build-box · api") and the rows in
+// machine order (its own first, then the others by name), so the groups are
+// by machine, then project, each machine's together.
+func groups(ss []state.Session, unknown map[string]bool) []rowGroup {
 	index := make(map[string]int, len(ss)) // session id → its position
 	for i, s := range ss {
 		index[s.ID] = i
@@ -83,6 +90,12 @@ func groups(ss []state.Session) []rowGroup {
 			live[top[i]] = true
 		}
 	}
+	rank := func(status string) int {
+		if status == statusUnknown {
+			return math.MaxInt
+		}
+		return state.Relevance(status)
+	}
 	var out []rowGroup
 	byName := map[string]int{}
 	for i, s := range ss {
@@ -91,11 +104,15 @@ func groups(ss []state.Session) []rowGroup {
 		if !ok {
 			gi = len(out)
 			byName[name] = gi
-			out = append(out, rowGroup{Name: name, Worst: s.Status})
+			out = append(out, rowGroup{Name: name})
 		}
 		g := &out[gi]
-		if state.Relevance(s.Status) < state.Relevance(g.Worst) {
-			g.Worst = s.Status
+		status := s.Status
+		if unknown[s.ID] {
+			status = statusUnknown
+		}
+		if g.Worst == "" || rank(status) < rank(g.Worst) {
+			g.Worst = status
 		}
 		if live[top[i]] {
 			g.Shown = append(g.Shown, i)

@@ -83,7 +83,7 @@ func TestGroups(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := groups(tc.ss)
+			got := groups(tc.ss, nil)
 			if tc.name == "a parent cycle stops" {
 				if n := len(got); n == 0 {
 					t.Fatal("no group")
@@ -128,7 +128,7 @@ func TestGroupListRender(t *testing.T) {
 	}
 	v := BoardView{Doc: state.Document{Schema: 4, Sessions: ss}}
 	var buf bytes.Buffer
-	if err := groupList(ss, groups(ss), v.rowCtxs(), Approvals{}).Render(context.Background(), &buf); err != nil {
+	if err := groupList(ss, groups(ss, nil), v.rowCtxs(), Approvals{}).Render(context.Background(), &buf); err != nil {
 		t.Fatal(err)
 	}
 	html := buf.String()
