@@ -75,8 +75,8 @@ func TestClaudeInteractive(t *testing.T) {
 	tm.log("permission dialog")
 	r.waitBoard("at the permission dialog", 10*time.Second, oneMain(state.StatusAttention))
 	seen := map[string]bool{}
-	card := r.waitingCard("the card at the dialog", seen) // the board may answer too
-	tm.keys("Enter")                                      // 1. Yes: the terminal answers first
+	card := r.waitingCard("the card at the dialog", seen)                      // the board may answer too
+	tm.confirm("Yes at the dialog", "Do you want to proceed?", 30*time.Second) // 1. Yes: the terminal answers first
 	tm.waitScreen("the tool turn's answer", 60*time.Second, tm.count(standin.FinalText, answers+1))
 	r.waitBoard("after yes", 10*time.Second, oneMain(state.StatusDone))
 	r.waitCards("after yes", 10*time.Second, noCards)

@@ -144,6 +144,32 @@ func (tm *term) keys(keys ...string) {
 	}
 }
 
+// confirm presses Enter at a dialog until it is gone: a TUI under load can
+// drop an Enter that comes as the dialog is drawn (seen with Claude Code
+// 2.1.328 at a load average of 19: the dialog stayed, and the next prompt's
+// typing went into it). An Enter after the dialog went lands in an empty
+// input box, where it does nothing. It fails the test when the dialog is
+// still there after within.
+func (tm *term) confirm(step, dialog string, within time.Duration) {
+	tm.r.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		tm.keys("Enter")
+		pressed := time.Now()
+		for time.Since(pressed) < 5*time.Second {
+			if !strings.Contains(tm.screen(), dialog) {
+				return
+			}
+			time.Sleep(150 * time.Millisecond)
+		}
+		if time.Now().After(deadline) {
+			tm.r.t.Errorf("%s: the dialog is still there after %v of Enter:\n%s", step, within, tm.screen())
+			return
+		}
+		tm.r.t.Logf("%s: the dialog is still there 5 s after Enter: pressing it again", step)
+	}
+}
+
 // exited reports whether the program in the pane has exited.
 func (tm *term) exited() bool {
 	out, _ := tm.cmd(nil, "display-message", "-p", "-t", "agent", "#{pane_dead}")
