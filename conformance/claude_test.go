@@ -67,7 +67,13 @@ func TestClaudeHeadless(t *testing.T) {
 			if c.wantCode == 0 && !strings.Contains(out, standin.FinalText) {
 				t.Errorf("claude -p did not print the stand-in's final text:\n%s", out)
 			}
-			r.waitBoard("after claude -p exited", 10*time.Second, settled(1, c.status))
+			d := r.waitBoard("after claude -p exited", 10*time.Second, settled(1, c.status))
+			if c.name == "headless_plain" { // tokens: the transcript's usage (Claude Code), AfterModel's (Gemini)
+				if dd := r.waitBoard("the plain run's tokens", 10*time.Second, hasTokens); hasTokens(dd) == nil {
+					d = dd
+				}
+				r.titled("after claude -p exited", d, c.prompt, true)
+			}
 			r.holdBoard("after claude -p exited", 1500*time.Millisecond, settled(1, c.status))
 			r.logEvents()
 		})

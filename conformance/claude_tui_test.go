@@ -57,7 +57,12 @@ func TestClaudeInteractive(t *testing.T) {
 
 	tm.typeLine("scenario:plain Say hello.", "UserPromptSubmit")
 	tm.waitScreen("the plain turn's answer", 60*time.Second, tm.count(standin.FinalText, 1))
-	r.waitBoard("after the plain turn", 10*time.Second, oneMain(state.StatusDone))
+	d := r.waitBoard("after the plain turn", 10*time.Second, oneMain(state.StatusDone))
+	// The transcript's usage is re-read until the file settles.
+	if dd := r.waitBoard("the plain turn's tokens", 10*time.Second, hasTokens); hasTokens(dd) == nil {
+		d = dd
+	}
+	r.titled("after the plain turn", d, "scenario:plain Say hello.", true)
 
 	tm.typeLine("scenario:subagent Ask a subagent about blue.", "UserPromptSubmit")
 	// The parent answers at once (the subagent runs in the background),

@@ -43,7 +43,8 @@ func TestCodexInteractive(t *testing.T) {
 	}
 	tm.typeLine("scenario:plain Say hello.", "UserPromptSubmit")
 	tm.waitScreen("the plain turn's answer", 60*time.Second, tm.count(standin.FinalText, 1))
-	r.waitBoard("after the plain turn", 10*time.Second, oneMain(state.StatusDone))
+	d := r.waitBoard("after the plain turn", 10*time.Second, oneMain(state.StatusDone))
+	r.titled("after the plain turn", d, "scenario:plain Say hello.", false) // Codex's usage is in its rollout, not read
 	r.holdBoard("after the plain turn", 2*time.Second, oneMain(state.StatusDone))
 
 	tm.typeLine("scenario:tool Create the marker file.", "UserPromptSubmit")

@@ -53,7 +53,13 @@ func TestGeminiHeadless(t *testing.T) {
 			if c.wantCode == 0 && !strings.Contains(out, standin.FinalText) {
 				t.Errorf("gemini -p did not print the stand-in's final text:\n%s", out)
 			}
-			r.waitBoard("after gemini -p exited", 10*time.Second, settled(1, c.status))
+			d := r.waitBoard("after gemini -p exited", 10*time.Second, settled(1, c.status))
+			if c.name == "headless_plain" { // tokens: the transcript's usage (Claude Code), AfterModel's (Gemini)
+				if dd := r.waitBoard("the plain run's tokens", 10*time.Second, hasTokens); hasTokens(dd) == nil {
+					d = dd
+				}
+				r.titled("after gemini -p exited", d, c.prompt, true)
+			}
 			r.holdBoard("after gemini -p exited", 1500*time.Millisecond, settled(1, c.status))
 			r.logEvents()
 			t.Logf("gemini -p output:\n%s", out)

@@ -658,3 +658,29 @@ func (r *run) waitFor(what string, within time.Duration, ok func() bool) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// titled checks the one session row's title and context tokens after a
+// plain turn: the title is the agent's own or the first prompt's line
+// (want), and an agent that reports usage (tokens) has contextTokens > 0.
+func (r *run) titled(step string, d state.Document, want string, tokens bool) {
+	r.t.Helper()
+	mains, _ := mainRows(d)
+	if len(mains) != 1 {
+		return // the board check before this one has said so
+	}
+	s := mains[0]
+	if s.Title != want {
+		r.t.Errorf("%s: the row's title is %q, want %q (the first prompt's line)", step, s.Title, want)
+	}
+	if tokens && s.ContextTokens <= 0 {
+		r.t.Errorf("%s: contextTokens %d, want > 0 (the agent reported usage)", step, s.ContextTokens)
+	}
+}
+
+// hasTokens is a board check: the one session row has contextTokens > 0.
+func hasTokens(d state.Document) error {
+	if m, _ := mainRows(d); len(m) == 1 && m[0].ContextTokens > 0 {
+		return nil
+	}
+	return errf("no contextTokens on the row")
+}

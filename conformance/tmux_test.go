@@ -78,8 +78,12 @@ func (tm *term) typeLine(text, event string) time.Duration {
 	if out, err := tm.cmd(nil, "send-keys", "-t", "agent", "-l", text); err != nil {
 		tm.r.t.Fatalf("send-keys: %v %s", err, out)
 	}
-	// Enter on its own, after the text: a burst reads as a paste.
-	time.Sleep(300 * time.Millisecond)
+	// Enter on its own, once the text is drawn in the input: a burst
+	// reads as a paste (Gemini CLI drops an Enter that comes with it).
+	for i := 0; i < 50 && !strings.Contains(inputBox(tm.screen()), text); i++ {
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
 	tm.keys("Enter")
 	lastEnter := time.Now()
 	for tm.r.count(event) == before {

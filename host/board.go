@@ -295,6 +295,25 @@ func (b *Board) endInterrupted(id, status string, since int64, now time.Time) {
 	}
 }
 
+// cancelledNotFailed makes a turn that ended in error done, for the
+// transcript says the human cancelled it, if the row is still in error
+// since then.
+func (b *Board) cancelledNotFailed(id string, since int64, now time.Time) {
+	b.mu.Lock()
+	s, ok := b.fold.Session(id)
+	if !ok || s.Status != state.StatusError || s.Since != since {
+		b.mu.Unlock()
+		return
+	}
+	evs := []state.Event{{Type: state.TypeTurnEnded, Session: id, Outcome: state.OutcomeCompleted}}
+	state.Stamp(evs, now)
+	_, err := b.fold.Apply(evs...)
+	b.mu.Unlock()
+	if err == nil {
+		b.changed()
+	}
+}
+
 // settleApproval applies what a transcript said of a call a row was asked
 // about, when the row still asks about that tool: a refusal resolves it
 // rejected and ends the call (and the turn, when Claude Code stopped to

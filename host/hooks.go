@@ -89,6 +89,11 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, wher
 	}
 	if m.Transcript.Path != "" && !m.Transcript.Sidechain && (spec.Interrupted != nil || spec.Idle != nil) {
 		h.interrupts.want(m.Transcript.Session, m.Transcript.Path, spec.Interrupted, spec.Idle)
+		for _, ev := range m.Events {
+			if ev.Type == state.TypeTurnStarted && ev.Session == m.Transcript.Session {
+				h.interrupts.turnStarted(ev.Session, now.UnixMilli())
+			}
+		}
 	}
 	var e *entry
 	if p, derr := hookjson.Decode(payload); derr == nil {

@@ -16,6 +16,12 @@ const interruptPoll = 500 * time.Millisecond
 // before a working row is taken as idle.
 const idleConfirm = 2
 
+// cancelWindow is how long after a turn ended in error its transcript is
+// looked at for the human's cancel: Gemini CLI ends a turn the human
+// cancelled (Esc while the model answers) with the AfterAgent of an API
+// error, "[no response text]", and records "Request cancelled." beside it.
+const cancelWindow = 10 * time.Second
+
 // interruptWatch holds, for the rows of agents with an agent.Spec
 // Interrupted or Idle, the transcript to look at while the row works.
 type interruptWatch struct {
@@ -31,6 +37,8 @@ type interruptRow struct {
 	// alone is not enough (a status written a moment late, between two
 	// turns, must not end the next one).
 	idleSeen int
+	// turnSince is when the row's latest turn started (ms; 0: not seen).
+	turnSince int64
 }
 
 func newInterruptWatch() *interruptWatch { return &interruptWatch{rows: map[string]interruptRow{}} }
@@ -45,7 +53,17 @@ func (w *interruptWatch) want(row, path string, check, idle func(string, time.Ti
 		if old.path == path {
 			seen = old.idleSeen
 		}
-		w.rows[row] = interruptRow{path: path, check: check, idle: idle, idleSeen: seen}
+		w.rows[row] = interruptRow{path: path, check: check, idle: idle, idleSeen: seen, turnSince: old.turnSince}
+	}
+}
+
+// turnStarted records that row's turn started at ms.
+func (w *interruptWatch) turnStarted(row string, ms int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if r, ok := w.rows[row]; ok {
+		r.turnSince = ms
+		w.rows[row] = r
 	}
 }
 
@@ -108,12 +126,20 @@ func (h *Host) watchInterrupts(ctx context.Context) {
 // to its call). A working row whose agent says it has been idle at its
 // input since (Idle, at idleConfirm polls in a row: Claude Code's Esc
 // before the model's first output leaves no transcript line) is done too.
-// A settled row is not looked at (and no longer watched once it is gone).
+// A turn that ended in error within cancelWindow, whose transcript says the
+// human cancelled it since it started, was the human's cancel, not a
+// failure: the row is done. Another settled row is not looked at (and no
+// longer watched once it is gone).
 func (h *Host) checkInterrupts(now time.Time) {
 	for row, r := range h.interrupts.list() {
 		s, ok := h.board.session(row)
 		if !ok {
 			h.interrupts.forget(row)
+			continue
+		}
+		if s.Status == state.StatusError && r.check != nil && r.turnSince > 0 && s.Since >= r.turnSince &&
+			now.Sub(time.UnixMilli(s.Since)) <= cancelWindow && r.check(r.path, time.UnixMilli(r.turnSince)) {
+			h.board.cancelledNotFailed(row, s.Since, now)
 			continue
 		}
 		if s.Status != state.StatusWorking && s.Status != state.StatusAttention {

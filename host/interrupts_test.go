@@ -19,9 +19,7 @@ import (
 func TestEscWhileWorkingEndsTheTurn(t *testing.T) {
 	home := t.TempDir()
 	h := newHost(t, home)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go h.Run(ctx)
+	runUntilCleanup(t, h)
 	transcript := filepath.Join(home, "s1.jsonl")
 	line := func(at time.Time, content string) string {
 		return `{"type":"user","timestamp":"` + at.UTC().Format(time.RFC3339Nano) + `","message":{"role":"user","content":` + content + "}}\n"
@@ -65,9 +63,7 @@ func TestEscWhileWorkingEndsTheTurn(t *testing.T) {
 func TestNoAtThePromptWithoutACardEndsTheAsk(t *testing.T) {
 	home := t.TempDir()
 	h := newHost(t, home)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go h.Run(ctx)
+	runUntilCleanup(t, h)
 	transcript := filepath.Join(home, "s2.jsonl")
 	line := func(at time.Time, content string) string {
 		return `{"type":"user","timestamp":"` + at.UTC().Format(time.RFC3339Nano) + `","message":{"role":"user","content":` + content + "}}\n"
@@ -107,9 +103,7 @@ func TestNoAtThePromptWithoutACardEndsTheAsk(t *testing.T) {
 func TestEscBeforeOutputEndsTheTurn(t *testing.T) {
 	home := t.TempDir()
 	h := newHost(t, home)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go h.Run(ctx)
+	runUntilCleanup(t, h)
 	transcript := filepath.Join(home, ".claude", "projects", "-src-x", "s3.jsonl")
 	sessions := filepath.Join(home, ".claude", "sessions")
 	os.MkdirAll(filepath.Dir(transcript), 0o755)
@@ -152,4 +146,86 @@ func TestEscBeforeOutputEndsTheTurn(t *testing.T) {
 	if s := rows(t, h)["s3"]; s.Status != state.StatusDone {
 		t.Fatalf("at /exit after the Esc: %+v, want done (nothing failed)", s)
 	}
+}
+
+// TestGeminiEscAtConfirmationEndsTheAsk: a No / Esc at Gemini CLI's
+// confirmation fires no hook (no AfterTool, no AfterAgent); its chat
+// transcript gets the info line "Request cancelled." and then the history
+// rewritten. The row needing the human becomes done, its approval gone —
+// not a ghost "needs you" — and /quit after it settles done.
+func TestGeminiEscAtConfirmationEndsTheAsk(t *testing.T) {
+	home := t.TempDir()
+	h := newHost(t, home)
+	runUntilCleanup(t, h)
+	transcript := filepath.Join(home, "session-2026-12-02T04-24-g1.jsonl")
+	stamp := func(at time.Time) string { return at.UTC().Format(time.RFC3339Nano) }
+	os.WriteFile(transcript, []byte(`{"id":"i0","timestamp":"`+stamp(time.Now().Add(-time.Minute))+`","type":"info","content":"Request cancelled."}`+"\n"), 0o644)
+	base := `"session_id":"g1","transcript_path":` + strconv.Quote(transcript) + `,"cwd":"/src/x"`
+	for _, body := range []string{
+		`"hook_event_name":"BeforeAgent","prompt":"scenario:tool Create it again."`,
+		`"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"touch x"}`,
+		`"hook_event_name":"Notification","notification_type":"ToolPermission","message":"Allow?","details":{"type":"exec","title":"Confirm Shell Command","command":"touch x"}`,
+	} {
+		if _, err := h.Hook("gemini", []byte("{"+base+","+body+"}"), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(3 * interruptPoll)
+	if s := rows(t, h)["g1"]; s.Status != state.StatusAttention {
+		t.Fatalf("an earlier cancel ended this ask: %+v", s)
+	}
+	f, _ := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"id":"i1","timestamp":"` + stamp(time.Now()) + `","type":"info","content":"Request cancelled."}` + "\n")
+	f.WriteString(`{"$set":{"lastUpdated":"` + stamp(time.Now()) + `"}}` + "\n")
+	f.WriteString(`{"id":"m1","timestamp":"` + stamp(time.Now()) + `","type":"gemini","content":[{"text":"an older answer, rewritten"}]}` + "\n")
+	f.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for s := rows(t, h)["g1"]; s.Status != state.StatusDone || s.Approval != nil; s = rows(t, h)["g1"] {
+		if time.Now().After(deadline) {
+			t.Fatalf("after Esc at the confirmation: %+v, want done with no approval", s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	hook := func(body string) {
+		t.Helper()
+		if _, err := h.Hook("gemini", []byte("{"+base+","+body+"}"), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// An API error: AfterAgent "[no response text]" — error, and it stays
+	// (the cancel in the file is older than this turn).
+	hook(`"hook_event_name":"BeforeAgent","prompt":"scenario:error400 Fail, please."`)
+	hook(`"hook_event_name":"AfterAgent","prompt_response":"[no response text]"`)
+	time.Sleep(4 * interruptPoll)
+	if s := rows(t, h)["g1"]; s.Status != state.StatusError {
+		t.Fatalf("after an API error: %+v, want error", s)
+	}
+	// An Esc while the model answers ends the turn with the same
+	// AfterAgent; the transcript's cancel makes it done.
+	hook(`"hook_event_name":"BeforeAgent","prompt":"scenario:slow Take your time."`)
+	time.Sleep(10 * time.Millisecond)
+	hook(`"hook_event_name":"AfterAgent","prompt_response":"[no response text]"`)
+	f, _ = os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"id":"i2","timestamp":"` + stamp(time.Now()) + `","type":"info","content":"Request cancelled."}` + "\n")
+	f.Close()
+	deadline = time.Now().Add(10 * time.Second)
+	for rows(t, h)["g1"].Status != state.StatusDone {
+		if time.Now().After(deadline) {
+			t.Fatalf("after Esc while the model answers: %+v, want done (the human cancelled; nothing failed)", rows(t, h)["g1"])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	hook(`"hook_event_name":"SessionEnd","reason":"exit"`)
+	if s := rows(t, h)["g1"]; s.Status != state.StatusDone {
+		t.Fatalf("at /quit after the Esc: %+v, want done", s)
+	}
+}
+
+// runUntilCleanup runs h until the test ends, and waits for it to stop
+// before the test's temp folders go (a state write racing their removal).
+func runUntilCleanup(t *testing.T, h *Host) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); h.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
 }

@@ -3,12 +3,9 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
+	"github.com/notch-web/notch-web/adapters/internal/tail"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -58,54 +55,9 @@ func contextTokens(path string, maxTail int64, sidechain bool) (int64, bool) {
 	return latestUsage(buf, sidechain)
 }
 
-// readTail reads the whole lines among the last maxTail bytes of the
-// transcript at path: the one rule every transcript read here follows. It
-// never fails loudly and never blocks: a path that is not an absolute
-// .jsonl, a file that is not regular (a FIFO, a device: refused before and
-// after opening it non-blocking), a read error, or one line longer than
-// the tail is ok=false. A line cut by the tail's start is dropped.
-func readTail(path string, maxTail int64) ([]byte, bool) {
-	if maxTail <= 0 || !filepath.IsAbs(path) || !strings.EqualFold(filepath.Ext(path), ".jsonl") {
-		return nil, false
-	}
-	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-		return nil, false
-	}
-	f, err := openNonBlocking(path)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, false
-	}
-	size := fi.Size()
-	start := max(0, size-maxTail)
-	// One byte before the tail tells whether its first line is whole.
-	from := max(0, start-1)
-	buf := make([]byte, size-from)
-	n, err := f.ReadAt(buf, from)
-	if err != nil && err != io.EOF {
-		return nil, false
-	}
-	buf = buf[:n]
-	if from < start {
-		if len(buf) == 0 {
-			return nil, false
-		}
-		whole := buf[0] == '\n'
-		buf = buf[1:]
-		if !whole {
-			i := bytes.IndexByte(buf, '\n')
-			if i < 0 {
-				return nil, false // one line longer than the tail
-			}
-			buf = buf[i+1:]
-		}
-	}
-	return buf, true
-}
+// readTail is tail.Read: the whole lines among the last maxTail bytes of
+// the transcript at path, never failing loudly, never blocking.
+func readTail(path string, maxTail int64) ([]byte, bool) { return tail.Read(path, maxTail) }
 
 // usageLine is the part of a transcript line ContextTokens reads.
 type usageLine struct {

@@ -31,10 +31,12 @@
 // tool's cancelled, a new prompt or the turn's end clears it. An event for a
 // session the host does not hold opens it from the payload.
 //
-// What Gemini CLI 0.61 does not tell us: a refusal at its confirmation
-// prompt (no hook: the row keeps its approval until the next prompt or the
-// turn's end), an Esc (no AfterTool, no AfterAgent: the turn stays open
-// until the next prompt or the session's end), which API error ended a
+// A No / Esc at its confirmation prompt, or an Esc while the model answers,
+// fires no hook (no AfterTool, no AfterAgent); its chat transcript records
+// "Request cancelled." at once, and the host ends the turn from it
+// (Interrupted, looked at while the row works or asks).
+//
+// What Gemini CLI 0.61 does not tell us: which API error ended a
 // turn (only that it produced no reply), subagents (delegation is a tool
 // call on the session's own row) and a title (the row takes the first
 // prompt's first line). The budget comes only from the row
@@ -141,6 +143,8 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 	case SessionEnd:
 		b.Ended("")
 	}
+	// Its chat transcript records an Esc no hook reports (Interrupted).
+	b.Transcript(p.TranscriptPath)
 	return b.Mapping(), nil
 }
 

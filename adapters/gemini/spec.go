@@ -13,7 +13,9 @@ var Spec = agent.Spec{
 	Display: "Gemini CLI",
 	Version: "0.61.0",
 	Map:     Map,
-	Hooks:   hooks(),
+	// Its chat transcript says when the human cancelled (Esc) — no hook does.
+	Interrupted: Interrupted,
+	Hooks:       hooks(),
 	Install: agent.Install{
 		Scopes: []agent.Scope{
 			{Name: "user", Dir: ".gemini", File: "settings.json"},

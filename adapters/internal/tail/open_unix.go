@@ -1,14 +1,14 @@
 //go:build unix
 
-package claudecode
+package tail
 
 import (
 	"os"
 	"syscall"
 )
 
-// openNonBlocking opens path for reading without waiting on it: a FIFO with
+// OpenNonBlocking opens path for reading without waiting on it: a FIFO with
 // no writer would block a plain open forever.
-func openNonBlocking(path string) (*os.File, error) {
+func OpenNonBlocking(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
