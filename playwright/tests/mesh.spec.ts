@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BIN } from '../playwright.config';
-import { sendEvents, startHost, type Host } from './host';
+import { postJSON, sendEvents, startHost, type Host } from './host';
 import { ev, openBoard, row, rowProject } from './ui';
 
 const shots = path.join(__dirname, '..', 'test-results', 'mesh');
@@ -27,7 +27,7 @@ test.describe('many machines', () => {
 
   test.beforeAll(async () => {
     hub = await startHost(['--hub', '--hub-addr', '127.0.0.1:0', '--machine', 'hub']);
-    alpha = await startHost(['--join', pair(hub), '--machine', 'alpha']);
+    alpha = await startHost(['--join', pair(hub), '--machine', 'alpha', '--approval-hold', '5m']);
     beta = await startHost(['--join', pair(hub), '--machine', 'beta']);
     await sendEvents(alpha.url, [
       ev('session.opened', 'fix-login', { cwd: '/src/webshop', title: 'Fix the login redirect' }),
@@ -44,6 +44,29 @@ test.describe('many machines', () => {
 
   test.afterAll(async () => {
     for (const h of [alpha, beta, hub]) await h?.stop();
+  });
+
+  test("a machine's held approval is answered from the hub's board", async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await openBoard(page, hub.url);
+    // Claude Code on alpha asks; alpha holds its hook for a board's answer.
+    const hook = (event: string, extra: Record<string, unknown>) =>
+      postJSON(alpha.url, '/agents-notch/hooks/claude-code', { session_id: 'ship', cwd: '/src/webshop', hook_event_name: event, ...extra });
+    const call = { tool_name: 'Bash', tool_input: { command: 'make deploy' }, tool_use_id: 'toolu_ship' };
+    expect((await hook('PreToolUse', call)).status).toBe(200);
+    const held = hook('PermissionRequest', { tool_name: 'Bash', tool_input: { command: 'make deploy' } });
+    // The hub's board draws alpha's card under alpha's row, with its buttons.
+    await expect(row(page, 'alpha/ship')).toHaveAttribute('data-status', 'attention');
+    const card = page.locator('.card[data-session="alpha/ship"][data-state="waiting"]');
+    await expect(card.locator('.card-detail')).toHaveText('make deploy');
+    await card.getByRole('button', { name: 'Allow once' }).click();
+    // The answer travels to alpha, whose held hook gets Claude Code's allow.
+    const res = await held;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+    await expect(page.locator('.card[data-session="alpha/ship"][data-state="answered"] .card-state')).toHaveText('Allowed from the board');
+    await expect(row(page, 'alpha/ship')).toHaveAttribute('data-status', 'working');
+    await page.screenshot({ path: path.join(shots, 'hub-board-remote-approval.png') });
   });
 
   test('the hub shows both machines, labelled; a killed machine turns unknown; the pane revokes', async ({ page }) => {
@@ -65,6 +88,9 @@ test.describe('many machines', () => {
     await expect(row(page, 'alpha/fix-login').locator('.chip')).toHaveText('unknown');
     await expect(rowProject(row(page, 'alpha/fix-login'))).toHaveText('alpha (unknown) · webshop');
     await expect(row(page, 'beta/fix-login')).not.toHaveAttribute('data-unknown', '');
+    // The tab counts alpha's rows as unknown, not as working or needing you.
+    await expect(page.locator('#tab .count[data-status="unknown"]')).toHaveText('?2');
+    await expect(page.locator('#tab .tab-name')).toHaveText('notch-web: 1 needs you, 1 working, 2 unknown');
     await page.screenshot({ path: path.join(shots, 'hub-board-alpha-unknown.png') });
 
     // The pane lists the machines: alpha unknown, beta online with its 2 sessions.
