@@ -80,6 +80,24 @@ for (const [width, height] of [
       }
     });
 
+    test('a row unfolded: its short history, and Go to terminal', async ({ page }) => {
+      test.setTimeout(120_000);
+      const h = await startHost();
+      try {
+        await seedTerminals(h.url);
+        await openBoard(page, h.url);
+        const r = page.locator('#board .row[data-session-id="shot-hist"]');
+        await expect(r.locator('.act.term')).toBeVisible();
+        await r.locator('.hist-toggle').click();
+        await expect(page.locator('.hist-item .hist-list li').first()).toContainText('tool ended');
+        await page.locator('#pin').blur();
+        await page.mouse.move(width - 5, height - 5);
+        await shot(page, `history-${width}.png`);
+      } finally {
+        await h.stop();
+      }
+    });
+
     test('the Settings pane', async ({ page }) => {
       await page.goto(host.url + '/agents-notch/pane');
       await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
@@ -137,3 +155,37 @@ async function askFromClaude(h: Host): Promise<void> {
   ).catch(() => {});
 }
 let asked = false;
+
+/** seedTerminals puts three Claude Code sessions on a host, as the hook
+ * command relays them: one in tmux (its history the shot's), one in
+ * WezTerm, one with no terminal known. */
+async function seedTerminals(base: string): Promise<void> {
+  const post = (id: string, event: string, extra: Record<string, unknown> = {}, where = '') =>
+    fetch(base + '/agents-notch/hooks/claude-code', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(where ? { 'Notch-Where': where } : {}) },
+      body: JSON.stringify({ session_id: id, cwd: '/src/argon', hook_event_name: event, ...extra }),
+    });
+  const tool = (id: string, name: string, command: string, ok = true) => [
+    ['PreToolUse', { tool_name: name, tool_input: { command }, tool_use_id: `t-${id}-${command.length}` }],
+    [ok ? 'PostToolUse' : 'PostToolUseFailure', { tool_name: name, tool_input: { command }, tool_use_id: `t-${id}-${command.length}`, ...(ok ? { tool_response: {} } : { error: 'exit 1' }) }],
+  ] as const;
+  const sessions: Array<[string, string, string]> = [
+    ['shot-hist', 'Make the release build reproducible', 'tmux-pane=%253&tmux-socket=%2Ftmp%2Ftmux-1000%2Fdefault&term=tmux'],
+    ['shot-wez', 'Port the loader to the new API', 'term=WezTerm&wezterm-pane=7'],
+    ['shot-none', 'Write the 0.9 release notes', ''],
+  ];
+  for (const [id, prompt, where] of sessions) {
+    await post(id, 'SessionStart', { source: 'startup' }, where);
+    await post(id, 'UserPromptSubmit', { prompt });
+  }
+  for (const [event, extra] of [
+    ...tool('shot-hist', 'Bash', 'go build ./...'),
+    ...tool('shot-hist', 'Bash', 'go test ./cmd/...', false),
+    ...tool('shot-hist', 'Edit', 'cmd/notch-web/version.go'),
+    ...tool('shot-hist', 'Bash', 'make release'),
+  ]) {
+    await post('shot-hist', event, extra);
+  }
+  await post('shot-wez', 'PreToolUse', { tool_name: 'Read', tool_input: { file_path: 'loader.go' }, tool_use_id: 't-wez' });
+}
