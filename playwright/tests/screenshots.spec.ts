@@ -85,6 +85,9 @@ for (const [width, height] of [
       const h = await startHost();
       try {
         await seedTerminals(h.url);
+        // The list at its tallest, as the day's shot: the rows under the
+        // unfolded one stay in sight.
+        expect((await postJSON(h.url, '/agents-notch/settings', { maxRows: 10 })).status).toBe(200);
         await openBoard(page, h.url);
         const r = page.locator('#board .row[data-session-id="shot-hist"]');
         await expect(r.locator('.act.term')).toBeVisible();

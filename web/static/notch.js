@@ -1445,7 +1445,8 @@ function settleFocus() {
     const index = pending.index;
     pending = null;
     if (!focusLost()) return;
-    const act = (r) => r.querySelector('.act');
+    // the row's own actions (✕, Open, >_), not the ▸ every row has
+    const act = (r) => r.querySelector('.act:not(.hist-toggle)');
     const next =
       rows.slice(index).find(act) ?? rows.slice(0, index).reverse().find(act) ?? null;
     focusIn(next ? act(next) : document.querySelector('#board .rows-scroll') ?? $('tab'));
