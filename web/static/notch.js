@@ -1017,7 +1017,7 @@ function showRow(id) {
   r.scrollIntoView({ block: 'nearest' });
   flash = { id, until: performance.now() + 2500 };
   applyFlash();
-  focusIn(r.querySelector('.act') ?? r.closest('.rows-scroll'));
+  focusIn(r.querySelector('.act:not(.hist-toggle)') ?? r.closest('.rows-scroll'));
 }
 
 let flash = { id: '', until: 0 };
