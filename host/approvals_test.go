@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notch-web/notch-web/internal/waitfor"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
 )
@@ -141,17 +142,12 @@ func bashAsk(cmd string) string {
 // waitCards waits until the board draws n cards, and returns them.
 func waitCards(t *testing.T, h *Host, ok func([]Card) bool) []Card {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		c := h.Board().Cards().Cards
-		if ok(c) {
-			return c
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("cards never as wanted: %+v", c)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	var c []Card
+	waitfor.Until(t, "the cards as wanted", func() bool {
+		c = h.Board().Cards().Cards
+		return ok(c)
+	})
+	return c
 }
 
 func nCards(n int, st string) func([]Card) bool {
@@ -400,7 +396,7 @@ func TestTerminalAnswersClearTheCard(t *testing.T) {
 			if _, err := e.h.Answer(AnswerRequest{Session: "s1", Call: "toolu_1", Nonce: c.Nonce, Decision: DecideAllow}); !errors.Is(err, ErrAnswered) {
 				t.Fatalf("a click after the terminal answered: %v, want ErrAnswered (409)", err)
 			}
-			waitRow(t, e, func(r state.Session, ok bool) bool {
+			waitRow(t, e, "s1", func(r state.Session, ok bool) bool {
 				return ok && r.Status == tc.status && r.Approval == nil && (r.ApprovedAt != nil) == tc.approved
 			})
 			recs := e.records(t)
@@ -408,7 +404,7 @@ func TestTerminalAnswersClearTheCard(t *testing.T) {
 				t.Fatalf("records %v", recs)
 			}
 			// Answered cards go after a moment; the nonce is still told 409.
-			waitCardsFor(t, e.h, 3*time.Second, func(cs []Card) bool { return len(cs) == 0 })
+			waitCards(t, e.h, func(cs []Card) bool { return len(cs) == 0 })
 			if _, err := e.h.Answer(AnswerRequest{Session: "s1", Call: "toolu_1", Nonce: c.Nonce, Decision: DecideAllow}); !errors.Is(err, ErrAnswered) {
 				t.Fatalf("a late click: %v, want ErrAnswered", err)
 			}
@@ -416,30 +412,13 @@ func TestTerminalAnswersClearTheCard(t *testing.T) {
 	}
 }
 
-func waitCardsFor(t *testing.T, h *Host, d time.Duration, ok func([]Card) bool) {
+// waitRow waits for the row of session id to be as wanted.
+func waitRow(t *testing.T, e *apEnv, id string, ok func(state.Session, bool) bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !ok(h.Board().Cards().Cards) {
-		if time.Now().After(deadline) {
-			t.Fatalf("cards %+v", h.Board().Cards().Cards)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func waitRow(t *testing.T, e *apEnv, ok func(state.Session, bool) bool) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		r, found := rows(t, e.h)["s1"]
-		if ok(r, found) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("row never as wanted: found %v %+v (approval %+v)", found, r, r.Approval)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitfor.Until(t, "row "+id+" as wanted", func() bool {
+		r, found := rows(t, e.h)[id]
+		return ok(r, found)
+	})
 }
 
 func appendFile(t *testing.T, path, s string) {
@@ -479,7 +458,7 @@ func TestParallelCallsEachGetACard(t *testing.T) {
 		t.Fatalf("a: %v", d)
 	}
 	hb.waiting(t)
-	waitRow(t, e, func(r state.Session, ok bool) bool {
+	waitRow(t, e, "s1", func(r state.Session, ok bool) bool {
 		return ok && r.Status == state.StatusAttention && r.Approval != nil && r.Approval.ToolName == "Bash"
 	})
 	// The other one's No at the terminal.
@@ -569,7 +548,7 @@ func TestApprovalsOff(t *testing.T) {
 		t.Fatalf("click with approvals off: %v", err)
 	}
 	appendFile(t, e.transcript, `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed.","is_error":true}]}}`+"\n")
-	waitRow(t, e, func(r state.Session, ok bool) bool { return ok && r.Status == state.StatusDone && r.Approval == nil })
+	waitRow(t, e, "s1", func(r state.Session, ok bool) bool { return ok && r.Status == state.StatusDone && r.Approval == nil })
 }
 
 // A subagent's refusal is read from its own transcript beside the
@@ -592,10 +571,10 @@ func TestSubagentRefusalFromItsTranscript(t *testing.T) {
 	if cs[0].Session != "s1/a1" || cs[0].Outcome != OutcomeDenied {
 		t.Fatalf("card %+v", cs[0])
 	}
-	r := rows(t, e.h)["s1/a1"]
-	if r.Status != state.StatusWorking || r.Approval != nil {
-		t.Fatalf("subagent row %+v", r)
-	}
+	// The card is answered before the row is settled: wait for the row.
+	waitRow(t, e, "s1/a1", func(r state.Session, ok bool) bool {
+		return ok && r.Status == state.StatusWorking && r.Approval == nil
+	})
 }
 
 // Gemini CLI cannot be answered from outside: nothing is held, no card.
