@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/internal/waitfor"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
 )
@@ -91,24 +92,18 @@ func TestMachineRowsReachTheHub(t *testing.T) {
 	if _, err := b.Ingest([]state.Event{{Type: state.TypeSessionOpened, Session: "s1", Cwd: "/src/argon"}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for {
+	waitfor.Until(t, "alpha's row on the hub", func() bool {
 		ms := hub.Machines()
-		if s, ok := hubRow(hub, "alpha", "s1"); ok && s.Project == "argon" && len(ms) == 1 && ms[0].Present {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("alpha's row never reached the hub")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		s, ok := hubRow(hub, "alpha", "s1")
+		return ok && s.Project == "argon" && len(ms) == 1 && ms[0].Present
+	})
 	d := hub.remote.Compose(state.Document{Settings: settings.Defaults}, time.Now())
 	if len(d.Sessions) != 1 || d.Sessions[0].ID != "alpha/s1" || d.Sessions[0].Project != "argon" {
 		t.Fatalf("one machine: rows %+v; want alpha/s1 unlabelled", d.Sessions)
 	}
 	// A machine that stops says so: unknown at once, not at the key's expiry.
 	stop()
-	deadline = time.Now().Add(DefaultPresenceTTL / 2)
+	deadline := time.Now().Add(DefaultPresenceTTL / 2)
 	for {
 		ms := hub.Machines()
 		if len(ms) == 1 && ms[0].Name == "alpha" && ms[0].Paired && ms[0].Sessions == 1 && !ms[0].Present {
