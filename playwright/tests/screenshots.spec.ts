@@ -64,7 +64,7 @@ for (const [width, height] of [
       try {
         await seedDay(day.url);
         // A day of twenty sessions is read with the list at its tallest
-        // (maxRows 10): the default 6 shows four rows under the headings.
+        // (maxRows 10, a twenty-session user's setting).
         expect((await postJSON(day.url, '/agents-notch/settings', { maxRows: 10 })).status).toBe(200);
         await page.goto(day.url + '/agents-notch/');
         await expect(page.locator('html')).toHaveAttribute('data-live', 'live');

@@ -221,6 +221,7 @@ function applyUI() {
   applyTools();
   mirrorRoot();
   // Unfolding lays the rows out: what is cut short shows only now.
+  fitRows();
   markClipped(document);
   if (pop.kind === 'pip') markClipped(pop.win.document);
 }
@@ -512,6 +513,7 @@ function applyHistory() {
       hist.key.delete(id);
     }
   }
+  fitRows();
 }
 
 async function loadHistory(r) {
@@ -541,6 +543,7 @@ async function loadHistory(r) {
   } finally {
     hist.busy.delete(id);
   }
+  fitRows();
   markClipped(document);
 }
 
@@ -600,6 +603,28 @@ function applyGroups() {
   }
   const none = $('no-match');
   if (none) none.hidden = !q || shown > 0 || !document.querySelector('#board .group');
+  fitRows();
+}
+
+// fitRows makes the list show maxRows sessions (the big bot counts as one)
+// before it scrolls, as the setting says, whatever the group headings, folds
+// and unfolded histories between them take: the stylesheet's height counts
+// rows alone, so a grouped board showed fewer. The list ends at the bottom
+// of its last row that fits; with no more rows than that it takes them all.
+function fitRows() {
+  for (const list of document.querySelectorAll('#board .rows-scroll')) {
+    const n = parseInt(getComputedStyle(list).getPropertyValue('--max-rows'), 10) - 1;
+    const box = list.getBoundingClientRect();
+    if (!(n > 0) || !list.offsetHeight) continue; // folded: measured when it opens
+    const rows = [...list.querySelectorAll('.row')].filter((r) => r.getClientRects().length > 0);
+    let h = 'none';
+    if (rows.length > n) {
+      const scale = box.height / list.offsetHeight || 1; // an opening animation's transform
+      const bottom = (rows[n - 1].getBoundingClientRect().bottom - box.top) / scale;
+      h = `${Math.ceil(bottom + list.scrollTop - list.clientTop)}px`;
+    }
+    if (list.style.maxHeight !== h) list.style.maxHeight = h;
+  }
 }
 
 function onFold(btn) {
