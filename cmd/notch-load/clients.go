@@ -76,10 +76,16 @@ func (t *tracker) bytesPerPatch() float64 {
 	return 0
 }
 
-func (t *tracker) stats() (stats, int) {
+func (t *tracker) stats() (stats, int) { return t.statsWhere(func(int) bool { return true }) }
+
+// statsWhere is stats over the changes whose seq keep says yes to.
+func (t *tracker) statsWhere(keep func(seq int) bool) (stats, int) {
 	var lat []float64
 	missed := 0
 	for s := 1; s <= t.changes; s++ {
+		if !keep(s) {
+			continue
+		}
 		sent := t.sentAt[s].Load()
 		for i := 0; i < t.n; i++ {
 			if a := t.arrived[s][i].Load(); a != 0 {

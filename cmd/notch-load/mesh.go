@@ -224,22 +224,7 @@ func latencyOnce(ctx context.Context, o *meshOptions) (latencyRun, error) {
 
 // statsOf is stats over the changes whose seq%2 is parity.
 func (t *tracker) statsOf(parity int) (stats, int) {
-	var lat []float64
-	missed := 0
-	for s := 1; s <= t.changes; s++ {
-		if s%2 != parity {
-			continue
-		}
-		sent := t.sentAt[s].Load()
-		for i := 0; i < t.n; i++ {
-			if a := t.arrived[s][i].Load(); a != 0 {
-				lat = append(lat, float64(a-sent)/1e6)
-			} else {
-				missed++
-			}
-		}
-	}
-	return summarize(lat), missed
+	return t.statsWhere(func(seq int) bool { return seq%2 == parity })
 }
 
 // hubHas reports whether the hub's state carries row id.

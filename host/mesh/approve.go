@@ -141,13 +141,13 @@ func decodeCards(data []byte) ([]host.Card, map[string]string, error) {
 			Since:   time.UnixMilli(c.SinceMs),
 		}
 		switch {
-		case !token(k.Key, maxCardKey), !state.ValidSessionID(k.Session), k.Tool == "",
+		case !isToken(k.Key, 1, maxCardKey), !state.ValidSessionID(k.Session), k.Tool == "",
 			k.Call != "" && !state.ValidSessionID(k.Call):
 			continue
 		case k.State != host.CardWaiting && k.State != host.CardTerminal && k.State != host.CardAnswered:
 			continue
 		}
-		if k.State != host.CardWaiting || !token(k.Nonce, maxCardNonce) {
+		if k.State != host.CardWaiting || !isToken(k.Nonce, 1, maxCardNonce) {
 			k.Nonce = "" // only a waiting card can be answered
 			if k.State == host.CardWaiting {
 				k.State = host.CardTerminal
@@ -162,21 +162,6 @@ func decodeCards(data []byte) ([]host.Card, map[string]string, error) {
 		}
 	}
 	return cards, agents, nil
-}
-
-// token reports whether s is 1 to max base64url characters (a card's key
-// or nonce: no markup, no space, nothing a page or a log could misread).
-func token(s string, max int) bool {
-	if s == "" || len(s) > max {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
 }
 
 // wireAnswer is the hub's request to a machine: a click on its card.

@@ -313,7 +313,7 @@ func FuzzDecodeCards(f *testing.F) {
 			t.Fatalf("%d cards, %d agents", len(cards), len(agents))
 		}
 		for _, c := range cards {
-			if !token(c.Key, maxCardKey) || !state.ValidSessionID(c.Session) || (c.Nonce != "" && c.State != host.CardWaiting) ||
+			if !isToken(c.Key, 1, maxCardKey) || !state.ValidSessionID(c.Session) || (c.Nonce != "" && c.State != host.CardWaiting) ||
 				len(c.Detail) > maxCardDetail || state.HasControl(c.Detail+c.Tool+c.Note) {
 				t.Fatalf("a card let through: %+v", c)
 			}
