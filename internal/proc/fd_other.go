@@ -1,0 +1,5 @@
+//go:build !unix
+
+package proc
+
+func closeFD(int) {}

@@ -1,0 +1,7 @@
+//go:build unix
+
+package proc
+
+import "golang.org/x/sys/unix"
+
+func closeFD(fd int) { unix.Close(fd) }

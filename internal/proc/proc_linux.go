@@ -1,0 +1,99 @@
+package proc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// Lookup reads a process of this machine from /proc/<pid>/stat.
+func Lookup(pid int) (Info, error) {
+	if pid <= 0 {
+		return Info{}, ErrNoProcess
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ESRCH) {
+		return Info{}, ErrNoProcess
+	}
+	if err != nil {
+		return Info{}, err
+	}
+	return parseStat(b)
+}
+
+// parseStat reads /proc/<pid>/stat: "pid (comm) state ppid …", the start
+// time being field 22 (clock ticks after boot). comm may hold spaces and
+// parentheses: it ends at the last ")".
+func parseStat(b []byte) (Info, error) {
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 1 || end < open {
+		return Info{}, fmt.Errorf("%w: a stat line without its (comm)", ErrNoProcess)
+	}
+	pid, err := strconv.Atoi(string(bytes.TrimSpace(b[:open])))
+	if err != nil {
+		return Info{}, fmt.Errorf("%w: stat pid: %v", ErrNoProcess, err)
+	}
+	rest := strings.Fields(string(b[end+1:]))
+	// rest[0] is field 3 (state); the start time is field 22.
+	if len(rest) < 20 {
+		return Info{}, fmt.Errorf("%w: a stat line of %d fields", ErrNoProcess, len(rest)+2)
+	}
+	ppid, err1 := strconv.Atoi(rest[1])
+	start, err2 := strconv.ParseUint(rest[19], 10, 64)
+	if err1 != nil || err2 != nil {
+		return Info{}, fmt.Errorf("%w: stat fields", ErrNoProcess)
+	}
+	return Info{PID: pid, PPID: ppid, Name: string(b[open+1 : end]), Start: start}, nil
+}
+
+var boot struct {
+	once sync.Once
+	id   string
+	err  error
+}
+
+// BootID is this boot's random id (/proc/sys/kernel/random/boot_id).
+func BootID() (string, error) {
+	boot.once.Do(func() {
+		b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+		boot.id, boot.err = strings.TrimSpace(string(b)), err
+		if err == nil && !bootRE.MatchString(boot.id) {
+			boot.err = fmt.Errorf("boot_id %q is not an id", boot.id)
+		}
+	})
+	return boot.id, boot.err
+}
+
+// exitFD opens a pidfd for pid: readable once the process has ended.
+func exitFD(pid int) (int, error) {
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if errors.Is(err, unix.EINVAL) { // PIDFD_NONBLOCK is Linux 5.10+
+		if fd, err = unix.PidfdOpen(pid, 0); err == nil {
+			err = unix.SetNonblock(fd, true)
+			if err != nil {
+				unix.Close(fd)
+			}
+		}
+	}
+	switch {
+	case errors.Is(err, unix.ESRCH):
+		return -1, ErrNoProcess
+	case errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EPERM), errors.Is(err, unix.EINVAL):
+		return -1, ErrUnsupported // before Linux 5.3, or a sandbox that forbids it
+	}
+	return fd, err
+}
+
+// ended reports, without waiting, whether the process of a pidfd ended.
+func ended(fd int) bool {
+	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	n, err := unix.Poll(p, 0)
+	return err == nil && n > 0 && p[0].Revents != 0
+}

@@ -1,0 +1,14 @@
+//go:build !linux && !darwin
+
+package proc
+
+// Lookup is ErrUnsupported here: hooks send no process, and the host
+// watches none.
+func Lookup(int) (Info, error) { return Info{}, ErrUnsupported }
+
+// BootID is ErrUnsupported here.
+func BootID() (string, error) { return "", ErrUnsupported }
+
+func exitFD(int) (int, error) { return -1, ErrUnsupported }
+
+func ended(int) bool { return false }

@@ -1,0 +1,58 @@
+package proc
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestParseStat(t *testing.T) {
+	rest := " S 700 900 900 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 123456 10000 200 18446744073709551615"
+	tests := []struct {
+		line      string
+		name      string
+		pid, ppid int
+		start     uint64
+		bad       bool
+	}{
+		{line: "800 (claude)" + rest, name: "claude", pid: 800, ppid: 700, start: 123456},
+		// comm may hold spaces and parentheses: it ends at the last ")".
+		{line: "801 (a b) (c))" + rest, name: "a b) (c)", pid: 801, ppid: 700, start: 123456},
+		{line: "802 (tmux: server)" + rest, name: "tmux: server", pid: 802, ppid: 700, start: 123456},
+		{line: "803 (x)", bad: true},
+		{line: "(x)" + rest, bad: true},
+		{line: "803 x" + rest, bad: true},
+		{line: "abc (x)" + rest, bad: true},
+		{line: "803 (x) S notanumber" + strings.Repeat(" 0", 20), bad: true},
+		{line: "", bad: true},
+	}
+	for _, tt := range tests {
+		in, err := parseStat([]byte(tt.line))
+		if tt.bad {
+			if err == nil {
+				t.Errorf("parseStat(%q) = %+v, want an error", tt.line, in)
+			}
+			continue
+		}
+		if err != nil || in.Name != tt.name || in.PID != tt.pid || in.PPID != tt.ppid || in.Start != tt.start {
+			t.Errorf("parseStat(%q) = %+v, %v", tt.line, in, err)
+		}
+	}
+}
+
+func FuzzParseStat(f *testing.F) {
+	f.Add([]byte("800 (claude) S 700 900 900 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 123456 1 2")) // a real line's shape
+	f.Add([]byte("801 (a b) (c)) S 1"))                                                            // parentheses in comm
+	f.Add([]byte(")("))                                                                            // reversed
+	f.Fuzz(func(t *testing.T, b []byte) {
+		in, err := parseStat(b)
+		if err != nil {
+			return
+		}
+		// comm is what stands between the first "(" and the last ")".
+		open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+		if in.Name != string(b[open+1:end]) {
+			t.Fatalf("parseStat(%q).Name = %q", b, in.Name)
+		}
+	})
+}
