@@ -78,6 +78,7 @@ const (
 	ByHold     = "hold-expired" // the hold ended with no answer: not a decision
 	ByHookGone = "hook-gone"    // the agent stopped waiting on its hook
 	ByHost     = "host-stopped" // the host stopped while it held the hook
+	ByGone     = "agent-gone"   // the agent's process ended while it asked (procs.go)
 )
 
 // Outcomes of a card (the log's "outcome"; approval.resolved's where the
@@ -108,6 +109,9 @@ var (
 	ErrNotHeld = errors.New("the agent no longer waits on the board: answer in the terminal")
 	// ErrApprovalsOff: --approvals off (403).
 	ErrApprovalsOff = errors.New("approvals from the board are off (--approvals off)")
+	// ErrAgentGone: the agent that asked has ended; nobody is waiting for
+	// the answer (410).
+	ErrAgentGone = errors.New("the agent that asked has ended: nobody waits for this answer")
 	// ErrDecision: not a decision this card takes (400).
 	ErrDecision = errors.New("not a decision this approval takes")
 )
@@ -482,6 +486,31 @@ func (a *approvals) refusedInTerminal(row string) {
 	}
 }
 
+// agentGone takes off the board, at once, every card of a row and of its
+// subagents: the agent that asked has ended. A click on one is told so
+// (ErrAgentGone), for as long as an answered card's nonce is kept. It
+// returns how many cards went.
+func (a *approvals) agentGone(row string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for key, e := range a.cards {
+		if e.Session != row && e.parent != row {
+			continue
+		}
+		if a.settle(e, ByGone, OutcomeUnanswered) {
+			a.record(e, ByGone, OutcomeUnanswered, e.answered)
+		}
+		delete(a.cards, key)
+		n++
+	}
+	delete(a.calls, row)
+	if n > 0 {
+		a.publish()
+	}
+	return n
+}
+
 // release ends a card's hold, if it has one.
 func (a *approvals) release(e *entry) {
 	if e.held {
@@ -577,10 +606,12 @@ func (a *approvals) answer(r AnswerRequest) (Card, error) {
 		e.Session != r.Session || e.Call != r.Call {
 		return Card{}, ErrNonce
 	}
-	switch e.State {
-	case CardAnswered:
+	switch {
+	case e.State == CardAnswered && e.By == ByGone:
+		return e.Card, ErrAgentGone
+	case e.State == CardAnswered:
 		return e.Card, ErrAnswered
-	case CardTerminal:
+	case e.State == CardTerminal:
 		return e.Card, ErrNotHeld
 	}
 	d := hookjson.Decision{Behavior: hookjson.BehaviorAllow}

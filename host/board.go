@@ -47,6 +47,12 @@ type Board struct {
 	wheres map[string]terminal.Where
 	// hist is each row's last events (history.go); under mu.
 	hist map[string]*historyRing
+	// facts is what the hooks said of each row beside its events: its
+	// agent, process and transcript (rowfacts.go); under mu.
+	facts map[string]rowFacts
+	// factsVersion counts changes of wheres and facts, for the sidecar
+	// (live.go).
+	factsVersion atomic.Uint64
 }
 
 // NewBoard returns an empty board; follow makes it a follower's.

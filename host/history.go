@@ -34,6 +34,13 @@ func (r *historyRing) add(e HistoryEntry) {
 	r.n = min(r.n+1, HistoryLen)
 }
 
+// relabelLast says in other words what the newest entry was.
+func (r *historyRing) relabelLast(what string) {
+	if r.n > 0 {
+		r.e[(r.next-1+HistoryLen)%HistoryLen].What = what
+	}
+}
+
 // list is the entries, newest first.
 func (r *historyRing) list() []HistoryEntry {
 	out := make([]HistoryEntry, 0, r.n)

@@ -12,6 +12,7 @@ import (
 	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/proc"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -36,14 +37,23 @@ var ErrPayload = hookjson.ErrPayload
 // same: an agent is never held up by its hooks. The transcript, when the
 // payload names one, is read later, off the hook's path.
 func (h *Host) Hook(agent string, payload []byte, now time.Time) (applied int, err error) {
-	return h.HookFrom(agent, payload, now, terminal.Where{})
+	return h.HookFrom(agent, payload, now, Origin{})
 }
 
-// HookFrom is Hook for a hook that says where its agent runs (the
-// terminal.Header "notch-web hook" sends): the board keeps it for the
-// row, for the board's Go to terminal.
-func (h *Host) HookFrom(agent string, payload []byte, now time.Time, where terminal.Where) (applied int, err error) {
-	n, _, err := h.hook(agent, payload, now, false, where)
+// Origin is what "notch-web hook" says of where a hook comes from, beside
+// its payload: the agent's terminal (terminal.Header), for the board's Go
+// to terminal, and the agent's process (proc.Header), which the host
+// watches so the row never outlives it (procs.go). The zero Origin says
+// nothing (an agent's own http hook).
+type Origin struct {
+	Where terminal.Where
+	Proc  proc.ID
+}
+
+// HookFrom is Hook for a hook that says where it comes from: the board
+// keeps it for the row.
+func (h *Host) HookFrom(agent string, payload []byte, now time.Time, from Origin) (applied int, err error) {
+	n, _, err := h.hook(agent, payload, now, false, from)
 	return n, err
 }
 
@@ -54,13 +64,13 @@ func (h *Host) HookFrom(agent string, payload []byte, now time.Time, where termi
 // JSON); nil is an empty 2xx, which leaves the agent's own prompt to decide.
 // ctx is the hook request's: an agent that stops waiting ends the hold.
 func (h *Host) HookHeld(ctx context.Context, agent string, payload []byte, now time.Time, wait time.Duration) (reply []byte, applied int, err error) {
-	return h.HookHeldFrom(ctx, agent, payload, now, wait, terminal.Where{})
+	return h.HookHeldFrom(ctx, agent, payload, now, wait, Origin{})
 }
 
 // HookHeldFrom is HookHeld for a hook that says where its agent runs (see
 // HookFrom).
-func (h *Host) HookHeldFrom(ctx context.Context, agent string, payload []byte, now time.Time, wait time.Duration, where terminal.Where) (reply []byte, applied int, err error) {
-	n, e, err := h.hook(agent, payload, now, wait > 0, where)
+func (h *Host) HookHeldFrom(ctx context.Context, agent string, payload []byte, now time.Time, wait time.Duration, from Origin) (reply []byte, applied int, err error) {
+	n, e, err := h.hook(agent, payload, now, wait > 0, from)
 	if e == nil {
 		return nil, n, err
 	}
@@ -68,7 +78,7 @@ func (h *Host) HookHeldFrom(ctx context.Context, agent string, payload []byte, n
 }
 
 // hook applies a hook to the board, then to the approvals' cards.
-func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, where terminal.Where) (int, *entry, error) {
+func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, from Origin) (int, *entry, error) {
 	spec, ok := registry.Get(agent)
 	if !ok {
 		return 0, nil, fmt.Errorf("%w %q (%s)", ErrNoAgent, agent, strings.Join(registry.Names(), ", "))
@@ -81,8 +91,16 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, wher
 	for _, w := range warns {
 		h.log.Warn("hook applied with a correction", "log_type", logx.TypeHooks, slog.Group("data", "agent", agent, "warning", w))
 	}
-	if err == nil && !where.IsZero() {
-		h.board.setWhere(whereRow(m), where)
+	if row := whereRow(m); err == nil && row != "" {
+		if !from.Where.IsZero() {
+			h.board.setWhere(row, from.Where)
+		}
+		f := rowFacts{agent: agent}
+		if m.Transcript.Path != "" && !m.Transcript.Sidechain && m.Transcript.Session == row {
+			f.transcript = m.Transcript.Path
+		}
+		h.board.setFacts(row, f)
+		h.setProc(row, from.Proc)
 	}
 	if m.Transcript.Path != "" && spec.Tokens != nil {
 		h.tokens.want(m.Transcript, spec.Tokens, time.Now())

@@ -67,6 +67,7 @@ type Host struct {
 	interrupts *interruptWatch
 	approvals  *approvals
 	tmux       *terminal.Tmux // Go to terminal's (terminals.go)
+	procs      *procWatch     // the agents' processes (procs.go)
 	log        *slog.Logger
 
 	readyOnce sync.Once
@@ -81,7 +82,7 @@ func New(cfg Config, s *settings.Service) *Host {
 	if cfg.Boot.IsZero() {
 		cfg.Boot = time.Now()
 	}
-	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, cfg.Follow != "", s), tokens: newTokenReader(), interrupts: newInterruptWatch(), tmux: &terminal.Tmux{}, log: cfg.Log, ready: make(chan struct{})}
+	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, cfg.Follow != "", s), tokens: newTokenReader(), interrupts: newInterruptWatch(), tmux: &terminal.Tmux{}, procs: newProcWatch(), log: cfg.Log, ready: make(chan struct{})}
 	if cfg.Remote != nil && cfg.Follow == "" {
 		h.board.remote = cfg.Remote
 		cfg.Remote.Attach(h.board.changed)

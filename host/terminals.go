@@ -44,6 +44,7 @@ func (b *Board) setWhere(id string, w terminal.Where) {
 	}
 	door := b.wheres[id].Door() != w.Door()
 	b.wheres[id] = w
+	b.factsVersion.Add(1)
 	b.pruneLocked()
 	b.mu.Unlock()
 	if door {
@@ -79,6 +80,7 @@ func (b *Board) forgetLocked(ids ...string) {
 	for _, id := range ids {
 		delete(b.wheres, id)
 		delete(b.hist, id)
+		delete(b.facts, id)
 	}
 }
 
@@ -99,6 +101,13 @@ func (b *Board) pruneLocked() {
 		for id := range b.hist {
 			if !b.fold.Has(id) {
 				delete(b.hist, id)
+			}
+		}
+	}
+	if len(b.facts) > n {
+		for id := range b.facts {
+			if !b.fold.Has(id) {
+				delete(b.facts, id)
 			}
 		}
 	}

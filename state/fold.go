@@ -55,6 +55,10 @@ func (f *Fold) Len() int { return len(f.rows) }
 // for a session it never saw.
 func (f *Fold) Has(id string) bool { _, ok := f.rows[id]; return ok }
 
+// Ended reports whether a row's session has ended (session.ended): only a
+// session.opened starts it again.
+func (f *Fold) Ended(id string) bool { r := f.rows[id]; return r != nil && r.ended }
+
 // Session returns a copy of one row, as the fold holds it.
 func (f *Fold) Session(id string) (Session, bool) {
 	r, ok := f.rows[id]

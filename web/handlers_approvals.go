@@ -91,6 +91,8 @@ func (s *Server) postApprove(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusForbidden, err.Error())
 	case errors.Is(err, host.ErrAnswered), errors.Is(err, host.ErrNotHeld):
 		return echo.NewHTTPError(http.StatusConflict, err.Error())
+	case errors.Is(err, host.ErrAgentGone):
+		return echo.NewHTTPError(http.StatusGone, err.Error())
 	case errors.Is(err, host.ErrDecision):
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	case errors.Is(err, host.ErrMachineAway):

@@ -14,6 +14,7 @@ import (
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/proc"
 )
 
 // postHook is POST /agents-notch/hooks/<agent>: an agent's own hook JSON,
@@ -34,9 +35,13 @@ func (s *Server) postHook(c echo.Context) error {
 	}
 	var reply []byte
 	var n int
-	// "notch-web hook" says where the agent runs; Parse keeps only what is
-	// valid, and a hook without it is applied all the same.
-	where := terminal.Parse(c.Request().Header.Get(terminal.Header))
+	// "notch-web hook" says where the agent runs and which process it is;
+	// each Parse keeps only what is valid, and a hook without them is
+	// applied all the same.
+	where := host.Origin{
+		Where: terminal.Parse(c.Request().Header.Get(terminal.Header)),
+		Proc:  proc.Parse(c.Request().Header.Get(proc.Header)),
+	}
 	if wait := s.holdFor(c, agent); wait > 0 {
 		reply, n, err = s.Host.HookHeldFrom(c.Request().Context(), agent, body, s.Now(), wait, where)
 	} else {

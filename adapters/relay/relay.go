@@ -31,6 +31,7 @@ import (
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/host/terminal"
+	"github.com/notch-web/notch-web/internal/proc"
 )
 
 // Deadline bounds a whole Send.
@@ -63,6 +64,9 @@ type Request struct {
 	// the command), sent in the terminal.Header for the host to keep for
 	// the session; the zero Where sends none.
 	Where terminal.Where
+	// Proc is the agent's process (found by the command), sent in the
+	// proc.Header for the host to watch; the zero ID sends none.
+	Proc proc.ID
 }
 
 // Endpoint is the host's hook URL for agent under base.
@@ -100,6 +104,9 @@ func Send(ctx context.Context, r Request) ([]byte, error) {
 	req.Header.Set("User-Agent", "notch-web-hook")
 	if !r.Where.IsZero() {
 		req.Header.Set(terminal.Header, r.Where.Encode())
+	}
+	if !r.Proc.IsZero() {
+		req.Header.Set(proc.Header, r.Proc.Encode())
 	}
 	client := r.Client
 	if client == nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/adapters/relay"
 	"github.com/notch-web/notch-web/host/terminal"
+	"github.com/notch-web/notch-web/internal/proc"
 	"github.com/notch-web/notch-web/internal/textrule"
 )
 
@@ -118,7 +119,9 @@ func runHook(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	// Where the agent runs (tmux, WezTerm, kitty) rides along, validated,
 	// for the board's Go to terminal.
-	req := relay.Request{Agent: agent, URL: hostURL(*url, getenv), Stdin: stdin, Wait: *wait, Where: terminal.FromEnv(getenv)}
+	// So does the agent's process (this command's parent, past any shell),
+	// for the host to watch.
+	req := relay.Request{Agent: agent, URL: hostURL(*url, getenv), Stdin: stdin, Wait: *wait, Where: terminal.FromEnv(getenv), Proc: agentProcess()}
 	if len(rest) == 1 {
 		req.Arg = rest[0]
 	}
@@ -131,6 +134,17 @@ func runHook(ctx context.Context, args []string, getenv func(string) string, std
 	if len(answer) > 0 {
 		stdout.Write(append(answer, '\n'))
 	}
+}
+
+// agentProcess is the agent this hook runs for: the nearest ancestor that
+// is not a shell (internal/proc), or the zero ID where that cannot be told.
+func agentProcess() proc.ID {
+	boot, err := proc.BootID()
+	if err != nil {
+		return proc.ID{}
+	}
+	id, _ := proc.Agent(proc.Lookup, os.Getppid(), boot)
+	return id
 }
 
 // maxHold bounds --approval-hold, --codex-wait and --wait (as the host's).

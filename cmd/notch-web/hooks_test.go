@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/notch-web/notch-web/host/terminal"
+	"github.com/notch-web/notch-web/internal/proc"
 )
 
 // recorder is a host that records the hook payloads it is sent.
@@ -22,6 +24,7 @@ type recorder struct {
 	bodies []string
 	paths  []string
 	wheres []string
+	procs  []string
 }
 
 func (rec *recorder) server(t *testing.T) *httptest.Server {
@@ -31,6 +34,7 @@ func (rec *recorder) server(t *testing.T) *httptest.Server {
 		rec.bodies = append(rec.bodies, string(b))
 		rec.paths = append(rec.paths, r.URL.Path)
 		rec.wheres = append(rec.wheres, r.Header.Get(terminal.Header))
+		rec.procs = append(rec.procs, r.Header.Get(proc.Header))
 		rec.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
 	}))
@@ -106,6 +110,34 @@ func TestHookSendsWhere(t *testing.T) {
 	}
 	if rec.wheres[2] != "" {
 		t.Errorf("a hook outside any known terminal sent %q", rec.wheres[2])
+	}
+}
+
+// The hook names its agent: the process that ran it, past the shell its
+// command line ran in. Here the agent is this test, which runs the real
+// command (this test binary, see TestMain) the way an agent does,
+// through sh -c.
+func TestHookSendsItsAgent(t *testing.T) {
+	self, err := proc.Of(os.Getpid())
+	if err != nil {
+		t.Skipf("no process facts here: %v", err)
+	}
+	var rec recorder
+	srv := rec.server(t)
+	exe, _ := os.Executable()
+	payload := `{"session_id":"s","cwd":"/src/a","hook_event_name":"SessionStart"}`
+	// "; :" keeps the shell from exec'ing the command in its place.
+	cmd := exec.Command("sh", "-c", `"$0"; :`, exe)
+	cmd.Env = append(os.Environ(), "NOTCH_WEB_RUN_ARGS=hook\x1fclaude-code\x1f--url\x1f"+srv.URL)
+	cmd.Stdin = strings.NewReader(payload)
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("the hook: %v %q", err, out)
+	}
+	if len(rec.procs) != 1 {
+		t.Fatalf("%d hooks relayed, want 1", len(rec.procs))
+	}
+	if got := proc.Parse(rec.procs[0]); got != self {
+		t.Fatalf("the hook named %q (%+v), want this test's process %+v", rec.procs[0], got, self)
 	}
 }
 

@@ -26,8 +26,8 @@ import (
 	"github.com/notch-web/notch-web/state"
 )
 
-// proc is one notch-web child process of the many-machines test.
-type proc struct {
+// child is one notch-web child process of the many-machines test.
+type child struct {
 	base string
 	cmd  *exec.Cmd
 	log  string
@@ -35,7 +35,7 @@ type proc struct {
 
 // startProc runs notch-web (this test binary, see TestMain) with its own
 // DSH home; its log goes to a file that is printed when the test fails.
-func startProc(t *testing.T, name, home string, args ...string) *proc {
+func startProc(t *testing.T, name, home string, args ...string) *child {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -57,7 +57,7 @@ func startProc(t *testing.T, name, home string, args ...string) *proc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{cmd: cmd, log: logPath}
+	p := &child{cmd: cmd, log: logPath}
 	t.Cleanup(func() {
 		p.stop()
 		lf.Close()
@@ -75,19 +75,19 @@ func startProc(t *testing.T, name, home string, args ...string) *proc {
 	return p
 }
 
-func (p *proc) stop() {
+func (p *child) stop() {
 	if p.cmd.ProcessState == nil {
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
 		_ = p.cmd.Wait()
 	}
 }
 
-func (p *proc) kill9() {
+func (p *child) kill9() {
 	_ = p.cmd.Process.Kill()
 	_ = p.cmd.Wait()
 }
 
-func (p *proc) events(t *testing.T, lines ...string) {
+func (p *child) events(t *testing.T, lines ...string) {
 	t.Helper()
 	res, err := http.Post(p.base+"/agents-notch/events", "application/json", strings.NewReader(strings.Join(lines, "\n")))
 	if err != nil {
@@ -100,7 +100,7 @@ func (p *proc) events(t *testing.T, lines ...string) {
 	}
 }
 
-func (p *proc) doc(t *testing.T) state.Document {
+func (p *child) doc(t *testing.T) state.Document {
 	t.Helper()
 	res, err := http.Get(p.base + "/agents-notch/state")
 	if err != nil {
@@ -419,7 +419,7 @@ func dialAsErr(home, addr string) (*nats.Conn, error) {
 }
 
 // hook posts one Claude Code hook to p.
-func (p *proc) hook(t *testing.T, payload string) {
+func (p *child) hook(t *testing.T, payload string) {
 	t.Helper()
 	res, err := http.Post(p.base+"/agents-notch/hooks/claude-code", "application/json", strings.NewReader(payload))
 	if err != nil {
@@ -432,7 +432,7 @@ func (p *proc) hook(t *testing.T, payload string) {
 // holdApproval announces a Bash call of session s and sends its
 // PermissionRequest, which p holds; the held response's body comes on the
 // channel ("" when the request failed).
-func (p *proc) holdApproval(t *testing.T, s, call, cmd string) <-chan string {
+func (p *child) holdApproval(t *testing.T, s, call, cmd string) <-chan string {
 	t.Helper()
 	p.hook(t, `{"session_id":"`+s+`","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"`+cmd+`"},"tool_use_id":"`+call+`"}`)
 	out := make(chan string, 1)
@@ -455,7 +455,7 @@ var hubCardRE = regexp.MustCompile(`data-state="waiting" data-session="([^"]+)" 
 
 // waitCard waits for the waiting card of row id and call on p's board
 // page and returns its session, call and nonce.
-func (p *proc) waitCard(t *testing.T, id, call string) [3]string {
+func (p *child) waitCard(t *testing.T, id, call string) [3]string {
 	t.Helper()
 	var card [3]string
 	waitFor(t, 5*time.Second, "a waiting card of "+id+" on the board", func() bool {
@@ -477,7 +477,7 @@ func (p *proc) waitCard(t *testing.T, id, call string) [3]string {
 }
 
 // approve posts a card's answer to p, as the board's button does.
-func (p *proc) approve(t *testing.T, card [3]string, decision string) (int, string) {
+func (p *child) approve(t *testing.T, card [3]string, decision string) (int, string) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{"sessionId": card[0], "call": card[1], "nonce": card[2], "decision": decision, "message": ""})
 	res, err := http.Post(p.base+"/agents-notch/approve", "application/json", bytes.NewReader(body))

@@ -141,6 +141,7 @@ const (
 	TypeHTTP     = "agents-notch.http.v1"     // the HTTP server's own errors
 	TypeHub      = "agents-notch.hub.v1"      // rendering the pages
 	TypeMesh     = "agents-notch.mesh.v1"     // many machines (NATS)
+	TypeProcess  = "agents-notch.process.v1"  // an agent's process ended without a word (host/procs.go)
 	TypeSecurity = "agents-notch.security.v1" // refusals by the locks
 	TypeSettings = "agents-notch.settings.v1" // the three layers and the pane's writes
 	TypeState    = "agents-notch.state.v1"    // the fold, state.json, restore, marks
