@@ -29,7 +29,8 @@
 //	                    PermissionRequest, sometimes after the turn's Stop); other types: nothing
 //	SubagentStart       the subagent's row: session.opened (origin subagent, parent, title its
 //	                    agent_type), turn.started
-//	SubagentStop        turn.ended completed on the subagent's row
+//	SubagentStop        turn.ended completed on the subagent's row, when the board holds it
+//	                    (/compact's internal agent has a SubagentStop and no SubagentStart: no row)
 //	Stop                turn.ended completed
 //	StopFailure         turn.ended error
 //	SessionEnd          session.ended (only for a row the host holds): the row settles, done after
@@ -150,7 +151,10 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 			b.TurnStarted()
 		}
 	case SubagentStop:
-		if b.Subagent() {
+		// Only a subagent the board holds: Claude Code 2.1.328 runs /compact
+		// as an internal agent whose SubagentStop comes with an agent_id
+		// and no SubagentStart — it is no row of anyone's.
+		if b.Subagent() && b.Held() {
 			b.TurnEnded(state.OutcomeCompleted)
 		}
 	case Stop:

@@ -17,7 +17,7 @@ func TestContextTokensFIFO(t *testing.T) {
 		t.Skipf("mkfifo: %v", err)
 	}
 	done := make(chan bool, 1)
-	go func() { _, ok := ContextTokens(path, DefaultTail); done <- ok }()
+	go func() { _, ok := ContextTokens(path); done <- ok }()
 	select {
 	case ok := <-done:
 		if ok {

@@ -141,8 +141,12 @@ func TestMap(t *testing.T) {
 			"tool.started Grep @" + sess + "/a1", "session.opened; session.opened @" + sess + "/a1"},
 		{"a subagent's approval is its own", payload(PostToolUse, `"agent_id":"a1","tool_name":"Bash"`), rows(waiting(sess, "Bash"), waiting(sess+"/a1", "Bash")),
 			"approval.resolved allowed-once @" + sess + "/a1; tool.ended Bash ok @" + sess + "/a1", "session.opened; session.opened @" + sess + "/a1"},
-		{"subagent stop", payload(SubagentStop, `"agent_id":"a1","agent_type":"Explore","agent_transcript_path":"/t/a1.jsonl"`), nil,
-			"turn.ended completed @" + sess + "/a1", "session.opened; session.opened @" + sess + "/a1"},
+		{"subagent stop", payload(SubagentStop, `"agent_id":"a1","agent_type":"Explore","agent_transcript_path":"/t/a1.jsonl"`),
+			rows(working(sess, ""), working(sess+"/a1", "")), "turn.ended completed @" + sess + "/a1", "session.opened; session.opened @" + sess + "/a1"},
+		// Claude Code 2.1.328 runs /compact as an internal agent: a
+		// SubagentStop with an agent_id and no SubagentStart. No row.
+		{"compact's internal agent makes no row", payload(SubagentStop, `"agent_id":"acompact1","agent_transcript_path":"/t/acompact1.jsonl"`),
+			rows(working(sess, "")), "", ""},
 		{"unknown hook", payload("FutureHook", `"x":1`), nil, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -176,7 +180,8 @@ func TestMapTranscript(t *testing.T) {
 		{"a subagent's tool offers the subagent's own, beside the session's", payload(PostToolUse, `"agent_id":"a1","tool_name":"Bash"`), nil,
 			"/home/me/.claude/projects/p/s/subagents/agent-a1.jsonl", sess + "/a1"},
 		{"a subagent id that is no file name offers none", payload(PostToolUse, `"agent_id":"../../x","tool_name":"Bash"`), nil, "", ""},
-		{"SubagentStop offers the subagent's", payload(SubagentStop, `"agent_id":"a1","agent_transcript_path":"/t/a1.jsonl"`), nil, "/t/a1.jsonl", sess + "/a1"},
+		{"SubagentStop offers the subagent's", payload(SubagentStop, `"agent_id":"a1","agent_transcript_path":"/t/a1.jsonl"`),
+			rows(working(sess, ""), working(sess+"/a1", "")), "/t/a1.jsonl", sess + "/a1"},
 		{"a late notification (nothing to apply) still offers it, for a held row", payload(Notification, `"notification_type":"permission_prompt","message":"m"`), rows(settled(sess, state.StatusDone)),
 			"/home/me/.claude/projects/p/s.jsonl", sess},
 		{"an ignored hook of a held row offers it", payload("PreCompact", ``), rows(working(sess, "")), "/home/me/.claude/projects/p/s.jsonl", sess},

@@ -9,12 +9,11 @@ import (
 	"github.com/notch-web/notch-web/state"
 )
 
-// DefaultTail is how much of a transcript's end ContextTokens reads: enough
-// to hold the last assistant messages, little enough to read on every hook.
-const DefaultTail = 64 << 10
-
-// ContextTokens reads at most the last maxTail bytes of a Claude Code
-// transcript (JSON Lines) and returns the context size of its latest
+// ContextTokens reads a Claude Code transcript (JSON Lines) from its end
+// back, line by line within tail.DefaultLimits (by entries: one long line
+// — the ~64 KB prompt_snapshot Claude Code 2.1.328 writes after a
+// session's first reply and after a compaction — is one entry, and cannot
+// push the reply out of a byte window), and returns the context size of its latest
 // assistant message: message.usage's input_tokens +
 // cache_creation_input_tokens + cache_read_input_tokens. One API response is
 // written as several lines sharing a requestId, so the lines of the latest
@@ -23,36 +22,34 @@ const DefaultTail = 64 << 10
 // lines and synthetic messages are skipped.
 //
 // It never fails a hook: any problem (no such file, not an absolute .jsonl
-// path, not a regular file, a tail with no complete assistant line, a line
-// longer than the tail) gives (0, false). A FIFO or device is refused
+// path, not a regular file, no assistant line within the limits) gives
+// (0, false). A FIFO or device is refused
 // without blocking. The host calls it off the hook's path; the budget the
 // tokens are measured against still comes only from the row (docs/contract.md rule 1).
-func ContextTokens(path string, maxTail int64) (int64, bool) {
-	return contextTokens(path, maxTail, false)
+func ContextTokens(path string) (int64, bool) {
+	return contextTokens(path, tail.DefaultLimits, false)
 }
 
 // SubagentContextTokens is ContextTokens for a subagent's own transcript
 // (<session dir>/subagents/agent-<agent_id>.jsonl), every line of which is a
 // sidechain line: those are the lines it reads.
-func SubagentContextTokens(path string, maxTail int64) (int64, bool) {
-	return contextTokens(path, maxTail, true)
+func SubagentContextTokens(path string) (int64, bool) {
+	return contextTokens(path, tail.DefaultLimits, true)
 }
 
 // Tokens reads the context tokens of the transcript a hook named
 // (hookjson.Mapping.Transcript): a session's or a subagent's.
 func Tokens(tr hookjson.Transcript) (int64, bool) {
 	if tr.Sidechain {
-		return SubagentContextTokens(tr.Path, DefaultTail)
+		return SubagentContextTokens(tr.Path)
 	}
-	return ContextTokens(tr.Path, DefaultTail)
+	return ContextTokens(tr.Path)
 }
 
-func contextTokens(path string, maxTail int64, sidechain bool) (int64, bool) {
-	buf, ok := readTail(path, maxTail)
-	if !ok {
-		return 0, false
-	}
-	return latestUsage(buf, sidechain)
+func contextTokens(path string, lim tail.Limits, sidechain bool) (int64, bool) {
+	u := usageScan{sidechain: sidechain}
+	tail.Lines(path, lim, u.line)
+	return u.best, u.found
 }
 
 // readTail is tail.Read: the whole lines among the last maxTail bytes of
@@ -79,38 +76,47 @@ var (
 	assistantKey = []byte(`"assistant"`)
 )
 
-// latestUsage walks complete lines from the last one back and returns the
-// context size of the latest assistant message (see ContextTokens).
+// usageScan finds the latest assistant message's context size, fed lines
+// from the last back (see ContextTokens).
+type usageScan struct {
+	sidechain bool
+	found     bool
+	best      int64
+	request   string
+}
+
+// line takes the next line back; false: the answer is found.
+func (u *usageScan) line(line []byte) bool {
+	if !bytes.Contains(line, usageKey) || !bytes.Contains(line, assistantKey) {
+		return true
+	}
+	var l usageLine
+	if json.Unmarshal(line, &l) != nil || l.Type != "assistant" || l.IsSidechain != u.sidechain ||
+		l.Message == nil || l.Message.Usage == nil || l.Message.Model == "<synthetic>" {
+		return true
+	}
+	if u.found && l.RequestID != u.request {
+		return false // an earlier response: the latest one is counted
+	}
+	us := l.Message.Usage
+	sum := max(0, us.Input) + max(0, us.CacheCreation) + max(0, us.CacheRead)
+	if sum < 0 || sum > state.MaxInteger { // overflowed, or beyond what a reader holds exactly
+		sum = state.MaxInteger
+	}
+	u.found, u.request, u.best = true, l.RequestID, max(u.best, sum)
+	return u.request != "" // nothing to de-duplicate by: the latest line is the answer
+}
+
+// latestUsage is usageScan over the lines of buf, from the last back.
 func latestUsage(buf []byte, sidechain bool) (int64, bool) {
-	var (
-		found   bool
-		best    int64
-		request string
-	)
+	u := usageScan{sidechain: sidechain}
 	for end := len(buf); end > 0; {
 		i := bytes.LastIndexByte(buf[:end], '\n')
 		line := buf[i+1 : end]
 		end = max(i, 0)
-		if !bytes.Contains(line, usageKey) || !bytes.Contains(line, assistantKey) {
-			continue
-		}
-		var l usageLine
-		if json.Unmarshal(line, &l) != nil || l.Type != "assistant" || l.IsSidechain != sidechain ||
-			l.Message == nil || l.Message.Usage == nil || l.Message.Model == "<synthetic>" {
-			continue
-		}
-		if found && l.RequestID != request {
-			break // an earlier response: the latest one is counted
-		}
-		u := l.Message.Usage
-		sum := max(0, u.Input) + max(0, u.CacheCreation) + max(0, u.CacheRead)
-		if sum < 0 || sum > state.MaxInteger { // overflowed, or beyond what a reader holds exactly
-			sum = state.MaxInteger
-		}
-		found, request, best = true, l.RequestID, max(best, sum)
-		if request == "" {
-			break // nothing to de-duplicate by: the latest line is the answer
+		if !u.line(line) {
+			break
 		}
 	}
-	return best, found
+	return u.best, u.found
 }

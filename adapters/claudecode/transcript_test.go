@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
+	"github.com/notch-web/notch-web/adapters/internal/tail"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -36,42 +37,47 @@ func TestContextTokens(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		content string
-		tail    int64
+		lim     tail.Limits
 		want    int64
 		ok      bool
 	}{
 		{"the latest assistant message", strings.Join([]string{
 			line("assistant", "req_1", 10, 20, 30, ""), userLine,
-			line("assistant", "req_2", 3, 1000, 400_000, ""), userLine, ""}, "\n"), DefaultTail, 401_003, true},
+			line("assistant", "req_2", 3, 1000, 400_000, ""), userLine, ""}, "\n"), tail.DefaultLimits, 401_003, true},
 		{"one response over several lines counts once", strings.Join([]string{
 			line("assistant", "req_1", 10, 20, 30, ""),
 			line("assistant", "req_2", 5, 100, 1000, ""), userLine,
-			line("assistant", "req_2", 5, 100, 1000, ""), ""}, "\n"), DefaultTail, 1105, true},
+			line("assistant", "req_2", 5, 100, 1000, ""), ""}, "\n"), tail.DefaultLimits, 1105, true},
 		{"an early partial usage of the same response is not the answer", strings.Join([]string{
 			line("assistant", "req_2", 5, 100, 2000, ""),
-			line("assistant", "req_2", 5, 0, 0, ""), ""}, "\n"), DefaultTail, 2105, true},
+			line("assistant", "req_2", 5, 0, 0, ""), ""}, "\n"), tail.DefaultLimits, 2105, true},
 		{"sidechain and synthetic lines are skipped", strings.Join([]string{
 			line("assistant", "req_1", 1, 2, 3, ""),
 			strings.Replace(line("assistant", "req_s", 9, 9, 9, ""), `"isSidechain":false`, `"isSidechain":true`, 1),
-			strings.Replace(line("assistant", "", 0, 0, 0, ""), "claude-sonnet-4-5", "<synthetic>", 1), ""}, "\n"), DefaultTail, 6, true},
+			strings.Replace(line("assistant", "", 0, 0, 0, ""), "claude-sonnet-4-5", "<synthetic>", 1), ""}, "\n"), tail.DefaultLimits, 6, true},
 		{"no requestId: the latest line", strings.Join([]string{
-			line("assistant", "", 1, 1, 1, ""), line("assistant", "", 2, 2, 2, ""), ""}, "\n"), DefaultTail, 6, true},
+			line("assistant", "", 1, 1, 1, ""), line("assistant", "", 2, 2, 2, ""), ""}, "\n"), tail.DefaultLimits, 6, true},
 		{"malformed and truncated lines are skipped", strings.Join([]string{
 			line("assistant", "req_1", 7, 0, 0, ""), `{"type":"assistant","usage":`, "garbage \"usage\" \"assistant\"",
-			line("assistant", "req_2", 1, 1, 1, "")[:60]}, "\n"), DefaultTail, 7, true},
-		{"the line still being written has no newline", line("assistant", "req_1", 1, 1, 1, "") + "\n" + line("assistant", "req_2", 2, 2, 2, ""), DefaultTail, 6, true},
-		{"a partial first line in the tail is dropped", strings.Repeat("y", 50) + line("assistant", "req_1", 9, 9, 9, "") + "\n" + userLine + "\n",
-			int64(len(userLine) + 1 + len(line("assistant", "req_1", 9, 9, 9, "")) + 1 - 10), 0, false},
-		{"a tail that starts exactly at a line", "junk\n" + line("assistant", "req_1", 9, 9, 9, "") + "\n",
-			int64(len(line("assistant", "req_1", 9, 9, 9, "")) + 1), 27, true},
-		{"a line longer than the tail", line("assistant", "req_1", 1, 1, 1, "") + "\n" + big + "\n", DefaultTail, 0, false},
-		{"a larger tail reaches past it", line("assistant", "req_1", 1, 1, 1, "") + "\n" + big + "\n", 256 << 10, 3, true},
-		{"negative counts are 0, a huge sum is bounded", line("assistant", "req_1", -5, 1<<62, 1<<62, "") + "\n", DefaultTail, 1<<53 - 1, true},
-		{"no assistant message", userLine + "\n", DefaultTail, 0, false},
-		{"empty", "", DefaultTail, 0, false},
+			line("assistant", "req_2", 1, 1, 1, "")[:60]}, "\n"), tail.DefaultLimits, 7, true},
+		{"the line still being written has no newline", line("assistant", "req_1", 1, 1, 1, "") + "\n" + line("assistant", "req_2", 2, 2, 2, ""), tail.DefaultLimits, 6, true},
+		{"a partial first line in the window is dropped", strings.Repeat("y", 50) + line("assistant", "req_1", 9, 9, 9, "") + "\n" + userLine + "\n",
+			bytesLim(int64(len(userLine) + 1 + len(line("assistant", "req_1", 9, 9, 9, "")) + 1 - 10)), 0, false},
+		{"a window that starts exactly at a line", "junk\n" + line("assistant", "req_1", 9, 9, 9, "") + "\n",
+			bytesLim(int64(len(line("assistant", "req_1", 9, 9, 9, "")) + 1)), 27, true},
+		// Claude Code 2.1.328's prompt_snapshot: ~64 KB right after the
+		// reply; it cannot hide the reply's usage.
+		{"a long line after the reply does not hide it", line("assistant", "req_1", 1, 1, 1, "") + "\n" + big + "\n" + userLine + "\n", tail.DefaultLimits, 3, true},
+		{"a line beyond MaxLine is passed over", line("assistant", "req_1", 1, 1, 1, "") + "\n" + big + "\n",
+			tail.Limits{MaxLines: 10, MaxBytes: 1 << 20, MaxLine: 1 << 10}, 3, true},
+		{"bounded by entries", line("assistant", "req_1", 1, 1, 1, "") + "\n" + strings.Repeat(userLine+"\n", 5),
+			tail.Limits{MaxLines: 5, MaxBytes: 1 << 20, MaxLine: 1 << 20}, 0, false},
+		{"negative counts are 0, a huge sum is bounded", line("assistant", "req_1", -5, 1<<62, 1<<62, "") + "\n", tail.DefaultLimits, 1<<53 - 1, true},
+		{"no assistant message", userLine + "\n", tail.DefaultLimits, 0, false},
+		{"empty", "", tail.DefaultLimits, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := ContextTokens(writeTranscript(t, tc.content), tc.tail)
+			got, ok := contextTokens(writeTranscript(t, tc.content), tc.lim, false)
 			if got != tc.want || ok != tc.ok {
 				t.Errorf("ContextTokens = %d, %v; want %d, %v", got, ok, tc.want, tc.ok)
 			}
@@ -81,7 +87,7 @@ func TestContextTokens(t *testing.T) {
 
 func TestContextTokensRefuses(t *testing.T) {
 	good := writeTranscript(t, line("assistant", "r", 1, 1, 1, "")+"\n")
-	if n, ok := ContextTokens(good, DefaultTail); !ok || n != 3 {
+	if n, ok := ContextTokens(good); !ok || n != 3 {
 		t.Fatalf("the control case: %d, %v", n, ok)
 	}
 	dir := t.TempDir()
@@ -97,14 +103,17 @@ func TestContextTokensRefuses(t *testing.T) {
 		"relative path": rel,
 		"empty path":    "",
 	} {
-		if n, ok := ContextTokens(path, DefaultTail); ok || n != 0 {
+		if n, ok := ContextTokens(path); ok || n != 0 {
 			t.Errorf("%s: %d, %v", name, n, ok)
 		}
 	}
-	if n, ok := ContextTokens(good, 0); ok || n != 0 {
-		t.Errorf("no tail: %d, %v", n, ok)
+	if n, ok := contextTokens(good, tail.Limits{}, false); ok || n != 0 {
+		t.Errorf("no limits: %d, %v", n, ok)
 	}
 }
+
+// bytesLim is a walk bounded by bytes alone.
+func bytesLim(n int64) tail.Limits { return tail.Limits{MaxLines: 1 << 20, MaxBytes: n, MaxLine: 1 << 20} }
 
 func mustGetwd(t *testing.T) string {
 	wd, err := os.Getwd()
@@ -127,7 +136,7 @@ func BenchmarkContextTokens(b *testing.B) {
 	path := writeTranscript(b, sb.String())
 	b.ResetTimer()
 	for b.Loop() {
-		if _, ok := ContextTokens(path, DefaultTail); !ok {
+		if _, ok := ContextTokens(path); !ok {
 			b.Fatal("no answer")
 		}
 	}
@@ -159,17 +168,17 @@ func TestSubagentContextTokens(t *testing.T) {
 		side(line("assistant", "req_a", 3, 100, 2000, "")),
 		side(userLine),
 		side(line("assistant", "req_b", 4, 200, 5000, "")), ""}, "\n"))
-	if n, ok := ContextTokens(sub, DefaultTail); ok || n != 0 {
+	if n, ok := ContextTokens(sub); ok || n != 0 {
 		t.Errorf("ContextTokens of a subagent transcript = %d, %v; want none (it skips sidechain lines)", n, ok)
 	}
-	if n, ok := SubagentContextTokens(sub, DefaultTail); !ok || n != 5204 {
+	if n, ok := SubagentContextTokens(sub); !ok || n != 5204 {
 		t.Errorf("SubagentContextTokens = %d, %v; want 5204", n, ok)
 	}
 	if n, ok := Tokens(hookjson.Transcript{Path: sub, Sidechain: true}); !ok || n != 5204 {
 		t.Errorf("Tokens(sidechain) = %d, %v; want 5204", n, ok)
 	}
 	main := writeTranscript(t, line("assistant", "req_1", 1, 2, 3, "")+"\n"+side(line("assistant", "req_s", 9, 9, 9, ""))+"\n")
-	if n, ok := SubagentContextTokens(main, DefaultTail); !ok || n != 27 {
+	if n, ok := SubagentContextTokens(main); !ok || n != 27 {
 		t.Errorf("SubagentContextTokens of a session's transcript = %d, %v; want its sidechain line's 27", n, ok)
 	}
 	if n, ok := Tokens(hookjson.Transcript{Path: main}); !ok || n != 6 {
