@@ -113,7 +113,9 @@ func TestContextTokensRefuses(t *testing.T) {
 }
 
 // bytesLim is a walk bounded by bytes alone.
-func bytesLim(n int64) tail.Limits { return tail.Limits{MaxLines: 1 << 20, MaxBytes: n, MaxLine: 1 << 20} }
+func bytesLim(n int64) tail.Limits {
+	return tail.Limits{MaxLines: 1 << 20, MaxBytes: n, MaxLine: 1 << 20}
+}
 
 func mustGetwd(t *testing.T) string {
 	wd, err := os.Getwd()

@@ -80,7 +80,7 @@ func TestLinesRefuses(t *testing.T) {
 }
 
 func FuzzLines(f *testing.F) {
-	f.Add("a\nb\nc\n", 2)              // plain lines
+	f.Add("a\nb\nc\n", 2)             // plain lines
 	f.Add("a\r\n\r\nlong-line\nz", 4) // CRLF, blank, no final newline
 	f.Fuzz(func(t *testing.T, s string, maxLine int) {
 		maxLine = 1 + abs(maxLine)%64
