@@ -96,7 +96,19 @@ type Spec struct {
 	// (Claude Code's status file: an Esc before the model's first output
 	// fires no hook and writes no transcript line); nil when the agent
 	// keeps no such word. The host asks it while a row works.
-	Idle    func(transcript string, since time.Time) bool
+	Idle func(transcript string, since time.Time) bool
+	// Settled reports how the session's latest turn ended, as the agent's
+	// own files say (state.OutcomeCompleted or OutcomeError), when it
+	// ended no earlier than since; ok is false while it runs, or when the
+	// files cannot say. The host asks it of the rows it restores: a turn
+	// that ended while the host was down shows as ended. nil: the agent
+	// keeps no such word.
+	Settled func(transcript string, since time.Time) (outcome string, ok bool)
+	// Process is the agent's own word on which process runs the session
+	// (its PID and its start, in internal/proc's unit), for a row no
+	// "notch-web hook" named one for (Claude Code's http hooks); nil when
+	// it keeps none.
+	Process func(transcript string) (pid int, start uint64, ok bool)
 	Hooks   []Hook
 	Install Install
 	Help    string // one line for "notch-web hooks -h": its scopes and hooks

@@ -18,6 +18,8 @@ var Spec = agent.Spec{
 	Tokens:      Tokens,
 	Interrupted: Interrupted,
 	Idle:        Idle,
+	Settled:     Settled,
+	Process:     Process,
 	Hooks:       hooks(),
 	Install: agent.Install{
 		Scopes: []agent.Scope{

@@ -5,9 +5,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/notch-web/notch-web/state"
 )
 
 // Claude Code 2.1 keeps one small file per running interactive process,
@@ -32,6 +35,11 @@ type statusFile struct {
 	SessionID       string `json:"sessionId"`
 	Status          string `json:"status"`
 	StatusUpdatedAt int64  `json:"statusUpdatedAt"`
+	// PID is Claude Code's own process (the native binary), ProcStart its
+	// start as /proc/<pid>/stat's field 22 says (clock ticks after boot,
+	// as a string; checked on Linux 2.1.328).
+	PID       int    `json:"pid"`
+	ProcStart string `json:"procStart"`
 }
 
 // statusFiles remembers which file held a session's status, so a poll
@@ -55,6 +63,39 @@ func Idle(path string, since time.Time) bool {
 	}
 	st, ok := sessionStatus(dir, session)
 	return ok && st.Status == "idle" && st.StatusUpdatedAt > since.UnixMilli()
+}
+
+// Settled reports that the session whose transcript is at path has ended
+// its turn since: its status file says "idle", changed after since (a
+// completed turn, an Esc, a failed request alike: the file does not say
+// which, so it is completed). It is what a host restarted while the turn
+// ended reads.
+func Settled(path string, since time.Time) (outcome string, ok bool) {
+	if Idle(path, since) {
+		return state.OutcomeCompleted, true
+	}
+	return "", false
+}
+
+// Process is the process Claude Code's status file names for the session
+// whose transcript is at path: its PID and its start (procStart, in
+// /proc's clock ticks). A session without a status file (one run with -p
+// that has exited) or with no start has none. A kill -9 leaves the file
+// behind: the process it names is then gone, which is the point.
+func Process(path string) (pid int, start uint64, ok bool) {
+	dir, session, ok := statusDir(path)
+	if !ok {
+		return 0, 0, false
+	}
+	st, ok := sessionStatus(dir, session)
+	if !ok || st.PID <= 1 {
+		return 0, 0, false
+	}
+	start, err := strconv.ParseUint(st.ProcStart, 10, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	return st.PID, start, true
 }
 
 // statusDir is the sessions folder beside the projects folder that holds

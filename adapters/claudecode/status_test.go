@@ -101,3 +101,34 @@ func FuzzParseStatus(f *testing.F) {
 		parseStatus(buf, &st)
 	})
 }
+
+func TestProcessAndSettled(t *testing.T) {
+	const sess = "b082f36e-9346-4601-8e92-0b5e3104d6ab"
+	since := time.Date(2026, 12, 3, 11, 0, 0, 0, time.UTC)
+	withStart := func(body, start string) string {
+		return strings.Replace(body, `"pid":26937,`, `"pid":26937,"procStart":"`+start+`",`, 1)
+	}
+	tr := claudeDir(t, sess, map[string]string{"26937.json": withStart(status(sess, "idle", since.Add(time.Second)), "66123")})
+	if pid, start, ok := Process(tr); !ok || pid != 26937 || start != 66123 {
+		t.Errorf("Process = %d, %d, %v; want 26937, 66123", pid, start, ok)
+	}
+	if o, ok := Settled(tr, since); !ok || o != "completed" {
+		t.Errorf("Settled after an idle since = %q, %v", o, ok)
+	}
+	if _, ok := Settled(tr, since.Add(time.Minute)); ok {
+		t.Error("Settled by an idle from before since")
+	}
+	for name, body := range map[string]string{
+		"no procStart":             status(sess, "busy", since),
+		"a procStart not a number": withStart(status(sess, "busy", since), "66123; rm"),
+		"another session's":        withStart(status("other", "busy", since), "1"),
+	} {
+		tr := claudeDir(t, sess, map[string]string{"26937.json": body})
+		if _, _, ok := Process(tr); ok {
+			t.Errorf("%s: Process found one", name)
+		}
+		if _, ok := Settled(tr, since.Add(-time.Hour)); ok {
+			t.Errorf("%s: Settled while busy", name)
+		}
+	}
+}

@@ -14,6 +14,8 @@ var Spec = agent.Spec{
 	Display: "Codex",
 	Version: "0.169.0",
 	Map:     Map,
+	// Its rollout says when a turn ended while the host was down.
+	Settled: Settled,
 	Hooks:   hooks(),
 	Install: agent.Install{
 		Scopes:      []agent.Scope{{Name: "user", Dir: ".codex", File: "hooks.json", EnvDir: "CODEX_HOME"}},

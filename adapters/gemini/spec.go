@@ -15,7 +15,9 @@ var Spec = agent.Spec{
 	Map:     Map,
 	// Its chat transcript says when the human cancelled (Esc) — no hook does.
 	Interrupted: Interrupted,
-	Hooks:       hooks(),
+	// So does it when a turn ended while the host was down.
+	Settled: Settled,
+	Hooks:   hooks(),
 	Install: agent.Install{
 		Scopes: []agent.Scope{
 			{Name: "user", Dir: ".gemini", File: "settings.json"},
