@@ -279,6 +279,12 @@ func (b *Board) session(id string) (state.Session, bool) {
 // rejected, the tool out ended ok (an interrupt is not the tool's error),
 // the turn completed — if the row is still in the status it had since.
 func (b *Board) endInterrupted(id, status string, since int64, now time.Time) {
+	b.settleTurn(id, status, since, state.OutcomeCompleted, now)
+}
+
+// settleTurn ends a row's turn with outcome as endInterrupted does, if the
+// row is still in the status it had since.
+func (b *Board) settleTurn(id, status string, since int64, outcome string, now time.Time) {
 	b.mu.Lock()
 	s, ok := b.fold.Session(id)
 	if !ok || s.Status != status || s.Since != since {
@@ -292,13 +298,20 @@ func (b *Board) endInterrupted(id, status string, since int64, now time.Time) {
 	if a := s.Activity; a != nil && a.Kind == state.ActivityTool {
 		evs = append(evs, state.Event{Type: state.TypeToolEnded, Session: id, Tool: a.Label, Outcome: state.OutcomeOK})
 	}
-	evs = append(evs, state.Event{Type: state.TypeTurnEnded, Session: id, Outcome: state.OutcomeCompleted})
+	evs = append(evs, state.Event{Type: state.TypeTurnEnded, Session: id, Outcome: outcome})
 	state.Stamp(evs, now)
 	_, err := b.applyLocked(evs...)
 	b.mu.Unlock()
 	if err == nil {
 		b.changed()
 	}
+}
+
+// ids are the rows of the board's own fold.
+func (b *Board) ids() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.fold.IDs()
 }
 
 // cancelledNotFailed makes a turn that ended in error done, for the

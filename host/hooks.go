@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notch-web/notch-web/adapters/agent"
 	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/host/terminal"
@@ -91,16 +92,9 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, from
 	for _, w := range warns {
 		h.log.Warn("hook applied with a correction", "log_type", logx.TypeHooks, slog.Group("data", "agent", agent, "warning", w))
 	}
-	if row := whereRow(m); err == nil && row != "" {
-		if !from.Where.IsZero() {
-			h.board.setWhere(row, from.Where)
-		}
-		f := rowFacts{agent: agent}
-		if m.Transcript.Path != "" && !m.Transcript.Sidechain && m.Transcript.Session == row {
-			f.transcript = m.Transcript.Path
-		}
-		h.board.setFacts(row, f)
-		h.setProc(row, from.Proc)
+	p, derr := hookjson.Decode(payload)
+	if row := whereRow(m); err == nil && derr == nil && row != "" {
+		h.noteOrigin(row, spec, m, p, from)
 	}
 	if m.Transcript.Path != "" && spec.Tokens != nil {
 		h.tokens.want(m.Transcript, spec.Tokens, time.Now())
@@ -114,7 +108,7 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, from
 		}
 	}
 	var e *entry
-	if p, derr := hookjson.Decode(payload); derr == nil {
+	if derr == nil {
 		var moved bool
 		e, moved = h.approvals.observe(agent, p, held)
 		if moved {
@@ -122,6 +116,34 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, from
 		}
 	}
 	return n, e, err
+}
+
+// noteOrigin keeps what a hook said of its row beside its events: where
+// it runs, which agent it is, its transcript (the mapping's, else the
+// payload's: Codex's rollout is named, not read for tokens) and its
+// process — the hook's, else, for a row none named yet, the agent's own
+// word (Claude Code's status file: its http hooks name none).
+func (h *Host) noteOrigin(row string, spec agent.Spec, m hookjson.Mapping, p hookjson.Payload, from Origin) {
+	if !from.Where.IsZero() {
+		h.board.setWhere(row, from.Where)
+	}
+	f := rowFacts{agent: spec.Name}
+	if m.Transcript.Path != "" && !m.Transcript.Sidechain && m.Transcript.Session == row {
+		f.transcript = m.Transcript.Path
+	} else if p.AgentID == "" && hookjson.ID(p.SessionID) == row && validTranscript(p.TranscriptPath) {
+		f.transcript = p.TranscriptPath
+	}
+	if f.transcript != "" && !validTranscript(f.transcript) {
+		f.transcript = ""
+	}
+	h.board.setFacts(row, f)
+	id := from.Proc
+	if id.IsZero() && spec.Process != nil {
+		if known := h.board.factsOf(row); known.proc.IsZero() && known.transcript != "" {
+			id = agentsWord(spec.Process, known.transcript)
+		}
+	}
+	h.setProc(row, id)
 }
 
 // ErrFollowing: a follower takes no events and no hooks (a 409).

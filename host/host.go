@@ -68,7 +68,10 @@ type Host struct {
 	approvals  *approvals
 	tmux       *terminal.Tmux // Go to terminal's (terminals.go)
 	procs      *procWatch     // the agents' processes (procs.go)
-	log        *slog.Logger
+	// reconcileRows are the restored rows whose agents' files say whether
+	// a turn ended while the host was down (live.go).
+	reconcileRows []string
+	log           *slog.Logger
 
 	readyOnce sync.Once
 	ready     chan struct{} // closed after the first state.json is written
@@ -162,6 +165,8 @@ func (h *Host) Run(ctx context.Context) error {
 	g.Go(func() error { <-ctx.Done(); h.approvals.shutdown(); return nil })
 	g.Go(func() error { return h.approvals.watch(ctx) })
 	g.Go(func() error { h.watchInterrupts(ctx); return nil })
+	g.Go(func() error { h.writeLive(ctx); return nil })
+	g.Go(func() error { h.reconcile(ctx, h.reconcileRows); return nil })
 	g.Go(func() error {
 		h.tokens.run(ctx, func(session string, tokens int64) { h.board.setTokens(session, tokens, time.Now()) })
 		return nil

@@ -92,3 +92,10 @@ func (b *Board) procIDs() map[proc.ID]bool {
 	}
 	return out
 }
+
+// factsOf is what the hooks said of a row.
+func (b *Board) factsOf(id string) rowFacts {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.facts[id]
+}

@@ -55,6 +55,15 @@ func (f *Fold) Len() int { return len(f.rows) }
 // for a session it never saw.
 func (f *Fold) Has(id string) bool { _, ok := f.rows[id]; return ok }
 
+// IDs are the rows' ids, in no order.
+func (f *Fold) IDs() []string {
+	out := make([]string, 0, len(f.rows))
+	for id := range f.rows {
+		out = append(out, id)
+	}
+	return out
+}
+
 // Ended reports whether a row's session has ended (session.ended): only a
 // session.opened starts it again.
 func (f *Fold) Ended(id string) bool { r := f.rows[id]; return r != nil && r.ended }
