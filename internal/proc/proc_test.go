@@ -21,6 +21,9 @@ func (t tree) lookup(pid int) (Info, error) {
 	return in, nil
 }
 
+// The trees are recorded: each agent's chain above a command hook, as
+// /proc said it with the pinned CLIs in tmux (3 December 2026; the hook
+// command itself is left out, its parent is where Agent starts).
 func TestAgent(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -29,22 +32,53 @@ func TestAgent(t *testing.T) {
 		want   int // 0: none
 	}{
 		{
-			// Claude Code runs a command hook through /bin/sh -c.
-			name: "claude code, through sh",
+			// setsid + /bin/sh -c: dash forks the command, the sh stays.
+			name: "Claude Code 2.1.328 TUI",
 			tree: tree{
-				900: {PID: 900, PPID: 800, Name: "sh", Start: 5},
-				800: {PID: 800, PPID: 700, Name: "claude", Start: 4},
-				700: {PID: 700, PPID: 1, Name: "bash", Start: 3},
+				9178: {PID: 9178, PPID: 9166, Name: "sh", Start: 26510},
+				9166: {PID: 9166, PPID: 9165, Name: "claude", Start: 26475},
+				9165: {PID: 9165, PPID: 1, Name: "tmux: server", Start: 26468},
 			},
-			parent: 900, want: 800,
+			parent: 9178, want: 9166,
 		},
 		{
-			name: "the agent runs the hook itself",
+			name: "claude -p under timeout",
 			tree: tree{
-				800: {PID: 800, PPID: 700, Name: "codex", Start: 4},
-				700: {PID: 700, PPID: 1, Name: "node", Start: 3},
+				4039: {PID: 4039, PPID: 4032, Name: "sh", Start: 21322},
+				4032: {PID: 4032, PPID: 4031, Name: "claude", Start: 21277},
+				4031: {PID: 4031, PPID: 4015, Name: "timeout", Start: 21277},
 			},
-			parent: 800, want: 800,
+			parent: 4039, want: 4032,
+		},
+		{
+			// bash -c execs the command: the hook's parent is the daemon
+			// that owns the turns, not the TUI.
+			name: "Codex 0.169.0 TUI: its app-server daemon",
+			tree: tree{
+				12472: {PID: 12472, PPID: 12213, Name: "codex", Start: 32657},
+				12213: {PID: 12213, PPID: 12187, Name: "codex", Start: 32288},
+				12187: {PID: 12187, PPID: 12186, Name: "node", Start: 32267},
+				12186: {PID: 12186, PPID: 1, Name: "tmux: server", Start: 32267},
+			},
+			parent: 12472, want: 12472,
+		},
+		{
+			name: "codex exec: the native binary under its node shim",
+			tree: tree{
+				4781: {PID: 4781, PPID: 4770, Name: "codex", Start: 21925},
+				4770: {PID: 4770, PPID: 4769, Name: "node", Start: 21918},
+			},
+			parent: 4781, want: 4781,
+		},
+		{
+			// Gemini relaunches itself; the child runs the hooks.
+			name: "Gemini CLI 0.61.0: the relaunched child node",
+			tree: tree{
+				28649: {PID: 28649, PPID: 28636, Name: "node", Start: 53152},
+				28636: {PID: 28636, PPID: 28635, Name: "node", Start: 53089},
+				28635: {PID: 28635, PPID: 1, Name: "tmux: server", Start: 53088},
+			},
+			parent: 28649, want: 28649,
 		},
 		{
 			name: "a login shell and env",
