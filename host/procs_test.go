@@ -174,3 +174,18 @@ func (e *apEnv) logText() string {
 	defer e.logMu.Unlock()
 	return e.log.String()
 }
+
+func TestKilledSettlesItsSubagents(t *testing.T) {
+	e := newApEnv(t, ApprovalConfig{})
+	agent, id := agentChild(t)
+	e.hookAs(t, id, e.hook("SessionStart", `,"source":"startup"`))
+	e.send(t, e.hook("UserPromptSubmit", `,"prompt":"go"`))
+	e.send(t, e.hook("SubagentStart", `,"agent_id":"a1","agent_type":"Explore"`))
+	sub := "s1/a1"
+	waitStatus(t, e, sub, state.StatusWorking)
+	agent.Process.Kill()
+	waitStatus(t, e, "s1", state.StatusError)
+	if s := rows(t, e.h)[sub]; !state.Settled(s.Status) {
+		t.Errorf("the subagent's row is %s after its agent died", s.Status)
+	}
+}
