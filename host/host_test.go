@@ -175,3 +175,32 @@ func TestSessionEndSettlesAndSurvivesARestart(t *testing.T) {
 		t.Fatalf("a restored settled row's next prompt: %+v", s)
 	}
 }
+
+// A second "make run" (the demo, on the same DSH home) showed each demo
+// session twice for a moment: the last run's, restored, beside the new
+// run's. The demo's rows are not restored; real sessions beside them are.
+func TestDemoRowsAreNotRestored(t *testing.T) {
+	home := t.TempDir()
+	now := time.Now()
+	writeState(t, filepath.Join(home, "state", "agents-notch", "state.json"), state.Document{
+		Schema: state.Schema, Plugin: state.Plugin, WallMs: now.Add(-time.Second).UnixMilli(),
+		Sessions: []state.Session{
+			{ID: "demo-3-argon", Status: state.StatusWorking, Since: now.UnixMilli(), Identity: "teal"},
+			{ID: "real", Status: state.StatusDone, Since: now.UnixMilli(), Identity: "violet"},
+		},
+	})
+	svc := settings.NewService(settings.Options{PanePath: filepath.Join(home, "settings.json")})
+	h := New(Config{
+		StatePath:  filepath.Join(home, "state", "agents-notch", "state.json"),
+		ManualPath: filepath.Join(home, "manual.json"),
+		Demo:       true,
+		Log:        slog.New(slog.DiscardHandler),
+	}, svc)
+	got := rows(t, h)
+	if _, ok := got["demo-3-argon"]; ok || len(got) != 1 || got["real"].ID == "" {
+		t.Fatalf("restored under --demo: %v", got)
+	}
+	if n := len(rows(t, newHost(t, home))); n != 2 {
+		t.Fatalf("restored without --demo: %d rows, want 2", n)
+	}
+}

@@ -40,8 +40,12 @@ func (h *Host) restore(now time.Time) {
 			"data", map[string]any{"ageHours": int(age.Hours()), "path": h.cfg.StatePath})
 		return
 	}
-	// Other machines' rows come back from their own store (host/mesh).
-	doc.Sessions = slices.DeleteFunc(doc.Sessions, func(s state.Session) bool { return h.board.ownsRemote(s.ID) })
+	// Other machines' rows come back from their own store (host/mesh); the
+	// demo's rows come back only as the demo plays them again (a second
+	// "make run" showed the last run's demo rows beside the new ones).
+	doc.Sessions = slices.DeleteFunc(doc.Sessions, func(s state.Session) bool {
+		return h.board.ownsRemote(s.ID) || (h.cfg.Demo && state.IsDemoID(s.ID))
+	})
 	if n := h.board.restore(doc); n > 0 {
 		h.log.Info("sessions restored from the last state.json", "log_type", logx.TypeState,
 			"data", map[string]any{"count": n, "ageMs": age.Milliseconds(), "path": h.cfg.StatePath})

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -36,7 +37,7 @@ type TimedEvent struct {
 // session.finished for every session before DemoLoop. Session ids carry the
 // loop number, so a late event of one loop can never land on the next.
 func DemoScript(loop int) []TimedEvent {
-	id := func(name string) string { return fmt.Sprintf("demo-%d-%s", loop, name) }
+	id := func(name string) string { return fmt.Sprintf("%s%d-%s", demoPrefix, loop, name) }
 	var (
 		hub   = id("sse-hub") // the busy parent
 		sub   = id("sse-hub-survey")
@@ -186,3 +187,9 @@ func DemoScript(loop int) []TimedEvent {
 	slices.SortStableFunc(out, func(a, b TimedEvent) int { return cmp.Compare(a.After, b.After) })
 	return out
 }
+
+// demoPrefix starts every id DemoScript makes.
+const demoPrefix = "demo-"
+
+// IsDemoID reports whether a session id is one DemoScript makes.
+func IsDemoID(id string) bool { return strings.HasPrefix(id, demoPrefix) }
