@@ -30,8 +30,20 @@ build: generate
 	$(GO) build -trimpath -o $(BIN) ./cmd/notch-web
 	$(GO) build -trimpath -o $(LOAD) ./cmd/notch-load
 
-run: build
-	mkdir -p .run/dsh
+# templ's output is committed: it is regenerated only when a .templ is
+# newer than it (an edit), so a fresh clone's "make run" never builds templ.
+TEMPL_GO := $(patsubst %.templ,%_templ.go,$(wildcard web/templates/*.templ))
+web/templates/%_templ.go: web/templates/%.templ
+	$(GO) tool templ generate -log-level error -f $<
+
+# run builds only notch-web, and says what it is doing: the first build on a
+# machine downloads the Go modules and compiles them (a few minutes).
+run: $(TEMPL_GO)
+	@if [ ! -x $(BIN) ]; then echo "make run: building $(BIN) — the first build downloads and compiles the Go modules, about 1–3 minutes; later builds take seconds"; \
+	else echo "make run: building $(BIN)"; fi
+	@$(GO) build -trimpath -o $(BIN) ./cmd/notch-web
+	@mkdir -p .run/dsh
+	@echo "make run: the demo board at http://$(ADDR)/agents-notch/ (the pane: /agents-notch/pane), a throwaway DSH home in .run/dsh; Ctrl-C stops it"
 	./$(BIN) --demo --addr $(ADDR) --dsh-home .run/dsh --patch examples/cordis.patch.yml
 
 # The browser first: a machine without it learns so at once, not after
