@@ -49,15 +49,7 @@ type config struct {
 const usageHead = `notch-web: the agents notch's web face — its settings, the live board, state.json.
 
 Usage:
-  notch-web [flags]
-  notch-web hook <agent> [--url URL]                  an agent's command hook: stdin → the host
-  notch-web hooks install|uninstall|status [<agent>]  put the hooks into an agent's settings
-  notch-web help [hooks|hook]                         this, or a command's own help
-  notch-web --version                                 the build's version
-  notch-web pair                                      on the hub: print a one-time join code
-  notch-web join CODE [--machine NAME]                pair this machine with a hub (then --join)
-
-Flags:`
+`
 
 // flagSet declares the flags into c.
 func flagSet(c *config, logLevel *string) *flag.FlagSet {
@@ -89,7 +81,7 @@ func printUsage(w io.Writer) {
 	var c config
 	var lv string
 	fs := flagSet(&c, &lv)
-	fmt.Fprintln(w, usageHead)
+	fmt.Fprint(w, usageHead, commandList(), "\nFlags (notch-web [run] [flags]):\n")
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 }

@@ -5,11 +5,13 @@
 //
 // Usage:
 //
-//	notch-web [flags]
+//	notch-web [run] [flags]                             the host
 //	notch-web hook <agent> [--url URL]                  (an agent's command hook: stdin → the host)
 //	notch-web hooks install|uninstall|status [<agent>]  (put the hooks into an agent's settings)
+//	notch-web statusline | pair | join CODE | version
 //
-// Run notch-web -h for the flags, notch-web hooks -h for the agents.
+// notch-web help lists every command (help.go); notch-web help <command>,
+// or notch-web <command> -h, prints one's own help.
 package main
 
 import (

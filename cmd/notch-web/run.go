@@ -41,21 +41,34 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		switch args[0] {
 		case "hook", "hooks":
 			return runAgentHooks(ctx, args, getenv, os.Stdin, stdout, stderr) // hooks.go
-		case "help":
-			err := runHelp(args[1:], getenv, stdout)
+		case "help", "version":
+			var err error
+			if args[0] == "help" {
+				err = runHelp(args[1:], getenv, stdout) // help.go
+			} else {
+				err = runVersion(args[1:], stdout)
+			}
 			if err != nil {
 				fmt.Fprintln(stderr, "notch-web:", err)
 			}
 			return err
 		case "pair", "join":
 			return runMeshCommand(ctx, args, getenv, stdout, stderr) // mesh.go
-		case "version", "--version", "-version":
+		case "statusline":
+			return runStatusline(ctx, args[1:], getenv, os.Stdin, stdout, stderr) // statusline.go
+		case "--version", "-version":
 			fmt.Fprintln(stdout, versionLine())
 			return nil
+		case "run":
+			args = args[1:] // notch-web run [flags] is notch-web [flags]
+		default:
+			if strings.HasPrefix(args[0], "-") {
+				break
+			}
+			err := unknownCommand(args[0])
+			fmt.Fprintln(stderr, "notch-web:", err)
+			return err
 		}
-	}
-	if len(args) > 0 && args[0] == "statusline" {
-		return runStatusline(ctx, args[1:], getenv, os.Stdin, stdout, stderr) // statusline.go
 	}
 	cfg, err := parseFlags(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
@@ -74,25 +87,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stderr, "notch-web:", err)
 	}
 	return err
-}
-
-// runHelp is "notch-web help [hooks|hook]".
-func runHelp(args []string, getenv func(string) string, stdout io.Writer) error {
-	topic := ""
-	if len(args) > 0 {
-		topic = args[0]
-	}
-	switch topic {
-	case "":
-		printUsage(stdout)
-	case "hooks":
-		return runHooks([]string{"help"}, getenv, stdout, stdout)
-	case "hook":
-		fmt.Fprint(stdout, hookUsage)
-	default:
-		return fmt.Errorf("help: no topic %q (want hooks or hook)", topic)
-	}
-	return nil
 }
 
 // paths are the files notch-web keeps under the DSH home.

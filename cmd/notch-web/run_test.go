@@ -456,7 +456,7 @@ func TestVersionAndHelp(t *testing.T) {
 		{args: []string{"help"}, wantOut: "notch-web hooks install|uninstall|status"},
 		{args: []string{"help", "hooks"}, wantOut: "-dry-run"},
 		{args: []string{"help", "hook"}, wantOut: "usage: notch-web hook <agent>"},
-		{args: []string{"help", "colours"}, wantErr: `notch-web: help: no topic "colours"`, wantFailed: true},
+		{args: []string{"help", "colours"}, wantErr: `notch-web: help: no command "colours" (notch-web help lists the commands: run, hook,`, wantFailed: true},
 	} {
 		var out, errb strings.Builder
 		err := run(context.Background(), tc.args, func(string) string { return "" }, &out, &errb)

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// command is one of notch-web's commands, as help lists it.
+type command struct {
+	name     string // the word after notch-web ("run" may be left out)
+	synopsis string
+	summary  string
+}
+
+// commands is every command, in the order help lists them. The dispatch is
+// run's switch; TestEveryCommandHasHelp keeps the two in step.
+var commands = []command{
+	{"run", "notch-web [run] [flags]", "run the host: the live board, the Settings pane, state.json (the flags below)"},
+	{"hook", "notch-web hook <agent> [--url URL]", "an agent's command hook: stdin → the host"},
+	{"hooks", "notch-web hooks install|uninstall|status [<agent>]", "put the hooks into an agent's settings, or say where they are"},
+	{"statusline", "notch-web statusline [--url URL] [--chain B64]", "Claude Code's statusLine: its line, and the plan's usage for the board"},
+	{"pair", "notch-web pair [--address HOST:PORT]", "on the hub: print a one-time join code"},
+	{"join", "notch-web join CODE [--machine NAME]", "pair this machine with a hub (then notch-web --join)"},
+	{"version", "notch-web version", "the build's version (also --version)"},
+	{"help", "notch-web help [<command>]", "this list, or a command's own help (the same as notch-web <command> -h)"},
+}
+
+// commandNames are the commands' names, for "want one of …".
+func commandNames() []string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return names
+}
+
+// commandList is help's list of commands, aligned.
+func commandList() string {
+	width := 0
+	for _, c := range commands {
+		width = max(width, len(c.synopsis))
+	}
+	var b strings.Builder
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, c.synopsis, c.summary)
+	}
+	return b.String()
+}
+
+const helpUsage = `usage: notch-web help [<command>]
+
+Lists every command with one line each and the host's flags, or prints one
+command's own help: notch-web help <command> says what notch-web <command> -h
+says. Commands: run, hook, hooks, statusline, pair, join, version, help.
+`
+
+const versionUsage = `usage: notch-web version
+
+Prints this build's version: the module version of a "go install …@vX",
+else devel-<commit> (with -dirty for uncommitted changes), and Go's version.
+notch-web --version says the same; /healthz carries it too.
+`
+
+// isHelp is a command's request for its own help.
+func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
+
+// runHelp is "notch-web help [<command>]".
+func runHelp(args []string, getenv func(string) string, stdout io.Writer) error {
+	topic := ""
+	if len(args) > 0 {
+		topic = args[0]
+	}
+	if len(args) > 1 {
+		return fmt.Errorf("help: one command at a time, got %q (notch-web help lists them)", args)
+	}
+	switch topic {
+	case "", "run":
+		printUsage(stdout)
+	case "hooks":
+		return runHooks([]string{"help"}, getenv, stdout, stdout)
+	case "hook":
+		fmt.Fprint(stdout, hookUsage)
+	case "statusline":
+		fmt.Fprint(stdout, statuslineUsage)
+	case "pair":
+		fmt.Fprint(stdout, pairUsage)
+	case "join":
+		fmt.Fprint(stdout, joinUsage)
+	case "version":
+		fmt.Fprint(stdout, versionUsage)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, helpUsage)
+	default:
+		return fmt.Errorf("help: no command %q%s", topic, nearest(topic))
+	}
+	return nil
+}
+
+// runVersion is "notch-web version".
+func runVersion(args []string, stdout io.Writer) error {
+	switch {
+	case len(args) == 0:
+		fmt.Fprintln(stdout, versionLine())
+	case isHelp(args[0]):
+		fmt.Fprint(stdout, versionUsage)
+	default:
+		return fmt.Errorf("version: unexpected argument %q (notch-web version takes none)", args[0])
+	}
+	return nil
+}
+
+// unknownCommand is the error for a first word that is no command.
+func unknownCommand(word string) error {
+	return fmt.Errorf("unknown command %q%s", word, nearest(word))
+}
+
+// nearest ends the line about a word that is no command: the command it
+// is nearest to (a typo: "hoks", "statusine"), or the host's flag it names
+// without its dashes ("demo"), else where the commands are listed.
+func nearest(word string) string {
+	w := strings.ToLower(word)
+	best, bestD, bestLen := "", 3, 0 // at most two edits away
+	for _, c := range commands {
+		d := editDistance(w, c.name)
+		if strings.HasPrefix(c.name, w) && len(w) >= 2 && d > 1 {
+			d = 2 // a prefix ("stat") is a fair guess, behind a typo
+		}
+		// Of two as near, the one of the word's length ("hoosk": hooks,
+		// not hook).
+		dl := abs(len(c.name) - len(w))
+		if d < len(c.name) && (d < bestD || d == bestD && best != "" && dl < bestLen) {
+			best, bestD, bestLen = c.name, d, dl
+		}
+	}
+	var c config
+	var lv string
+	if f := flagSet(&c, &lv).Lookup(w); f != nil && bestD > 1 {
+		return fmt.Sprintf(": did you mean %q? (notch-web -h lists the flags)", "--"+f.Name)
+	}
+	if best != "" {
+		return fmt.Sprintf(": did you mean %q? (notch-web help lists the commands)", best)
+	}
+	return " (notch-web help lists the commands: " + strings.Join(commandNames(), ", ") + ")"
+}
+
+// editDistance is the Damerau–Levenshtein distance (optimal string
+// alignment) between a and b: insertions, deletions, substitutions and
+// swaps of two neighbours each count one.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
