@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -33,9 +32,11 @@ import (
 const shutdownGrace = 1500 * time.Millisecond
 
 // run is the whole program: flags, construction, serving, and a graceful
-// shutdown when ctx ends. An error that stops it is reported by run itself,
-// once, as one plain line on stderr ("notch-web: …"): a person reads it, and
-// a log reader still sees the "stopped" record that follows a served run.
+// shutdown when ctx ends. An error that stops the host is reported by run
+// itself, once (reportFatal): one plain line ("notch-web: …") when stderr is
+// a terminal, else the standard fatal ERROR record on the log stream, after
+// the "stopped" record of a served run. A command's error (hooks, pair, …)
+// is always its one plain line: a person ran it.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		switch args[0] {
@@ -80,11 +81,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		level = cfg.level
 	}
 	log, quiet := logx.NewQuiet(stderr, level, logx.DefaultRepeatWindow)
+	started := false
 	if err == nil {
-		err = serve(ctx, cfg, log, quiet, stdout)
+		started, err = serve(ctx, cfg, getenv, log, quiet, stdout)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "notch-web:", err)
+		reportFatal(stderr, log, started, err) // fatal.go
+		quiet.Flush()
 	}
 	return err
 }
@@ -102,12 +105,12 @@ func pathsOf(c *config) paths {
 }
 
 // serve builds the program from cfg and runs it until ctx ends. Errors
-// before the URL is printed are start-up errors.
-func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet, stdout io.Writer) error {
+// before the URL is printed are start-up errors (started is false).
+func serve(ctx context.Context, cfg *config, getenv func(string) string, log *slog.Logger, quiet *logx.Quiet, stdout io.Writer) (started bool, err error) {
 	p := pathsOf(cfg)
 	if cfg.window != "" {
 		if err := window.CheckProgram(cfg.window); err != nil {
-			return fmt.Errorf("--window: %w", err)
+			return false, fmt.Errorf("--window: %w", err)
 		}
 	}
 	// A directory notch-web cannot write is a start-up error, not an ERROR
@@ -118,7 +121,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 	}
 	for _, d := range dirs {
 		if err := fsx.CheckWritable(d); err != nil {
-			return err
+			return false, err
 		}
 	}
 
@@ -130,7 +133,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
-		return listenError(cfg.addr, err)
+		return false, listenError(cfg.addr, err, getenv)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	locks.SetPort(port)
@@ -151,7 +154,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 	node, err := openMesh(ctx, cfg, p.manual, log) // nil unless --hub, --join or --nats (mesh.go)
 	if err != nil {
 		ln.Close()
-		return err
+		return false, err
 	}
 	if node != nil {
 		hcfg.Remote = node.Remote()
@@ -222,18 +225,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, quiet *logx.Quiet
 	err = g.Wait()
 	log.Info("stopped", "log_type", logx.TypeHost)
 	quiet.Flush() // repeats held back during the shutdown go out last
-	return err
-}
-
-// listenError says why the address could not be had, and what to do.
-func listenError(addr string, err error) error {
-	switch {
-	case errors.Is(err, syscall.EADDRINUSE):
-		return fmt.Errorf("cannot listen on %s: the address is in use (another notch-web?); --addr 127.0.0.1:0 picks a free port", addr)
-	case errors.Is(err, syscall.EACCES):
-		return fmt.Errorf("cannot listen on %s: permission denied (a port below 1024?); --addr 127.0.0.1:0 picks a free port", addr)
-	}
-	return fmt.Errorf("cannot listen on %s: %w", addr, err)
+	return true, err
 }
 
 // baseURL is the URL a browser on this machine opens.

@@ -320,24 +320,39 @@ func TestStreamsCappedByTheDescriptorLimit(t *testing.T) {
 }
 
 // runOnce runs the program with args and a fresh DSH home, and returns
-// run's error with what it wrote to stdout and stderr.
+// run's error with what it wrote to stdout and stderr (not a terminal).
 func runOnce(t *testing.T, home string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	var out, errb strings.Builder
-	getenv := func(k string) string {
-		if k == "DSH_HOME" {
-			return home
-		}
-		return ""
+	return runOnceEnv(t, false, env("DSH_HOME", home), args...)
+}
+
+// tty is a stderr that says it is a terminal (see isTerminal).
+type tty struct{ strings.Builder }
+
+func (*tty) IsTerminal() bool { return true }
+
+// runOnceEnv is runOnce with an environment of the test's choosing, and a
+// stderr that is a terminal or not.
+func runOnceEnv(t *testing.T, terminal bool, getenv func(string) string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out strings.Builder
+	var errb interface {
+		io.Writer
+		String() string
+	} = new(strings.Builder)
+	if terminal {
+		errb = new(tty)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // a start-up error must come before serving; a good start stops at once
-	err = run(ctx, args, getenv, &out, &errb)
+	err = run(ctx, args, getenv, &out, errb)
 	return out.String(), errb.String(), err
 }
 
-// A start-up error is one plain line on stderr, naming what is wrong and
-// what would be right; never twice, never a JSON record a person must read.
+// A start-up error is said once, naming what is wrong and what would be
+// right: on a terminal as one plain line; to anything else (a supervisor's
+// pipe, a log file) as the standard fatal ERROR record, with the same
+// words in its message — never both, never twice.
 func TestStartupErrors(t *testing.T) {
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -349,21 +364,29 @@ func TestStartupErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(t.TempDir(), "no-such-window")
+	taken := busy.Addr().String()
+	_, takenPort, _ := net.SplitHostPort(taken)
+	next, _ := strconv.Atoi(takenPort)
 	for _, tc := range []struct {
 		name string
 		home string
+		env  []string
 		args []string
 		want string
 	}{
-		{"port taken", t.TempDir(), []string{"--addr", busy.Addr().String()}, "--addr 127.0.0.1:0 picks a free port"},
-		{"a bare port", t.TempDir(), []string{"--addr", "7341"}, `--addr "7341": want HOST:PORT, e.g. 127.0.0.1:7341`},
-		{"an unknown flag", t.TempDir(), []string{"--colour"}, "flag provided but not defined: -colour (notch-web -h lists the flags)"},
-		{"a bad log level", t.TempDir(), []string{"--log-level", "loud"}, `--log-level "loud": want debug, info, warning or error`},
-		{"an unwritable DSH home", fileHome, []string{"--addr", "127.0.0.1:0"}, "cannot create " + filepath.Join(fileHome, "state")},
-		{"a window that does not exist", t.TempDir(), []string{"--addr", "127.0.0.1:0", "--window", missing}, missing},
+		{"port taken", t.TempDir(), nil, []string{"--addr", taken},
+			"cannot listen on " + taken + ": the address is in use (another notch-web?); --addr 127.0.0.1:0 picks a free port"},
+		{"port taken, under make", t.TempDir(), []string{"MAKELEVEL", "1"}, []string{"--addr", taken},
+			"cannot listen on " + taken + ": the address is in use (another notch-web?); ADDR=127.0.0.1:" + strconv.Itoa(next+1) + " make run listens on another port"},
+		{"a bare port", t.TempDir(), nil, []string{"--addr", "7341"}, `--addr "7341": want HOST:PORT, e.g. 127.0.0.1:7341`},
+		{"an unknown flag", t.TempDir(), nil, []string{"--colour"}, "flag provided but not defined: -colour (notch-web -h lists the flags)"},
+		{"a bad log level", t.TempDir(), nil, []string{"--log-level", "loud"}, `--log-level "loud": want debug, info, warning or error`},
+		{"an unwritable DSH home", fileHome, nil, []string{"--addr", "127.0.0.1:0"}, "cannot create " + filepath.Join(fileHome, "state")},
+		{"a window that does not exist", t.TempDir(), nil, []string{"--addr", "127.0.0.1:0", "--window", missing}, missing},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			stdout, stderr, err := runOnce(t, tc.home, tc.args...)
+		getenv := env(append([]string{"DSH_HOME", tc.home}, tc.env...)...)
+		t.Run(tc.name+", on a terminal", func(t *testing.T) {
+			stdout, stderr, err := runOnceEnv(t, true, getenv, tc.args...)
 			if err == nil {
 				t.Fatalf("run started; want a start-up error saying %q", tc.want)
 			}
@@ -378,10 +401,56 @@ func TestStartupErrors(t *testing.T) {
 				t.Errorf("plain line %q, want \"notch-web: …%s…\"", lines[0], tc.want)
 			}
 		})
+		t.Run(tc.name+", to a log reader", func(t *testing.T) {
+			stdout, stderr, err := runOnceEnv(t, false, getenv, tc.args...)
+			if err == nil {
+				t.Fatalf("run started; want a start-up error saying %q", tc.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q: the URL line must not be printed before a start-up error", stdout)
+			}
+			checkFatalRecord(t, stderr, "StartupError", tc.want)
+		})
 	}
 	// -h is not an error: the usage goes to stdout.
 	if stdout, _, err := runOnce(t, t.TempDir(), "-h"); err != nil || !strings.Contains(stdout, "--addr") && !strings.Contains(stdout, "-addr") {
 		t.Errorf("-h: %v, stdout %q", err, stdout)
+	}
+}
+
+// checkFatalRecord fails unless log holds exactly one fatal record — the
+// standard one: level ERROR, fatal true, the host's log_type, a message
+// saying want, error.name name — and no plain line.
+func checkFatalRecord(t *testing.T, log, name, want string) {
+	t.Helper()
+	fatal := 0
+	for line := range strings.Lines(log) {
+		var rec struct {
+			Timestamp string `json:"timestamp"`
+			Level     string `json:"level"`
+			LogType   string `json:"log_type"`
+			Message   string `json:"message"`
+			Fatal     *bool  `json:"fatal"`
+			Error     struct{ Name, Message string }
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Errorf("a line that is not a record: %q", line)
+			continue
+		}
+		if rec.Fatal == nil {
+			continue
+		}
+		fatal++
+		if rec.Level != "ERROR" || !*rec.Fatal || rec.LogType != "agents-notch.host.v1" || rec.Timestamp == "" ||
+			!strings.Contains(rec.Message, want) || rec.Error.Name != name || rec.Error.Message != rec.Message {
+			t.Errorf("fatal record %s\nwant level ERROR, fatal true, log_type agents-notch.host.v1, error.name %s, a message saying %q", line, name, want)
+		}
+		if strings.HasPrefix(rec.Message, "notch-web:") {
+			t.Errorf("the record's message carries the plain line's prefix: %q", rec.Message)
+		}
+	}
+	if fatal != 1 {
+		t.Errorf("%d fatal records, want exactly one:\n%s", fatal, log)
 	}
 }
 

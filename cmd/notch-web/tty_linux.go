@@ -1,0 +1,10 @@
+package main
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// fileIsTerminal reports whether f is a terminal: it has termios.
+func fileIsTerminal(f *os.File) bool { return hasTermios(f, unix.TCGETS) }
