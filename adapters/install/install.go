@@ -19,8 +19,18 @@ import (
 )
 
 // ErrUsage is a request Install cannot act on: an unknown agent or scope, a
-// missing home or executable.
-var ErrUsage = errors.New("install")
+// missing home or executable. Its errors are usageError: they say what is
+// wrong without a prefix of their own, which the caller's line has already.
+var ErrUsage = errors.New("install: a request that cannot be acted on")
+
+// usageError is an ErrUsage whose text is its message alone.
+type usageError string
+
+func (e usageError) Error() string        { return string(e) }
+func (e usageError) Is(target error) bool { return target == ErrUsage }
+
+// usagef is an ErrUsage saying what fmt.Sprintf says.
+func usagef(format string, a ...any) error { return usageError(fmt.Sprintf(format, a...)) }
 
 // maxSettings bounds how much of a settings file is read.
 const maxSettings = 4 << 20
@@ -90,7 +100,7 @@ func (o Options) getenv(k string) string {
 func (o Options) spec() (agent.Spec, error) {
 	s, ok := registry.Get(o.Agent)
 	if !ok {
-		return agent.Spec{}, fmt.Errorf("%w: unknown agent %q (want one of %s)", ErrUsage, o.Agent, strings.Join(Agents, ", "))
+		return agent.Spec{}, usagef("unknown agent %q (want one of %s)", o.Agent, strings.Join(Agents, ", "))
 	}
 	return s, nil
 }
@@ -104,12 +114,12 @@ func (o Options) settingsPath(scope string) (string, error) {
 	}
 	i := slices.IndexFunc(s.Install.Scopes, func(sc agent.Scope) bool { return sc.Name == scope })
 	if i < 0 {
-		return "", fmt.Errorf("%w: %s has no %q scope (want one of %s)", ErrUsage, o.Agent, scope, strings.Join(s.ScopeNames(), ", "))
+		return "", usagef("%s has no %q scope (want one of %s)", o.Agent, scope, strings.Join(s.ScopeNames(), ", "))
 	}
 	sc := s.Install.Scopes[i]
 	if sc.Project {
 		if o.Dir == "" {
-			return "", fmt.Errorf("%w: no project directory", ErrUsage)
+			return "", usagef("no project directory")
 		}
 		return filepath.Join(o.Dir, sc.Dir, sc.File), nil
 	}
@@ -117,7 +127,7 @@ func (o Options) settingsPath(scope string) (string, error) {
 		return filepath.Join(d, sc.File), nil
 	}
 	if o.Home == "" {
-		return "", fmt.Errorf("%w: no home directory (set HOME)", ErrUsage)
+		return "", usagef("no home directory (set HOME)")
 	}
 	return filepath.Join(o.Home, sc.Dir, sc.File), nil
 }
@@ -140,10 +150,10 @@ func (o Options) format() (hooksFormat, error) {
 		return hooksFormat{}, err
 	}
 	if s.HTTP() && o.URL == "" {
-		return hooksFormat{}, fmt.Errorf("%w: no host URL", ErrUsage)
+		return hooksFormat{}, usagef("no host URL")
 	}
 	if o.Exe == "" && slices.ContainsFunc(s.Hooks, func(h agent.Hook) bool { return h.Kind == agent.Command }) {
-		return hooksFormat{}, fmt.Errorf("%w: no notch-web executable for the command hooks", ErrUsage)
+		return hooksFormat{}, usagef("no notch-web executable for the command hooks")
 	}
 	url := o.URL
 	if s.HTTP() {

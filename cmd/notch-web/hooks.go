@@ -264,7 +264,7 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 				return fmt.Errorf("hooks status: %w", err)
 			}
 			unreadable += printStatus(stdout, st)
-			printHosts(context.Background(), stdout, hookBases(st, getenv), hosts)
+			printHosts(context.Background(), stdout, a, hookBases(st, getenv), hosts)
 		}
 		if unreadable > 0 {
 			return fmt.Errorf("hooks status: %d file(s) could not be read (said above, with what to do)", unreadable)
@@ -307,6 +307,9 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 		return fmt.Errorf("hooks %s: %w", verb, err)
 	}
 	printResult(stdout, res, *dry)
+	if verb == "install" && !*dry {
+		checkInstalledHost(context.Background(), stdout, base) // hostcheck.go
+	}
 	return nil
 }
 

@@ -219,7 +219,7 @@ func TestHooksInstallClaudeCode(t *testing.T) {
 	if !strings.Contains(string(b), `"url": "http://127.0.0.1:7399/agents-notch/hooks/claude-code"`) {
 		t.Errorf("settings:\n%s", b)
 	}
-	if out = hooks("install", "claude-code", "--url", "http://127.0.0.1:7399", "--exe", "/x/notch-web"); out != path+": nothing to change\n" {
+	if out = hooks("install", "claude-code", "--url", "http://127.0.0.1:7399", "--exe", "/x/notch-web"); !strings.HasPrefix(out, path+": nothing to change\nhost: no notch-web answers at http://127.0.0.1:7399 (") {
 		t.Errorf("second install: %q", out)
 	}
 	out = hooks("status", "claude-code", "--dir", t.TempDir())
@@ -399,9 +399,9 @@ func TestHooksStatusChecksTheHost(t *testing.T) {
 	for _, tc := range []struct {
 		name, url, want string
 	}{
-		{"a notch-web answers", notch.URL, "  host: notch-web v9.9.9 answers at " + notch.URL + "\n"},
-		{"nothing listens", goneURL, "  host: no notch-web answers at " + goneURL + " ("},
-		{"something else answers", other.URL, "  host: no notch-web answers at " + other.URL + " (something answers (404 Not Found), but not notch-web's /healthz)"},
+		{"a notch-web answers", notch.URL, "\nclaude-code host: notch-web v9.9.9 answers at " + notch.URL + "\n"},
+		{"nothing listens", goneURL, "\nclaude-code host: no notch-web answers at " + goneURL + " ("},
+		{"something else answers", other.URL, "\nclaude-code host: no notch-web answers at " + other.URL + " (something answers (404 Not Found), but not notch-web's /healthz): its hooks reach nothing. Start notch-web there, or install the hooks again with --url pointing at the one you run\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			home := t.TempDir()
@@ -413,9 +413,78 @@ func TestHooksStatusChecksTheHost(t *testing.T) {
 			if err := run(context.Background(), []string{"hooks", "status", "claude-code", "--dir", home}, getenv, &out, io.Discard); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(out.String(), tc.want) || strings.Count(out.String(), "  host: ") != 1 {
+			if !strings.Contains(out.String(), tc.want) || strings.Count(out.String(), "host: ") != 1 {
 				t.Errorf("status:\n%s\nwant one host line with %q", out.String(), tc.want)
 			}
+			// Its own line, last, after every file of the agent: not
+			// indented under one of them.
+			if lines := strings.Split(strings.TrimSpace(out.String()), "\n"); !strings.HasPrefix(lines[len(lines)-1], "claude-code host: ") {
+				t.Errorf("status: the host line is not the agent's last, on its own:\n%s", out.String())
+			}
 		})
+	}
+}
+
+// TestHooksInstallSaysWhenNoHostAnswers: an install whose URL no notch-web
+// answers at says so in one line on stdout, after what it wrote, and still
+// installs (exit 0); with a notch-web there, or on a dry run, it says
+// nothing of it.
+func TestHooksInstallSaysWhenNoHostAnswers(t *testing.T) {
+	notch := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"ok":true,"version":"v9.9.9"}`))
+	}))
+	defer notch.Close()
+	gone := httptest.NewServer(http.NotFoundHandler())
+	goneURL := gone.URL
+	gone.Close()
+	for _, agent := range []string{"claude-code", "codex", "gemini"} {
+		t.Run(agent, func(t *testing.T) {
+			home := t.TempDir()
+			getenv := env("HOME", home, "USERPROFILE", home)
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), []string{"hooks", "install", agent, "--url", goneURL, "--exe", "/x/notch-web"}, getenv, &stdout, &stderr)
+			if err != nil || stderr.Len() > 0 {
+				t.Fatalf("install: %v, stderr %q", err, stderr.String())
+			}
+			want := "host: no notch-web answers at " + goneURL + " (connection refused): the hooks are installed, and reach nothing until notch-web runs there (or install again with --url pointing at the one you run)\n"
+			if !strings.HasPrefix(stdout.String(), "created ") || !strings.HasSuffix(stdout.String(), want) || strings.Count(stdout.String(), "host: ") != 1 {
+				t.Errorf("stdout:\n%s\nwant it to end with %q", stdout.String(), want)
+			}
+			st, _ := runHooksStatus(t, getenv, agent)
+			if !strings.Contains(st, "installed: ") {
+				t.Errorf("not installed after all:\n%s", st)
+			}
+			for _, args := range [][]string{
+				{"hooks", "install", agent, "--url", notch.URL, "--exe", "/x/notch-web"},
+				{"hooks", "install", agent, "--url", goneURL, "--exe", "/x/notch-web", "--dry-run"},
+			} {
+				stdout.Reset()
+				if err := run(context.Background(), args, getenv, &stdout, io.Discard); err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(stdout.String(), "host: ") {
+					t.Errorf("%q says %q", args, stdout.String())
+				}
+			}
+		})
+	}
+}
+
+func runHooksStatus(t *testing.T, getenv func(string) string, agent string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"hooks", "status", agent, "--dir", t.TempDir()}, getenv, &out, io.Discard)
+	return out.String(), err
+}
+
+// TestHooksWithoutHome: with HOME unset, one line with one prefix.
+func TestHooksWithoutHome(t *testing.T) {
+	for _, verb := range []string{"install", "uninstall"} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), []string{"hooks", verb, "claude-code", "--exe", "/x/notch-web"}, env(), &stdout, &stderr)
+		want := "notch-web hooks " + verb + ": no home directory (set HOME)\n"
+		if err == nil || stderr.String() != want || stdout.Len() > 0 {
+			t.Errorf("hooks %s without HOME: %v, stderr %q, stdout %q; want %q", verb, err, stderr.String(), stdout.String(), want)
+		}
 	}
 }

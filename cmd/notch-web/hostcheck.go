@@ -81,18 +81,18 @@ func hostAnswer(ctx context.Context, base string) (version string, err error) {
 	return h.Version, nil
 }
 
-// printHosts says, for each host the hooks point to, whether a notch-web
-// answers there: the hooks of an agent whose host is not running reach
-// nothing, and the agent carries on without a word.
-func printHosts(ctx context.Context, w io.Writer, bases []string, seen map[string]string) {
+// printHosts says, for each host an agent's hooks point to, whether a
+// notch-web answers there — on a line of its own, "<agent> host: …", not
+// under one of the agent's files: the hooks of an agent whose host is not
+// running reach nothing, and the agent carries on without a word.
+func printHosts(ctx context.Context, w io.Writer, agent string, bases []string, seen map[string]string) {
 	for _, b := range bases {
 		line, ok := seen[b]
 		if !ok {
 			v, err := hostAnswer(ctx, b)
 			switch {
 			case err != nil:
-				line = fmt.Sprintf("no notch-web answers at %s (%s): its hooks reach nothing. Start notch-web there, or install the hooks again with --url pointing at the one you run",
-					textrule.Escape(b, ""), textrule.Escape(shortErr(err), ""))
+				line = noHost(b, err) + ": its hooks reach nothing. Start notch-web there, or install the hooks again with --url pointing at the one you run"
 			case v != "":
 				line = fmt.Sprintf("notch-web %s answers at %s", textrule.Escape(v, ""), textrule.Escape(b, ""))
 			default:
@@ -100,7 +100,21 @@ func printHosts(ctx context.Context, w io.Writer, bases []string, seen map[strin
 			}
 			seen[b] = line
 		}
-		fmt.Fprintf(w, "  host: %s\n", line)
+		fmt.Fprintf(w, "%s host: %s\n", agent, line)
+	}
+}
+
+// noHost begins the line that says no notch-web answers at base.
+func noHost(base string, err error) string {
+	return fmt.Sprintf("no notch-web answers at %s (%s)", textrule.Escape(base, ""), textrule.Escape(shortErr(err), ""))
+}
+
+// checkInstalledHost says, after an install, when no notch-web answers at
+// the URL the hooks were given: the install stands, and they reach nothing
+// until one runs there.
+func checkInstalledHost(ctx context.Context, w io.Writer, base string) {
+	if _, err := hostAnswer(ctx, base); err != nil {
+		fmt.Fprintf(w, "host: %s: the hooks are installed, and reach nothing until notch-web runs there (or install again with --url pointing at the one you run)\n", noHost(base, err))
 	}
 }
 
