@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -214,6 +215,12 @@ func runMeshCommand(ctx context.Context, args []string, getenv func(string) stri
 			return fail(err)
 		}
 		fmt.Fprintln(stdout, c.String())
+		if *addr != "" {
+			fmt.Fprintf(stderr, "the code dials the hub at %s (--address)\n", c.Addr)
+		} else {
+			_, port, _ := net.SplitHostPort(c.Addr)
+			fmt.Fprintf(stderr, "the code dials the hub at %s (this host's name, the hub's port); if the other machine knows this one by another name or address: notch-web pair --address HOST:%s\n", c.Addr, port)
+		}
 		fmt.Fprintf(stderr, "valid once, until %s: on the other machine run  notch-web --join %s\n", c.Expires.UTC().Format("15:04 UTC"), c)
 		return nil
 	default: // join

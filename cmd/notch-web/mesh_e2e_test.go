@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"html"
 	"io"
 	"net/http"
@@ -269,6 +270,16 @@ func TestManyMachines(t *testing.T) {
 		if err == nil || !strings.Contains(out, "already used (by alpha") {
 			t.Errorf("second use of a code: %v %q", err, out)
 		}
+		// alpha, given its own code again (a shell's history), is told to
+		// dial without one — by join, and by --join CODE.
+		joined := `this machine has joined that hub already (at ` + addr + `, as "alpha", with this code): run notch-web --join without a code`
+		if out, err := runCLI("join", codeA, "--dsh-home", aHome); !errors.Is(err, mesh.ErrJoined) || out != "notch-web join: "+joined+"\n" {
+			t.Errorf("join with alpha's own code: %v %q", err, out)
+		}
+		_, stderr, err := runOnceEnv(t, true, env("DSH_HOME", aHome), "--addr", "127.0.0.1:0", "--join", codeA)
+		if !errors.Is(err, mesh.ErrJoined) || stderr != "notch-web: --join: "+joined+"\n" {
+			t.Errorf("--join with alpha's own code: %v %q", err, stderr)
+		}
 		c, err := mesh.NewCode(hubHome, addr, time.Second, time.Now())
 		if err != nil {
 			t.Fatal(err)
@@ -376,10 +387,27 @@ func TestManyMachines(t *testing.T) {
 			}
 			return true
 		})
-		beta.events(t, `{"type":"session.opened","session":"after-revoke"}`)
-		time.Sleep(1500 * time.Millisecond)
-		if r := rows(hub.doc(t)); r["beta/after-revoke"] != "" {
-			t.Errorf("a revoked machine's row reached the hub: %v", r)
+		// beta stops: one fatal record (its stderr is a file, not a
+		// terminal) saying what to do, and exit 1 — not a redial three
+		// times a second.
+		exited := make(chan error, 1)
+		go func() { exited <- beta.cmd.Wait() }()
+		select {
+		case err := <-exited:
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+				t.Errorf("a revoked machine ended with %v, want exit 1", err)
+			}
+		case <-time.After(10 * time.Second):
+			_ = beta.cmd.Process.Kill()
+			<-exited
+			t.Fatal("a revoked machine still runs 10 s after its revocation")
+		}
+		log, _ := os.ReadFile(beta.log)
+		checkFatalRecord(t, string(log), "FatalError",
+			`the hub refuses this machine ("beta", at `+addr+`): it was revoked, or the hub no longer knows it; to come back, run notch-web pair on the hub, then notch-web --join CODE here`)
+		if n := strings.Count(string(log), "hub said no"); n > 0 {
+			t.Errorf("%d \"hub said no\" warnings besides the fatal record", n)
 		}
 		if _, err := dialAsErr(bHome, addr); err == nil {
 			t.Error("a revoked machine's key still connects")

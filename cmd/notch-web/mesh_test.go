@@ -2,7 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"testing"
@@ -80,5 +84,48 @@ func TestMeshFlags(t *testing.T) {
 		if err != nil || !tt.check(c) {
 			t.Errorf("%v: %+v, %v", tt.args, c, err)
 		}
+	}
+}
+
+// TestPairSays: pair prints the code on stdout and, on stderr, the address
+// it put in the code with how to change it, and how long it lasts; with no
+// hub started in the DSH home it refuses in one line.
+func TestPairSays(t *testing.T) {
+	home := t.TempDir()
+	info, _ := json.Marshal(mesh.HubInfo{Name: "hub", Port: 7422, Fingerprint: strings.Repeat("ab", 32)})
+	os.MkdirAll(mesh.Dir(home), 0o700)
+	if err := os.WriteFile(filepath.Join(mesh.Dir(home), "hub.json"), info, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args     []string
+		addr     string
+		wantLine string
+	}{
+		{nil, mesh.DefaultName() + ":7422", "the code dials the hub at " + mesh.DefaultName() + ":7422 (this host's name, the hub's port); if the other machine knows this one by another name or address: notch-web pair --address HOST:7422\n"},
+		{[]string{"--address", "10.0.0.5:7422"}, "10.0.0.5:7422", "the code dials the hub at 10.0.0.5:7422 (--address)\n"},
+	} {
+		stdout, stderr, err := runCmd(t, append([]string{"pair", "--dsh-home", home}, tc.args...)...)
+		if err != nil {
+			t.Fatalf("pair %q: %v %s", tc.args, err, stderr)
+		}
+		code, err := mesh.ParseCode(stdout)
+		if err != nil || code.Addr != tc.addr || strings.Count(stdout, "\n") != 1 {
+			t.Errorf("pair %q: stdout %q (%v), want one code for %s", tc.args, stdout, err, tc.addr)
+		}
+		lines := strings.SplitAfter(stderr, "\n")
+		if len(lines) != 3 || lines[0] != tc.wantLine || !strings.HasPrefix(lines[1], "valid once, until ") ||
+			!strings.HasSuffix(lines[1], ": on the other machine run  notch-web --join "+strings.TrimSpace(stdout)+"\n") {
+			t.Errorf("pair %q: stderr\n%s\nwant first %q", tc.args, stderr, tc.wantLine)
+		}
+	}
+	empty := t.TempDir()
+	stdout, stderr, err := runCmd(t, "pair", "--dsh-home", empty)
+	want := "notch-web pair: no hub has started in this DSH home (" + empty + "): start notch-web --hub with it first, or name the hub's with --dsh-home DIR\n"
+	if !errors.Is(err, mesh.ErrNoHub) || stderr != want || stdout != "" {
+		t.Errorf("pair with no hub: %v, stderr %q, stdout %q; want %q", err, stderr, stdout, want)
+	}
+	if code, stderr := exitCode(t, "pair", "--dsh-home", empty); code != 1 || stderr != want {
+		t.Errorf("pair with no hub: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -21,6 +21,9 @@ type Creds struct {
 	Machine     string `json:"machine"`
 	HubName     string `json:"hubName,omitempty"`
 	Seed        string `json:"seed"`
+	// Code names the join code this machine paired with (its ID, never
+	// its secret), so that the same code again is told what to do.
+	Code string `json:"code,omitempty"`
 }
 
 // ErrNotJoined: --join with no pairing in the DSH home.
@@ -53,6 +56,9 @@ var ErrJoin = errors.New("the hub refused to pair")
 func Join(ctx context.Context, dshHome, code, machine string, now time.Time) (Creds, error) {
 	c, err := ParseCode(code)
 	if err != nil {
+		return Creds{}, err
+	}
+	if err := joinedWith(dshHome, c, now); err != nil {
 		return Creds{}, err
 	}
 	if now.After(c.Expires) {
@@ -94,11 +100,29 @@ func Join(ctx context.Context, dshHome, code, machine string, now time.Time) (Cr
 	if !rep.OK {
 		return Creds{}, fmt.Errorf("%w: %s", ErrJoin, rep.Error)
 	}
-	cr := Creds{Hub: c.Addr, Fingerprint: c.Fingerprint, Machine: machine, HubName: rep.Hub, Seed: string(seed)}
+	cr := Creds{Hub: c.Addr, Fingerprint: c.Fingerprint, Machine: machine, HubName: rep.Hub, Seed: string(seed), Code: c.ID}
 	if err := writeJSON(filepath.Join(Dir(dshHome), joinFile), cr); err != nil {
 		return Creds{}, err
 	}
 	return cr, nil
+}
+
+// ErrJoined: a join code again on the machine that paired with it.
+var ErrJoined = errors.New("this machine has joined that hub already")
+
+// joinedWith refuses a code this DSH home has paired with already — the
+// same code, or (credentials written before they named their code) an
+// expired one of the same hub: a code pairs once, and the machine needs
+// none to dial its hub again.
+func joinedWith(dshHome string, c Code, now time.Time) error {
+	old, err := LoadCreds(dshHome)
+	if err != nil || old.Fingerprint != c.Fingerprint {
+		return nil
+	}
+	if old.Code == c.ID || old.Code == "" && now.After(c.Expires) {
+		return fmt.Errorf("%w (at %s, as %q, with this code): run notch-web --join without a code", ErrJoined, old.Hub, old.Machine)
+	}
+	return nil
 }
 
 // dialError says why the hub could not be reached, and what to check.

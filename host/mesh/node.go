@@ -84,6 +84,8 @@ type Node struct {
 
 	publish   bool          // this machine publishes its own board
 	reconnect chan struct{} // a (re)connection: publish everything again
+	joined    bool          // this machine dials the hub it joined (--join)
+	refused   chan error    // the hub refuses this machine for good: Run ends with it
 
 	boardMu   sync.Mutex
 	board     Board    // set by Run
@@ -107,7 +109,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if cfg.HubAddr == "" {
 		cfg.HubAddr = DefaultHubAddr
 	}
-	n := &Node{cfg: cfg, log: cfg.Log, name: cfg.Name, reconnect: make(chan struct{}, 1)}
+	n := &Node{cfg: cfg, log: cfg.Log, name: cfg.Name, reconnect: make(chan struct{}, 1), refused: make(chan error, 1)}
 	dir := Dir(cfg.DSHHome)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -131,10 +133,12 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 			return nil, err
 		}
 		n.name = cr.Machine
-		n.publish = true
+		n.publish, n.joined = true, true
 		n.nc, err = n.dialHub(cr)
 	case cfg.NATS != "":
-		opts := n.clientOpts()
+		// An existing deployment's credentials may be renewed in place:
+		// it is dialled again whatever it says.
+		opts := append(n.clientOpts(), nats.IgnoreAuthErrorAbort())
 		if cfg.NATSCreds != "" {
 			opts = append(opts, nats.UserCredentials(cfg.NATSCreds))
 		}
@@ -171,7 +175,8 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 
 // clientOpts are a dialling machine's: reconnect for ever and soon, drop
 // what cannot be sent while away (the latest state goes on reconnect), and
-// say so in the log.
+// say so in the log. A hub that refuses the machine's key twice in a row
+// ends the dialling (nats.go's own rule; --nats opts out): see dialHub.
 func (n *Node) clientOpts() []nats.Option {
 	warned := false
 	return []nats.Option{
@@ -181,7 +186,6 @@ func (n *Node) clientOpts() []nats.Option {
 		nats.ReconnectJitter(100*time.Millisecond, 100*time.Millisecond),
 		nats.ReconnectBufSize(-1),
 		nats.RetryOnFailedConnect(true),
-		nats.IgnoreAuthErrorAbort(),
 		nats.ConnectHandler(func(*nats.Conn) { n.kick() }),
 		nats.ReconnectHandler(func(*nats.Conn) {
 			n.log.Info("hub reached again", "log_type", logx.TypeMesh)
@@ -197,7 +201,10 @@ func (n *Node) clientOpts() []nats.Option {
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 			msg := err.Error()
 			if errors.Is(err, nats.ErrAuthorization) {
-				msg = "the hub refuses this machine (revoked? run notch-web join CODE again): " + msg
+				if n.joined {
+					return // said once, as the error Run ends with (refusal)
+				}
+				msg = "the NATS server refuses these credentials: " + msg
 			}
 			n.log.Warn("hub said no", "log_type", logx.TypeMesh, slog.Group("error", "name", "HubError", "message", msg))
 		}),
@@ -211,12 +218,35 @@ func (n *Node) dialHub(cr Creds) (*nats.Conn, error) {
 		return nil, fmt.Errorf("join.json's seed: %w", err)
 	}
 	pub, _ := kp.PublicKey()
-	opts := append(n.clientOpts(), nats.Secure(pinnedTLS(cr.Fingerprint)), nats.Nkey(pub, kp.Sign))
+	opts := append(n.clientOpts(), nats.Secure(pinnedTLS(cr.Fingerprint)), nats.Nkey(pub, kp.Sign),
+		nats.ClosedHandler(func(nc *nats.Conn) {
+			if errors.Is(nc.LastError(), nats.ErrAuthorization) {
+				n.refuse(refusal(cr))
+			}
+		}))
 	nc, err := nats.Connect("tls://"+cr.Hub, opts...)
 	if err != nil {
 		return nil, dialError(cr.Hub, err)
 	}
 	return nc, nil
+}
+
+// ErrRefused: the hub refuses this machine's key (it was revoked, or the
+// hub no longer knows it); dialling again cannot help.
+var ErrRefused = errors.New("the hub refuses this machine")
+
+// refusal is the one line a refused machine ends with.
+func refusal(cr Creds) error {
+	return fmt.Errorf("%w (%q, at %s): it was revoked, or the hub no longer knows it; to come back, run notch-web pair on the hub, then notch-web --join CODE here",
+		ErrRefused, cr.Machine, cr.Hub)
+}
+
+// refuse ends Run with err (the first one only).
+func (n *Node) refuse(err error) {
+	select {
+	case n.refused <- err:
+	default:
+	}
 }
 
 func (n *Node) kick() {
@@ -383,7 +413,8 @@ func (n *Node) onFinish(m *nats.Msg) {
 }
 
 // Run publishes this machine's board and presence (when it publishes) until
-// ctx ends, then closes everything it opened.
+// ctx ends, then closes everything it opened. A joined machine the hub
+// refuses (revoked) stops: Run returns ErrRefused, saying what to do.
 func (n *Node) Run(ctx context.Context, b Board) error {
 	defer n.Close()
 	if !n.publish {
@@ -464,6 +495,8 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 		select {
 		case <-ctx.Done():
 			return gone()
+		case err := <-n.refused:
+			return err
 		case <-n.reconnect:
 			send(true)
 			present()

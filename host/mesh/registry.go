@@ -69,8 +69,8 @@ type HubInfo struct {
 	Fingerprint string `json:"fingerprint"`
 }
 
-// ErrNoHub: notch-web pair in a DSH home where no hub has run.
-var ErrNoHub = errors.New("no hub has run with this DSH home")
+// ErrNoHub: notch-web pair in a DSH home where no hub has started.
+var ErrNoHub = errors.New("no hub has started in this DSH home")
 
 // NewCode makes a join code for the hub whose DSH home is dshHome: a fresh
 // one-time secret, valid ttl, recorded (hashed) in the hub's pairs.json,
@@ -81,7 +81,7 @@ func NewCode(dshHome, addr string, ttl time.Duration, now time.Time) (Code, erro
 	var info HubInfo
 	if err := readJSON(filepath.Join(dir, hubInfoFile), &info); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return Code{}, fmt.Errorf("%w (%s): start notch-web --hub there first", ErrNoHub, dshHome)
+			return Code{}, fmt.Errorf("%w (%s): start notch-web --hub with it first, or name the hub's with --dsh-home DIR", ErrNoHub, dshHome)
 		}
 		return Code{}, err
 	}
