@@ -13,7 +13,10 @@
 // DSH home and prints a join code — the hub's address, its certificate's
 // SHA-256 and the secret, valid 10 minutes. notch-web join CODE dials the
 // hub over TLS pinned to that fingerprint, sends its new nkey's public half,
-// and keeps the seed (mode 0600) in its own DSH home.
+// and keeps the seed (mode 0600) in its own DSH home, with the code's id: the
+// same code again on that machine is ErrJoined (run --join without one).
+// A machine the hub refuses — revoked, or forgotten — stops dialling: Run
+// returns ErrRefused, which says how to pair again.
 //
 // On the hub's board the other machines' rows are keyed (machine, session):
 // their ids become "machine/session". When rows of more than one machine
