@@ -9,9 +9,12 @@ import (
 	"github.com/notch-web/notch-web/web/templates"
 )
 
+// boardPage is the board: a page in a plain tab, the overlay's mirror in
+// the pop-out's own small window (?popout=1, opened by the page where the
+// browser has no Document Picture-in-Picture).
 func (s *Server) boardPage(c echo.Context) error {
 	bv, _ := s.Hub.Models(s.Now())
-	return render(c, templates.BoardPage(bv))
+	return render(c, templates.BoardPage(bv, c.QueryParam("popout") == "1"))
 }
 
 func (s *Server) panePage(c echo.Context) error {

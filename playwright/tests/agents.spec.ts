@@ -42,7 +42,7 @@ test.describe('a replayed Claude Code session', () => {
   test('drives its row working → needs you → working → done', async ({ page }) => {
     await page.goto(host.url + '/agents-notch/');
     await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
-    await page.locator('#pin').click();
+    await expect(page.locator('#sheet')).toBeVisible(); // a tab opens the board unfolded
 
     // A session start opens the row idle (done: waiting for a prompt), never working.
     await send(hook('SessionStart', { source: 'startup', model: 'claude-sonnet-4-5' }));

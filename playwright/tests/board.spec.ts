@@ -1,6 +1,8 @@
 // The board page, driven through the real binary: events posted by the test
-// become rows and change them live; the tab folds, ghosts, unfolds and pins;
-// the unknown state shows within 5 s of the host going silent.
+// become rows and change them live; in a browser tab the board opens
+// unfolded and a click or Enter on the tab folds it, in every hover mode
+// (the hover settings are the pop-out's: popout.spec); at desktop widths it
+// is a dashboard; the unknown state shows within 5 s of the host going silent.
 import { test, expect } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import * as fs from 'node:fs';
@@ -11,6 +13,7 @@ import {
   BUDGET_PATCH,
   ev,
   finish,
+  foldBoard,
   openBoard,
   resetSettings,
   row,
@@ -204,78 +207,151 @@ test.describe('board on the shared host', () => {
     await finish(BASE, done);
   });
 
-  test('the tab: ghost fades and lets clicks through until the pointer rests, then unfolds', async ({ page }) => {
-    await setSettings(BASE, { hoverMode: 'ghost', holdMs: 500, ghostOpacity: 0.2 });
+  test('a browser tab opens the board unfolded', async ({ page }) => {
+    const id = uid('first');
+    await sendEvents(BASE, [ev('session.opened', id, { cwd: '/srv/first', title: 'Seen at once' })]);
     await page.goto('/agents-notch/');
-    await expect(page.locator('#board-cfg')).toHaveAttribute('data-hold-ms', '500');
-    const html = page.locator('html');
-    const box = (await page.locator('#tab').boundingBox())!;
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2 + 2);
-    await expect(html).toHaveAttribute('data-ghost', '');
-    await expect(page.locator('#notch')).toHaveCSS('opacity', '0.2');
-    await expect(page.locator('#notch')).toHaveCSS('pointer-events', 'none');
-    await expect(html).toHaveAttribute('data-open', '');
-    await expect(html).not.toHaveAttribute('data-ghost', '');
+    // unfolded from the first paint: the server marks the page open
+    await expect(page.locator('html')).toHaveAttribute('data-open', '');
     await expect(page.locator('#sheet')).toBeVisible();
+    await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
     await expect(page.locator('#tab')).toHaveAttribute('aria-expanded', 'true');
-    // leaving folds it again
-    await page.mouse.move(5, 600);
-    await expect(html).not.toHaveAttribute('data-open', '');
-    await expect(page.locator('#sheet')).toBeHidden();
+    await expect(row(page, id)).toBeVisible();
+    // a page has no pin: it folds only when asked
+    await expect(page.locator('#pin')).toBeHidden();
+    await finish(BASE, id);
   });
 
-  test('the tab: hoverMode open unfolds at once; the top edge opens at once', async ({ page }) => {
-    await setSettings(BASE, { hoverMode: 'open' });
-    await page.goto('/agents-notch/');
-    await expect(page.locator('#board-cfg')).toHaveAttribute('data-hover-mode', 'open');
-    const html = page.locator('html');
-    const box = (await page.locator('#tab').boundingBox())!;
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    await expect(html).toHaveAttribute('data-open', '');
-    await page.mouse.move(5, 600);
-    await expect(html).not.toHaveAttribute('data-open', '');
+  for (const hoverMode of ['ghost', 'open'] as const) {
+    test(`the tab: a click folds and unfolds it with hoverMode ${hoverMode}; the pointer changes nothing in a tab`, async ({ page }) => {
+      await setSettings(BASE, { hoverMode, holdMs: 500, topEdgeOpens: true });
+      await openBoard(page);
+      await expect(page.locator('#board-cfg')).toHaveAttribute('data-hover-mode', hoverMode);
+      const html = page.locator('html');
+      const tab = page.locator('#tab');
+      await tab.click();
+      await expect(tab).toHaveAttribute('aria-expanded', 'false');
+      await expect(page.locator('#sheet')).toBeHidden();
+      // resting on the folded tab, or against the top edge, neither ghosts nor unfolds it
+      const box = (await tab.boundingBox())!;
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2 + 2);
+      await page.mouse.move(box.x + box.width / 2, 0);
+      // In the pop-out a move over the tab ghosts it (or, hoverMode open, unfolds it)
+      // at once, and only a ghost starts the hold: a frame later, neither has happened.
+      await page.evaluate(() => new Promise(requestAnimationFrame));
+      await expect(html).not.toHaveAttribute('data-ghost', '');
+      await expect(html).not.toHaveAttribute('data-open', '');
+      await expect(page.locator('#notch')).toHaveCSS('pointer-events', 'auto');
+      await tab.click();
+      await expect(tab).toHaveAttribute('aria-expanded', 'true');
+      await expect(page.locator('#sheet')).toBeVisible();
+      // a click elsewhere on the page, or the pointer leaving, keeps it open
+      await page.mouse.click(5, page.viewportSize()!.height - 5);
+      await page.mouse.move(5, 600);
+      await expect(page.locator('#sheet')).toBeVisible();
+      await tab.click();
+      await expect(page.locator('#sheet')).toBeHidden();
+    });
+  }
 
-    await setSettings(BASE, { hoverMode: 'ghost', holdMs: 4000, topEdgeOpens: true });
-    await expect(page.locator('#board-cfg')).toHaveAttribute('data-hover-mode', 'ghost');
-    await page.mouse.move(box.x + box.width / 2, 0);
-    await expect(html).toHaveAttribute('data-open', '', { timeout: 1_000 });
-  });
-
-  test('keyboard: the tab unfolds with Enter, Escape folds, the pin keeps it open for this page only', async ({ page }) => {
-    await page.goto('/agents-notch/');
+  test('keyboard: Enter or Space on the tab folds and unfolds it, focus stays on the tab; Escape leaves a page as it is', async ({ page }) => {
+    await openBoard(page);
     const tab = page.locator('#tab');
     await page.keyboard.press('Tab');
     await expect(tab).toBeFocused();
     await page.keyboard.press('Enter');
-    await expect(tab).toHaveAttribute('aria-expanded', 'true');
-    await expect(page.locator('#sheet')).toBeVisible();
-    await page.keyboard.press('Escape');
     await expect(tab).toHaveAttribute('aria-expanded', 'false');
     await expect(page.locator('#sheet')).toBeHidden();
+    await page.keyboard.press('Enter');
+    await expect(tab).toHaveAttribute('aria-expanded', 'true');
+    await expect(page.locator('#sheet')).toBeVisible();
     await expect(tab).toBeFocused();
-
-    await page.keyboard.press('Tab');
-    await expect(page.locator('#pin')).toBeFocused();
-    await page.keyboard.press('Space');
-    await expect(page.locator('#pin')).toHaveAttribute('aria-pressed', 'true');
-    await expect(page.locator('#sheet')).toBeVisible();
+    // Escape closes a tip or empties the filter; it does not fold a page (the pop-out's it does)
     await page.keyboard.press('Escape');
-    await expect(page.locator('#sheet')).toBeVisible(); // pinned stays
-    // a patch does not undo the pin
-    const id = uid('pinned');
-    await sendEvents(BASE, [ev('session.opened', id, { cwd: '/srv/pin' })]);
-    await expect(row(page, id)).toBeAttached();
-    await expect(page.locator('#pin')).toHaveAttribute('aria-pressed', 'true');
     await expect(page.locator('#sheet')).toBeVisible();
-    // the pin is remembered nowhere
-    await page.reload();
-    await expect(page.locator('#pin')).toHaveAttribute('aria-pressed', 'false');
+    await page.keyboard.press('Space');
+    await expect(tab).toHaveAttribute('aria-expanded', 'false');
     await expect(page.locator('#sheet')).toBeHidden();
+    await page.keyboard.press('Space');
+    await expect(page.locator('#sheet')).toBeVisible();
+    // a patch does not fold it
+    const id = uid('kept');
+    await sendEvents(BASE, [ev('session.opened', id, { cwd: '/srv/kept' })]);
+    await expect(row(page, id)).toBeAttached();
+    await expect(page.locator('#sheet')).toBeVisible();
+    // folding is remembered nowhere: a reload opens it again
+    await page.keyboard.press('Enter');
+    await expect(page.locator('#sheet')).toBeHidden();
+    await page.reload();
+    await expect(page.locator('#sheet')).toBeVisible();
     await finish(BASE, id);
   });
 
+  test('the dashboard at 1920 px: rows in a grid whose columns line up under their names', async ({ page }) => {
+    await page.setViewportSize({ width: 1920, height: 1080 });
+    const id = uid('wide');
+    const sub = uid('wide-sub');
+    await sendEvents(BASE, [
+      ev('session.opened', id, { cwd: '/srv/wide', title: 'A wide row' }),
+      ev('turn.started', id),
+      ev('tool.started', id, { tool: 'go test ./...' }),
+      ev('context.tokens', id, { tokens: 123000 }),
+      ev('session.opened', sub, { cwd: '/srv/wide', title: 'Its subagent', origin: 'subagent', parent: id }),
+      ev('turn.started', sub),
+    ]);
+    await openBoard(page);
+    const r = row(page, id);
+    await expect(r).toBeVisible();
+    await expect(page.locator('#dash-head')).toBeVisible();
+    await expect(page.locator('#pin')).toBeHidden();
+    // the notch hangs full width: the page uses its width
+    const notch = (await page.locator('#notch').boundingBox())!;
+    expect(notch.width).toBeGreaterThan(1800);
+    // one line per row: title, activity, steps, status, since, context, actions side by side
+    const cells = {
+      title: r.locator('.title'),
+      activity: r.locator('.activity'),
+      steps: r.locator('.steps'),
+      status: r.locator('.chip'),
+      since: r.locator('time.since'),
+      ctx: r.locator('.ctx-tokens'),
+      actions: r.locator('.row-actions'),
+    };
+    const boxes: Record<string, { x: number; y: number; width: number; height: number }> = {};
+    for (const [k, l] of Object.entries(cells)) {
+      await expect(l, k).toBeVisible();
+      boxes[k] = (await l.boundingBox())!;
+    }
+    const order = Object.keys(cells);
+    for (let i = 1; i < order.length; i++) {
+      expect(boxes[order[i]].x, `${order[i]} right of ${order[i - 1]}`).toBeGreaterThanOrEqual(boxes[order[i - 1]].x + boxes[order[i - 1]].width - 1);
+    }
+    const mid = (b: { y: number; height: number }) => b.y + b.height / 2;
+    for (const k of order) expect(Math.abs(mid(boxes[k]) - mid(boxes.title)), `${k} on the title's line`).toBeLessThan(12);
+    // each column starts under its name, the subagent's as its parent's
+    const head = async (c: string) => (await page.locator(`#dash-head .dh-${c}`).boundingBox())!.x;
+    expect(Math.abs((await head('activity')) - boxes.activity.x)).toBeLessThan(4);
+    expect(Math.abs((await head('status')) - boxes.status.x)).toBeLessThan(4);
+    expect(Math.abs((await head('since')) - boxes.since.x)).toBeLessThan(4);
+    const subChip = (await row(page, sub).locator('.chip').boundingBox())!;
+    expect(Math.abs(subChip.x - boxes.status.x)).toBeLessThan(2);
+    // the list does not scroll inside itself: the page does
+    await expect(page.locator('#sheet .rows-scroll')).toHaveCSS('overflow-y', 'visible');
+    // folded, it is the notch's tab again
+    await page.locator('#tab').click();
+    await expect(page.locator('#dash-head')).toBeHidden();
+    expect((await page.locator('#notch').boundingBox())!.width).toBeLessThan(400);
+    // narrow, unfolded, it keeps the notch's shape
+    await page.locator('#tab').click();
+    await page.setViewportSize({ width: 800, height: 900 });
+    await expect(page.locator('#dash-head')).toBeHidden();
+    expect((await page.locator('#notch').boundingBox())!.width).toBeLessThan(560);
+    await finish(BASE, sub, id);
+  });
+
   test('scale, opacity and anchor apply to the page', async ({ page }) => {
-    await page.goto('/agents-notch/');
+    await openBoard(page);
+    await foldBoard(page); // the anchor places the folded tab
     await setSettings(BASE, { scale: 1.5, opacity: 0.6, anchor: 'top-right' });
     const notch = page.locator('#notch');
     await expect(notch).toHaveCSS('opacity', '0.6');
@@ -286,6 +362,8 @@ test.describe('board on the shared host', () => {
   });
 
   test('maxRows rows show, the big bot counting as one and group headings not counted, then the list scrolls', async ({ page }) => {
+    // maxRows shapes the notch (narrow widths, the pop-out); the dashboard shows every row
+    await page.setViewportSize({ width: 800, height: 900 });
     const ids = [uid('rows'), uid('rows'), uid('rows'), uid('rows')];
     await sendEvents(BASE, ids.map((id, i) => ev('session.opened', id, { cwd: `/srv/rows${i}`, title: `Row ${i}` })));
     await setSettings(BASE, { maxRows: 3 });
@@ -337,7 +415,7 @@ test.describe('board on the shared host', () => {
   });
 
   test('no serious or critical axe violations, folded and unfolded', async ({ page }) => {
-    test.slow(); // two full axe scans
+    test.slow(); // three full axe scans
     const id = uid('axe');
     await sendEvents(BASE, [
       ev('session.opened', id, { cwd: '/srv/axe', title: 'Accessible' }),
@@ -345,14 +423,19 @@ test.describe('board on the shared host', () => {
       ev('approval.requested', id, { tool: 'bash', reason: 'make test' }),
       ev('context.tokens', id, { tokens: 52000 }),
     ]);
-    await page.goto('/agents-notch/');
-    await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
-    const folded = await new AxeBuilder({ page }).analyze();
-    expect(folded.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
     await openBoard(page);
     await expect(row(page, id)).toBeVisible();
     const open = await new AxeBuilder({ page }).analyze();
     expect(open.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    await foldBoard(page);
+    const folded = await new AxeBuilder({ page }).analyze();
+    expect(folded.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    // the dashboard at 1920 px
+    await page.setViewportSize({ width: 1920, height: 1080 });
+    await page.locator('#tab').click();
+    await expect(page.locator('#dash-head')).toBeVisible();
+    const wide = await new AxeBuilder({ page }).analyze();
+    expect(wide.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
     await finish(BASE, id);
   });
 });
@@ -390,6 +473,8 @@ test.describe('board on a private host', () => {
     host = await startHost();
     const id = uid('stop');
     await sendEvents(host.url, [ev('session.opened', id, { cwd: '/srv/stop', title: 'Stopped host' }), ev('turn.started', id)]);
+    // the notch's shape, whose tab shows the counts (the dashboard's header says them in words)
+    await page.setViewportSize({ width: 800, height: 720 });
     await openBoard(page, host.url);
     const html = page.locator('html');
     await expect(page.locator('#tab .count[data-status="working"]')).toBeVisible();

@@ -4,7 +4,7 @@
 // holds exactly this desk.
 import { test, expect, type Page } from '@playwright/test';
 import { sendEvents, startHost, type Host } from './host';
-import { ev, expectAxeClean, layoutProblems, openBoard } from './ui';
+import { ev, expectAxeClean, foldBoard, layoutProblems, openBoard } from './ui';
 
 const PROJECTS = ['atlas', 'billing', 'cli', 'docs', 'edge'];
 
@@ -77,7 +77,7 @@ test('twenty sessions in five projects: grouped, headed by the worst status, fin
 
 test('the filter: title or project, "/" focuses it, Escape empties it, nothing found says so', async ({ page }) => {
   await openBoard(page, host.url);
-  await page.locator('#pin').focus();
+  await page.locator('#tab').focus();
   await page.keyboard.press('/');
   await expect(page.locator('#filter')).toBeFocused();
   await page.keyboard.type('billing');
@@ -103,9 +103,8 @@ test('the filter: title or project, "/" focuses it, Escape empties it, nothing f
 });
 
 test('keyboard-complete: "/" opens the folded board at the filter; folds unfold from the keyboard', async ({ page }) => {
-  await page.goto(host.url + '/agents-notch/');
-  await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
-  await expect(page.locator('#sheet')).toBeHidden();
+  await openBoard(page, host.url);
+  await foldBoard(page);
   await page.keyboard.press('/');
   await expect(page.locator('#sheet')).toBeVisible();
   await expect(page.locator('#filter')).toBeFocused();
@@ -147,21 +146,23 @@ test.describe('unseen marks and alerts', () => {
   test('a row that finished while the board was folded carries an unseen mark, survives a reload, and is cleared by looking', async ({ page }) => {
     const id = 'unseen-a';
     await sendEvents(h.url, [ev('session.opened', id, { cwd: '/srv/unseen', title: 'Finish me' }), ev('turn.started', id)]);
-    await page.goto(h.url + '/agents-notch/');
-    await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
-    await expect(page.locator('#sheet')).toBeHidden();
+    await openBoard(page, h.url);
+    await foldBoard(page);
     await sendEvents(h.url, [ev('turn.ended', id, { outcome: 'completed' })]);
     const r = page.locator(`#board .row[data-session-id="${id}"]`);
     await expect(r).toHaveAttribute('data-status', 'done');
     await expect(r).toHaveAttribute('data-unseen', '');
     await expect(page.locator('#tab .unseen-count')).toHaveText('1 new');
     await expect(page.locator('#tab .tab-name')).toHaveText(/1 done, 1 unseen$/);
-    // this browser's storage keeps it through a reload
-    await page.reload();
+    // this browser's storage keeps it through a reload (of the pop-out's own
+    // window, which starts folded: a tab's board opens unfolded, and looks)
+    await page.goto(h.url + '/agents-notch/?popout=1');
     await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
+    await expect(page.locator('#sheet')).toBeHidden();
     await expect(r).toHaveAttribute('data-unseen', '');
+    await expect(page.locator('#tab .unseen-count')).toHaveText('1 new');
     // looking: the board unfolded with the row in view, the page in focus
-    await page.locator('#tab').click();
+    await page.goto(h.url + '/agents-notch/');
     await expect(r).toBeVisible();
     await expect(r).not.toHaveAttribute('data-unseen', '');
     await expect(page.locator('#tab .unseen-count')).toHaveCount(0);
@@ -176,8 +177,8 @@ test.describe('unseen marks and alerts', () => {
     await sendEvents(h.url, [ev('session.opened', id, { cwd: '/srv/seen', title: 'Watched' }), ev('turn.started', id)]);
     const other = await browser.newContext();
     const away = await other.newPage();
-    await away.goto(h.url + '/agents-notch/');
-    await expect(away.locator('html')).toHaveAttribute('data-live', 'live');
+    await openBoard(away, h.url);
+    await foldBoard(away); // not looking
     await openBoard(page, h.url);
     await sendEvents(h.url, [ev('turn.ended', id, { outcome: 'error' })]);
     const r = page.locator(`#board .row[data-session-id="${id}"]`);

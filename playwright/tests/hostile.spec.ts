@@ -75,7 +75,7 @@ test.describe('hostile strings', () => {
     const seen = watch(page);
     await page.goto(host.url + '/agents-notch/');
     await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
-    await page.locator('#pin').click();
+    await expect(page.locator('#sheet')).toBeVisible();
     await sendEvents(host.url, [
       ev('session.opened', id, { title: MARKUP, project: ATTRS, cwd: '/src/' + DATASTAR }),
       ev('turn.started', id),
@@ -139,7 +139,7 @@ test.describe('hostile strings', () => {
       const seen = watch(page);
       await page.goto(follower.url + '/agents-notch/');
       await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
-      await page.locator('#pin').click();
+      await expect(page.locator('#sheet')).toBeVisible();
       const r = row(page, 'hostile-follow');
       // The CRs show as U+FFFD: the text is all there, none of it framing.
       await expect(r.locator('.title')).toHaveText(FRAMING.replaceAll('\r', '\uFFFD'));

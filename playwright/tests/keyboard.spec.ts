@@ -76,10 +76,15 @@ test('the tab’s counts have words: in its name, and in a legend on focus', asy
   const tab = page.locator('#tab');
   await expect(tab).toHaveAccessibleName('notch-web: 1 needs you, 2 working');
   const legend = tab.locator('.legend');
-  await expect(legend).toBeHidden();
+  // a tab opens the board unfolded: at a desk the dashboard's header says the counts in words
+  await expect(page.locator('#sheet')).toBeVisible();
+  await expect(legend).toHaveCSS('position', 'static');
   await page.keyboard.press('Tab');
   await expect(tab).toBeFocused();
+  await page.keyboard.press('Enter'); // folded, the legend hangs under the focused tab
+  await expect(page.locator('#sheet')).toBeHidden();
   await expect(legend).toBeVisible();
+  await expect(legend).toHaveCSS('position', 'absolute');
   await expect(legend.locator('.legend-item')).toHaveText(['1 needs you', '2 working']);
   // each entry wears its count's colour
   const colour = (sel: string) => page.locator(sel).evaluate((e) => getComputedStyle(e).color);
@@ -87,8 +92,10 @@ test('the tab’s counts have words: in its name, and in a legend on focus', asy
   expect(
     await page.locator('#tab .legend-item[data-status="attention"]').evaluate((e) => getComputedStyle(e, '::before').backgroundColor),
   ).toBe('rgb(251, 191, 36)');
-  // unfolded, the rows' chips are the legend
+  // unfolded in the notch's shape, the rows' chips are the legend
+  await page.setViewportSize({ width: 800, height: 720 });
   await page.keyboard.press('Enter');
+  await expect(page.locator('#sheet')).toBeVisible();
   await expect(legend).toBeHidden();
 });
 

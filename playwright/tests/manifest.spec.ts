@@ -74,7 +74,6 @@ test('the Settings pane links the same manifest, and the pane and the board link
   await page.getByRole('link', { name: 'Open the board' }).click();
   await expect(page).toHaveURL(/\/agents-notch\/$/);
   await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
-  await page.locator('#tab').click();
   await page.getByRole('link', { name: 'Settings' }).click();
   await expect(page).toHaveURL(/\/agents-notch\/pane$/);
 });

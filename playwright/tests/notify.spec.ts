@@ -6,7 +6,7 @@
 // simulated by overriding document.visibilityState.
 import { test, expect, type Page } from '@playwright/test';
 import { sendEvents, startHost, type Host } from './host';
-import { ev, row, setSettings, uid } from './ui';
+import { ev, foldBoard, row, setSettings, uid } from './ui';
 
 type Note = { title: string; body: string; tag: string };
 
@@ -151,6 +151,7 @@ test.describe('notifications', () => {
     const id = uid('click');
     await sendEvents(host.url, [ev('session.opened', id, { cwd: '/srv/click', title: 'Click me' }), ev('turn.started', id)]);
     await loadBoard(page, host);
+    await foldBoard(page);
     await setVisibility(page, 'hidden');
     await sendEvents(host.url, [ev('turn.ended', id, { outcome: 'error' })]);
     await expect.poll(() => notes(page)).toHaveLength(1);
@@ -208,7 +209,6 @@ test.describe('notifications', () => {
   test('the bell names the permission and the alerts it will raise', async ({ page }) => {
     await loadBoard(page, host);
     const bell = page.locator('#bell');
-    await page.locator('#pin').click();
     await expect(bell).toBeVisible();
     await expect(bell).toHaveAccessibleName('Notifications on: questions, failures and finishes, while the board is not in front');
     await setSettings(host.url, { alerts: 'needs-you' });
@@ -240,7 +240,6 @@ test.describe('notifications without permission', () => {
     expect(await page.evaluate(() => (window as any).__asked)).toBe(0);
     await setVisibility(page, 'visible');
 
-    await page.locator('#pin').click();
     const bell = page.locator('#bell');
     await expect(bell).toHaveAttribute('data-perm', 'default');
     await expect(bell).toHaveAccessibleName('Notify me when a session needs me');

@@ -64,13 +64,19 @@ export function rowProject(r: Locator): Locator {
   return r.locator('xpath=ancestor::div[@role="group"][1]').locator('.group-name');
 }
 
-/** openBoard loads the board, waits for its stream, and pins it open with the keyboard. */
+/** openBoard loads the board and waits for its stream: a browser tab opens it unfolded. */
 export async function openBoard(page: Page, base = ''): Promise<void> {
   await page.goto(`${base}/agents-notch/`);
   await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
-  await page.locator('#pin').press('Enter');
-  await expect(page.locator('#pin')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('#tab')).toHaveAttribute('aria-expanded', 'true');
   await expect(page.locator('#sheet')).toBeVisible();
+}
+
+/** foldBoard folds a browser tab's board with a click on its tab. */
+export async function foldBoard(page: Page): Promise<void> {
+  await page.locator('#tab').click();
+  await expect(page.locator('#tab')).toHaveAttribute('aria-expanded', 'false');
+  await expect(page.locator('#sheet')).toBeHidden();
 }
 
 /** parseSettings parses the text of a pane settings.json (null when there is none). */

@@ -7,8 +7,11 @@
 //     the next event clears it (docs/contract.md rule 3, judged on the client);
 //   - the polite live region, fed from the data-say of #board-say / #pane-say;
 //   - relative times (from <time datetime>) and the pleased face (data-approved-at);
-//   - the tab: hover / ghost / hold / top edge / pin, per the settings the
-//     board carries; nothing is remembered on disk;
+//   - the tab: in a browser tab the board is a page — it opens unfolded and
+//     a click or Enter on the tab folds and unfolds it; in the pop-out, which
+//     floats over other apps as the desktop window does, hover / ghost / hold
+//     / top edge / pin apply, per the settings the board carries; nothing is
+//     remembered on disk;
 //   - the page's title (the count that needs you) and its icon (the dot);
 //   - notifications while the page is hidden, per the alerts setting;
 //   - the pop-out: a Document Picture-in-Picture window mirroring the board,
@@ -35,9 +38,10 @@ const PLEASED_MS = 3000;
 const FOCUS_WAIT_MS = 8000;
 
 // ?popout=1 is the board as its own small window (the pop-out where the
-// browser has no Document Picture-in-Picture): the tab alone, click to unfold.
-const popoutPage = page === 'board' && new URLSearchParams(location.search).get('popout') === '1';
-if (popoutPage) root.setAttribute('data-popout', '');
+// browser has no Document Picture-in-Picture): the server marks its <html>
+// data-popout (a plain tab's it marks data-open, so the board's first paint
+// is already unfolded). It starts folded, as the overlay does.
+const popoutPage = page === 'board' && root.hasAttribute('data-popout');
 
 // The host's clock stamps since and approvedAt. When this machine's clock
 // disagrees with it by more than a moment, correct by the difference seen
@@ -172,7 +176,10 @@ function tickFaces() {
 
 // ---------- the tab: open, ghost, pin ----------
 
-const ui = { open: false, by: '', pinned: false, ghost: false };
+// by says what unfolded the board: 'pointer' (it folds when the pointer
+// leaves), 'click' (it folds on a click or focus elsewhere), 'page' (a
+// plain tab's board, which folds only when asked).
+const ui = { open: !popoutPage, by: popoutPage ? '' : 'page', pinned: false, ghost: false };
 let holdTimer = 0;
 let closeTimer = 0;
 let rest = { x: -1, y: -1 };
@@ -226,7 +233,15 @@ function applyUI() {
   if (pop.kind === 'pip') markClipped(pop.win.document);
 }
 
+// overlay reports whether the board is showing as the overlay shows on a
+// desktop — in the pop-out (its own small window, or the Picture-in-Picture
+// copy), floating over other apps — where the hover settings apply. A plain
+// browser tab has nothing beneath it for a click to pass to: there the
+// board is a page.
+const overlay = () => popoutPage || pop.kind === 'pip';
+
 function openBoard(by) {
+  if (!overlay()) by = 'page';
   clearTimeout(holdTimer);
   holdTimer = 0;
   ui.ghost = false;
@@ -261,10 +276,12 @@ function unghost() {
 const inside = (r, x, y, pad = 0) =>
   r && x >= r.left - pad && x <= r.right + pad && y >= r.top - pad && y <= r.bottom + pad;
 
-function onPointer(x, y) {
-  // A pop-out unfolds by click only, and a popped-out board is not here.
-  if (popoutPage || pop.kind) return;
-  const notch = $('notch');
+// onPointer applies the hover settings to a pointer at (x, y) in doc: only
+// in the pop-out (a plain tab is a page, and a board popped out into
+// Picture-in-Picture is measured in its copy there).
+function onPointer(x, y, doc = document) {
+  if (!overlay() || (pop.kind === 'pip') !== (doc !== document)) return;
+  const notch = doc.getElementById('notch');
   if (!notch) return;
   const bar = notch.querySelector('.tabbar')?.getBoundingClientRect();
   const all = notch.getBoundingClientRect();
@@ -304,10 +321,12 @@ function onPointer(x, y) {
   }
 }
 
-// onEscape folds an unpinned board; focus inside it goes back to the tab
-// (in whichever document the board is showing).
+// onEscape folds an unpinned overlay (the pop-out); focus inside it goes
+// back to the tab (in whichever document the board is showing). A plain
+// tab's board is a page: Escape there closes a tip or empties the filter,
+// never the board.
 function onEscape(doc) {
-  if (!ui.open || ui.pinned) return;
+  if (!overlay() || !ui.open || ui.pinned) return;
   const within = doc.getElementById('notch')?.contains(doc.activeElement);
   foldBoard();
   if (within) doc.getElementById('tab')?.focus();
@@ -336,6 +355,11 @@ function initBoard() {
       return;
     }
     if (t?.closest('#tab')) {
+      if (!overlay()) {
+        if (ui.open) foldBoard();
+        else openBoard('page');
+        return;
+      }
       if (ui.pinned) return;
       if (ui.open && ui.by !== 'pointer') foldBoard();
       else openBoard('click');
@@ -384,7 +408,16 @@ function initBoard() {
   initBell();
   initGroups();
   initTips(document);
-  addEventListener('resize', () => markClipped(document), { passive: true });
+  // A resize can cross the dashboard's breakpoint: the list's height and
+  // what is cut short change with it.
+  addEventListener(
+    'resize',
+    () => {
+      fitRows();
+      markClipped(document);
+    },
+    { passive: true },
+  );
 }
 
 // ---------- go to terminal ----------
@@ -611,9 +644,17 @@ function applyGroups() {
 // and unfolded histories between them take: the stylesheet's height counts
 // rows alone, so a grouped board showed fewer. The list ends at the bottom
 // of its last row that fits; with no more rows than that it takes them all.
+//
+// The dashboard (the stylesheet's --fit-rows: off) shows every row: the
+// page scrolls, not the list.
 function fitRows() {
   for (const list of document.querySelectorAll('#board .rows-scroll')) {
-    const n = parseInt(getComputedStyle(list).getPropertyValue('--max-rows'), 10) - 1;
+    const cs = getComputedStyle(list);
+    if (cs.getPropertyValue('--fit-rows').trim() === 'off') {
+      if (list.style.maxHeight) list.style.maxHeight = '';
+      continue;
+    }
+    const n = parseInt(cs.getPropertyValue('--max-rows'), 10) - 1;
     const box = list.getBoundingClientRect();
     if (!(n > 0) || !list.offsetHeight) continue; // folded: measured when it opens
     const rows = [...list.querySelectorAll('.row')].filter((r) => r.getClientRects().length > 0);
@@ -663,7 +704,7 @@ function initGroups() {
         e.preventDefault();
         focusFilter();
       } else if (e.key === 'Escape' && e.target?.id === 'filter' && view.filter) {
-        // The first Escape empties the filter; the next folds the board.
+        // The first Escape empties the filter; the next folds the pop-out.
         e.stopImmediatePropagation();
         view.filter = '';
         applyGroups();
@@ -1149,6 +1190,7 @@ const FOLDED_MIN = { w: 240, h: 48 };
 async function popOut() {
   // The pop-out opens folded, sized to the folded tab.
   ui.pinned = false;
+  ui.ghost = false;
   foldBoard();
   const notch = $('notch');
   const r = notch?.getBoundingClientRect();
@@ -1191,6 +1233,10 @@ function poppedIn() {
   pop.win = null;
   pop.mirrorOf = new WeakMap();
   pop.origOf = new WeakMap();
+  // Back in the page, the board is a page again: unfolded, no pin, no ghost.
+  clearTimeout(holdTimer);
+  clearTimeout(closeTimer);
+  Object.assign(ui, { open: true, by: 'page', pinned: false, ghost: false });
   applyUI();
   afterPatch();
   // Focus comes back to the control that sent the board away.
@@ -1247,6 +1293,16 @@ function startMirror(win) {
   doc.addEventListener('keydown', (e) => {
     if (e.key === 'Escape') onEscape(doc);
   });
+  // The pop-out floats over other apps as the desktop window does: the
+  // hover settings apply to the pointer there.
+  doc.addEventListener(
+    'pointermove',
+    (e) => {
+      if (e.pointerType !== 'touch') onPointer(e.clientX, e.clientY, doc);
+    },
+    { passive: true },
+  );
+  doc.documentElement.addEventListener('pointerleave', () => onPointer(-100, -100, doc));
   initTips(doc);
   win.addEventListener('pagehide', () => poppedIn(), { once: true });
   // This page may be hidden behind the pop-out, where its timers slow to

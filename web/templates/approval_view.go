@@ -50,6 +50,14 @@ func (a Approvals) has(s state.Session) bool {
 
 // agentPlace is where a human answers an agent's own prompt.
 func agentPlace(agent string) string {
+	if n := agentName(agent); n != "" {
+		return n
+	}
+	return "the terminal"
+}
+
+// agentName is an agent's name as people say it, "" for none known.
+func agentName(agent string) string {
 	switch agent {
 	case "gemini":
 		return "Gemini CLI"
@@ -58,7 +66,7 @@ func agentPlace(agent string) string {
 	case "claude-code":
 		return "Claude Code"
 	}
-	return "the terminal"
+	return ""
 }
 
 // cardsID is the id of the list item that holds a row's cards.

@@ -79,6 +79,10 @@ type rowCtx struct {
 	// WindowTokens is the context in use by Claude Code's count (0: not
 	// reported), for a row whose tokens the host could not read.
 	WindowTokens int64
+	// Agent is the agent whose own hooks drive the row ("claude-code",
+	// "codex", "gemini"; Approvals.Agents), "" for a harness's or a
+	// script's row: the dashboard's agent column, which the notch hides.
+	Agent string
 }
 
 // context is what the row's context figure is drawn from: the row's budget
@@ -136,6 +140,7 @@ func (v BoardView) grouped(st settings.Settings) ([]rowGroup, []rowCtx) {
 		out[i].Unknown = v.UnknownRows[s.ID]
 		out[i].Remote = v.RemoteRows[s.ID]
 		out[i].Door = v.Doors[s.ID]
+		out[i].Agent = v.Approvals.Agents[s.ID]
 		if u, ok := v.Usage.Sessions[s.ID]; ok {
 			out[i].Window, out[i].WindowPct, out[i].WindowTokens = u.WindowSize, u.UsedPct, u.Tokens
 		}

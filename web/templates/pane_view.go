@@ -97,6 +97,10 @@ type control struct {
 	Choices []choice
 	// Window marks a key only the desktop window applies.
 	Window bool
+	// Overlay marks a key that applies where the board floats over other
+	// apps — the desktop window and the pop-out — and not in a browser tab,
+	// where the board is a page (it opens unfolded; a click folds it).
+	Overlay bool
 	// Preview names the CSS custom property of the live preview a range
 	// moves while it is dragged (before anything is posted).
 	Preview string
@@ -147,6 +151,8 @@ func boolControl(key, label, help string) control {
 
 func windowOnly(c control) control { c.Window = true; return c }
 
+func overlayOnly(c control) control { c.Overlay = true; return c }
+
 // paneGroups lays out the fourteen keys, each exactly once.
 func paneGroups() []group {
 	return []group{
@@ -162,11 +168,11 @@ func paneGroups() []group {
 			boolControl("showDone", "Show finished sessions", "Off removes done rows from the board and from its counts."),
 			choiceControl("alerts", "Alert island", "All: questions, failures and finishes. Needs you: questions and failures."),
 		}},
-		{ID: "g-unfold", Title: "Unfolding", Controls: []control{
-			choiceControl("hoverMode", "Hover", "Ghost: the tab fades and lets clicks through until the pointer rests on it."),
-			rangeControl("holdMs", "Rest before opening", "How long the pointer rests on the tab before it unfolds (ghost).", 100, "ms", ""),
-			boolControl("topEdgeOpens", "Top edge opens", "Pushing the pointer against the top edge over the tab opens it at once."),
-			rangeControl("ghostOpacity", "Ghost opacity", "How faint the tab goes while it steps aside.", 0.01, "", ""),
+		{ID: "g-unfold", Title: "Unfolding", Note: "These apply where the board floats over other apps: the desktop window and the pop-out. In a browser tab the board is a page: it opens unfolded, and a click or Enter on its tab folds and unfolds it.", Controls: []control{
+			overlayOnly(choiceControl("hoverMode", "Hover", "Ghost: the tab fades and lets clicks through until the pointer rests on it.")),
+			overlayOnly(rangeControl("holdMs", "Rest before opening", "How long the pointer rests on the tab before it unfolds (ghost).", 100, "ms", "")),
+			overlayOnly(boolControl("topEdgeOpens", "Top edge opens", "Pushing the pointer against the top edge over the tab opens it at once.")),
+			overlayOnly(rangeControl("ghostOpacity", "Ghost opacity", "How faint the tab goes while it steps aside.", 0.01, "", "")),
 		}},
 		{ID: "g-window", Title: "Desktop window", Note: "The settings below apply to the desktop window only; a browser tab ignores them.", Controls: []control{
 			{Key: "screen", Label: "Screen", Help: `"primary", "cursor" (the screen the pointer is on) or a display number, 1-based.`, Kind: kindScreen, Window: true},

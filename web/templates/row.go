@@ -110,6 +110,11 @@ func writeRow(m *markup, s state.Session, c rowCtx) {
 	if s.Title == "" && !sub && s.Since > 0 {
 		m.raw(`<time class="since" datetime="`, isoMs(s.Since), `"></time>`)
 	}
+	// The agent comes last: the notch hides it (no room), the dashboard
+	// gives it a column of its own.
+	if name := agentName(c.Agent); name != "" {
+		m.raw(`<span class="agent">`, name, `</span>`)
+	}
 	m.raw(`</div></div>`)
 
 	m.raw(`<div class="row-side" id="`, ids.side, `">`)

@@ -257,6 +257,13 @@ func TestRowGolden(t *testing.T) {
 			has:  []string{`data-door="copy"`, `data-command="wezterm cli activate-pane --pane-id 7"`, `aria-label="Copy the command to the terminal of`},
 		},
 		{
+			// the agent whose hooks drive the row: the dashboard's column
+			name: "with_agent",
+			s:    base(),
+			c:    rowCtx{HotAt: 0.5, ShowProject: true, Agent: "codex"},
+			has:  []string{`<span class="agent">Codex</span></div></div>`},
+		},
+		{
 			name: "without_open",
 			s:    base(),
 			c:    noBudget,
