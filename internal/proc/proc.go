@@ -42,6 +42,9 @@ type Info struct {
 	PID, PPID int
 	Name      string // the program's short name (Linux: comm, at most 15 bytes)
 	Start     uint64
+	// Gone: the process has exited and waits only to be reaped (a
+	// zombie): it runs no more.
+	Gone bool
 }
 
 // Table reads one process (Lookup on this machine; a recorded tree in
@@ -107,7 +110,7 @@ func Alive(id ID) bool {
 		return false
 	}
 	in, err := Lookup(id.PID)
-	return err == nil && in.Start == id.Start
+	return err == nil && in.Start == id.Start && !in.Gone
 }
 
 // Local reports whether id belongs to this machine's current boot: only

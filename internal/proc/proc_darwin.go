@@ -22,7 +22,8 @@ func Lookup(pid int) (Info, error) {
 	}
 	name := unix.ByteSliceToString(k.Proc.P_comm[:])
 	t := k.Proc.P_starttime
-	return Info{PID: pid, PPID: int(k.Eproc.Ppid), Name: name, Start: uint64(t.Sec)*1e6 + uint64(t.Usec)}, nil
+	const zombie = 5 // SZOMB, <sys/proc.h>
+	return Info{PID: pid, PPID: int(k.Eproc.Ppid), Name: name, Start: uint64(t.Sec)*1e6 + uint64(t.Usec), Gone: k.Proc.P_stat == zombie}, nil
 }
 
 var boot struct {

@@ -50,7 +50,8 @@ func parseStat(b []byte) (Info, error) {
 	if err1 != nil || err2 != nil {
 		return Info{}, fmt.Errorf("%w: stat fields", ErrNoProcess)
 	}
-	return Info{PID: pid, PPID: ppid, Name: string(b[open+1 : end]), Start: start}, nil
+	gone := rest[0] == "Z" || rest[0] == "X" // a zombie, or dead
+	return Info{PID: pid, PPID: ppid, Name: string(b[open+1 : end]), Start: start, Gone: gone}, nil
 }
 
 var boot struct {

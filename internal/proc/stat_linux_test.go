@@ -13,12 +13,14 @@ func TestParseStat(t *testing.T) {
 		name      string
 		pid, ppid int
 		start     uint64
+		gone      bool
 		bad       bool
 	}{
 		{line: "800 (claude)" + rest, name: "claude", pid: 800, ppid: 700, start: 123456},
 		// comm may hold spaces and parentheses: it ends at the last ")".
 		{line: "801 (a b) (c))" + rest, name: "a b) (c)", pid: 801, ppid: 700, start: 123456},
 		{line: "802 (tmux: server)" + rest, name: "tmux: server", pid: 802, ppid: 700, start: 123456},
+		{line: "804 (claude)" + strings.Replace(rest, " S ", " Z ", 1), name: "claude", pid: 804, ppid: 700, start: 123456, gone: true},
 		{line: "803 (x)", bad: true},
 		{line: "(x)" + rest, bad: true},
 		{line: "803 x" + rest, bad: true},
@@ -34,7 +36,7 @@ func TestParseStat(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || in.Name != tt.name || in.PID != tt.pid || in.PPID != tt.ppid || in.Start != tt.start {
+		if err != nil || in.Name != tt.name || in.PID != tt.pid || in.PPID != tt.ppid || in.Start != tt.start || in.Gone != tt.gone {
 			t.Errorf("parseStat(%q) = %+v, %v", tt.line, in, err)
 		}
 	}

@@ -38,7 +38,7 @@ func Watch(id ID, exited func()) (stop func(), err error) {
 		return w.stop, nil
 	}
 	// The fd is of whatever process holds the PID now: is it this one?
-	if in, err := Lookup(id.PID); err != nil || in.Start != id.Start {
+	if in, err := Lookup(id.PID); err != nil || in.Start != id.Start || in.Gone {
 		closeFD(fd)
 		w.fire()
 		return w.stop, nil
