@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/conformance/standin"
+	"github.com/notch-web/notch-web/host/terminal"
+	"github.com/notch-web/notch-web/internal/proc"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -173,15 +175,20 @@ func (r *run) env(extra ...string) []string {
 	return append(env, extra...)
 }
 
-func (r *run) startHost() {
+func (r *run) startHost() { r.startHostAt("127.0.0.1:0", "notch-web.log") }
+
+// startHostAt starts the run's notch-web on addr (its DSH home is the
+// run's, whichever time it starts), logging to logName under the run's
+// root, and sets r.host from its first line.
+func (r *run) startHostAt(addr, logName string) {
 	t := r.t
-	cmd := exec.Command(suite.notchWeb, "--addr", "127.0.0.1:0", "--dsh-home", filepath.Join(r.root, "dsh"), "--log-level", "debug")
+	cmd := exec.Command(suite.notchWeb, "--addr", addr, "--dsh-home", filepath.Join(r.root, "dsh"), "--log-level", "debug")
 	cmd.Env = r.env()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	logf, err := os.Create(filepath.Join(r.root, "notch-web.log"))
+	logf, err := os.Create(filepath.Join(r.root, logName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +215,10 @@ func (r *run) startHost() {
 		if !ok || !strings.HasSuffix(line, "/agents-notch/") {
 			t.Fatalf("notch-web's first line is not its URL: %q", line)
 		}
-		r.host = strings.TrimSuffix(line, "/agents-notch/")
+		// (A restart on the same address leaves r.host as the proxy reads it.)
+		if u := strings.TrimSuffix(line, "/agents-notch/"); u != r.host {
+			r.host = u
+		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("notch-web printed no URL within 20 s")
 	}
@@ -247,6 +257,13 @@ func (r *run) startProxy() {
 		}()
 		fw, _ := http.NewRequest(q.Method, r.host+q.URL.RequestURI(), bytes.NewReader(body))
 		fw.Header.Set("Content-Type", q.Header.Get("Content-Type"))
+		// What notch-web hook says of the agent beside the payload: its
+		// process (a row never outlives it) and its terminal.
+		for _, h := range []string{proc.Header, terminal.Header} {
+			if v := q.Header.Get(h); v != "" {
+				fw.Header.Set(h, v)
+			}
+		}
 		resp, err := client.Do(fw)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)

@@ -143,15 +143,16 @@ func (b *Board) liveDoc() []byte {
 }
 
 // writeLive keeps the sidecar written after every change of the facts, at
-// most every livePace, until ctx ends. A write that fails is logged once
-// until one succeeds (the board goes on without it).
+// most every livePace, until ctx ends, and once more then: a host stopped
+// within livePace of a hook keeps what it said. A write that fails is
+// logged once until one succeeds (the board goes on without it).
 func (h *Host) writeLive(ctx context.Context) {
 	changes, stop := h.board.Subscribe()
 	defer stop()
 	path := livePath(h.cfg.StatePath)
 	written := ^uint64(0)
 	failing := false
-	for {
+	write := func() {
 		if v := h.board.factsVersion.Load(); v != written {
 			err := fsx.WriteFileAtomicNoSync(path, h.board.liveDoc())
 			switch {
@@ -162,13 +163,18 @@ func (h *Host) writeLive(ctx context.Context) {
 				written, failing = v, false
 			}
 		}
+	}
+	for {
+		write()
 		select {
 		case <-ctx.Done():
+			write()
 			return
 		case <-changes:
 		}
 		select {
 		case <-ctx.Done():
+			write()
 			return
 		case <-time.After(livePace):
 		}

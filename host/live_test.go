@@ -207,6 +207,40 @@ func TestRestartAfterTheTurnEnded(t *testing.T) {
 	}
 }
 
+// A host stopped right after a hook (within livePace) still leaves what
+// the hook said in the sidecar: the restarted host watches the agent.
+func TestStopWritesTheLastFacts(t *testing.T) {
+	home := t.TempDir()
+	agent, id := agentChild(t)
+	h1, _, stop1 := liveHost(t, home)
+	waitfor.Until(t, "the host's first live.json", func() bool {
+		_, err := os.Stat(filepath.Join(home, "state", "live.json"))
+		return err == nil
+	})
+	h1.HookFrom("codex", codexHook("s1", "", "SessionStart", `,"source":"startup"`), time.Now(), Origin{Proc: id})
+	// state.json holds the row as soon as it writes the change; live.json
+	// is paced: the host is stopped before it writes.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if b, _ := os.ReadFile(filepath.Join(home, "state", "state.json")); strings.Contains(string(b), `"s1"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("state.json does not hold the row")
+		}
+	}
+	stop1()
+	b, err := os.ReadFile(filepath.Join(home, "state", "live.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live, err := parseLive(b); err != nil || live["s1"].facts.proc != id {
+		t.Fatalf("live.json after a stop right after the hook: %s (%v)", b, err)
+	}
+	_, logs, _ := liveHost(t, home)
+	agent.Process.Kill()
+	waitfor.Until(t, "the restarted host to see the agent end", func() bool { return strings.Contains(logs.String(), "agents-notch.process.v1") })
+}
+
 func TestRestartAfterAReboot(t *testing.T) {
 	home := t.TempDir()
 	_, id := agentChild(t)

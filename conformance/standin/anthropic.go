@@ -84,6 +84,32 @@ func anthropicText(raw json.RawMessage) string {
 	return out
 }
 
+// EarlierAnswerTokens is what each of the model's answers already in the
+// conversation adds to the prompt size the stand-in reports to Claude Code
+// (Anthropic): the context grows turn by turn, and shrinks when the
+// conversation is compacted (its answers become one summary, a user
+// message).
+const EarlierAnswerTokens = 1000
+
+// inputTokens is the prompt size reported for a request answered at step:
+// InputTokens(step), and EarlierAnswerTokens for each of the model's
+// messages in the conversation but the step's own (those after the tagged
+// prompt: every one, for a request with no tag).
+func (q *anthropicRequest) inputTokens(step int) int {
+	return InputTokens(step) + EarlierAnswerTokens*max(0, q.answers()-step)
+}
+
+// answers counts the model's messages in the conversation.
+func (q *anthropicRequest) answers() int {
+	n := 0
+	for _, m := range q.Messages {
+		if m.Role == "assistant" {
+			n++
+		}
+	}
+	return n
+}
+
 func (q *anthropicRequest) plan() (plan, bool) {
 	for i := len(q.Messages) - 1; i >= 0; i-- {
 		m := q.Messages[i]
@@ -149,13 +175,18 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.Status = http.StatusOK
 	s.record(rec)
+	usage := q.inputTokens(p.step)
+	started := false
 	if t.slow {
 		if q.Stream {
 			startSSE(w)
-			sse(w, "message_start", anthropicStart(q.Model, p.step))
+			sse(w, "message_start", anthropicStart(q.Model, p.step, usage))
+			started = true
 		}
-		s.hold(r)
-		return
+		if !s.hold(r) {
+			return
+		}
+		t = turn{text: FinalText}
 	}
 	id := s.nextID("toolu")
 	var block map[string]any
@@ -176,14 +207,16 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 		} else {
 			block["text"] = t.text
 		}
-		msg := anthropicStart(q.Model, p.step)["message"].(map[string]any)
+		msg := anthropicStart(q.Model, p.step, usage)["message"].(map[string]any)
 		msg["content"] = []any{block}
 		msg["stop_reason"] = stop
 		writeJSON(w, http.StatusOK, msg)
 		return
 	}
-	startSSE(w)
-	sse(w, "message_start", anthropicStart(q.Model, p.step))
+	if !started {
+		startSSE(w)
+		sse(w, "message_start", anthropicStart(q.Model, p.step, usage))
+	}
 	sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": block})
 	if t.tool != "" {
 		js, _ := json.Marshal(input)
@@ -207,14 +240,14 @@ func anthropicToolInput(tool string) map[string]any {
 	return map[string]any{"description": "Colour sentence", "prompt": SubagentPrompt, "subagent_type": "general-purpose"}
 }
 
-func anthropicStart(model string, step int) map[string]any {
+func anthropicStart(model string, step, inputTokens int) map[string]any {
 	if model == "" {
 		model = "claude-standin"
 	}
 	return map[string]any{"type": "message_start", "message": map[string]any{
 		"id": fmt.Sprintf("msg_standin_%d", step), "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": InputTokens(step), "output_tokens": 1,
+		"usage": map[string]any{"input_tokens": inputTokens, "output_tokens": 1,
 			"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
 	}}
 }

@@ -101,6 +101,18 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.Status = http.StatusOK
 	s.record(rec)
+	stream := method != "generateContent"
+	started := false
+	if t.slow {
+		if stream {
+			startSSE(w)
+			started = true
+		}
+		if !s.hold(r) {
+			return
+		}
+		t = turn{text: FinalText}
+	}
 	var part map[string]any
 	if t.tool != "" {
 		part = map[string]any{"functionCall": map[string]any{"name": t.tool, "args": map[string]any{
@@ -115,18 +127,12 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 			"totalTokenCount": InputTokens(p.step) + OutputTokens},
 		"modelVersion": "gemini-standin",
 	}
-	if method == "generateContent" {
-		if t.slow {
-			s.hold(r)
-			return
-		}
+	if !stream {
 		writeJSON(w, http.StatusOK, chunk)
 		return
 	}
-	startSSE(w)
-	if t.slow {
-		s.hold(r)
-		return
+	if !started {
+		startSSE(w)
 	}
 	sse(w, "", chunk)
 }

@@ -98,8 +98,10 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request) {
 	startSSE(w)
 	sse(w, "response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": id}})
 	if t.slow {
-		s.hold(r)
-		return
+		if !s.hold(r) {
+			return
+		}
+		t = turn{text: FinalText}
 	}
 	var item map[string]any
 	if t.tool != "" {

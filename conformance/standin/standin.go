@@ -50,7 +50,8 @@ const (
 	// is told not to).
 	Error500 Scenario = "error500"
 	// Slow holds the stream open, sending nothing, until the agent hangs
-	// up or SlowFor passes: a turn to interrupt.
+	// up or SlowFor passes: a turn to interrupt. Release ends the held
+	// streams as a model that took its time would: with FinalText.
 	Slow Scenario = "slow"
 )
 
@@ -115,17 +116,19 @@ type Server struct {
 	// CLI version sends).
 	Dump func(api string, body []byte)
 
-	mu   sync.Mutex
-	reqs []Request
-	seq  atomic.Int64 // numbers the calls and responses: every id is new
-	mux  *http.ServeMux
-	stop chan struct{}
-	once sync.Once
+	mu      sync.Mutex
+	reqs    []Request
+	held    int           // Slow turns held now
+	release chan struct{} // closed by Release
+	seq     atomic.Int64  // numbers the calls and responses: every id is new
+	mux     *http.ServeMux
+	stop    chan struct{}
+	once    sync.Once
 }
 
 // New returns a stand-in server; serve it with net/http (on loopback).
 func New() *Server {
-	s := &Server{SlowFor: 2 * time.Minute, mux: http.NewServeMux(), stop: make(chan struct{})}
+	s := &Server{SlowFor: 2 * time.Minute, mux: http.NewServeMux(), stop: make(chan struct{}), release: make(chan struct{})}
 	s.mux.HandleFunc("POST /v1/messages", s.anthropic)
 	s.mux.HandleFunc("POST /v1/messages/count_tokens", s.anthropicCount)
 	s.mux.HandleFunc("POST /v1/responses", s.openai)
@@ -237,16 +240,50 @@ func (s *Server) script(p plan, shell, agent string) turn {
 	return turn{text: FinalText}
 }
 
+// Held is how many Slow turns the server holds now: a test knows the
+// agent is waiting on the model.
+func (s *Server) Held() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held
+}
+
+// Release answers every Slow turn held now with FinalText, as a model that
+// took its time: the turn ends as a completed one (a turn that ends while
+// the test has the host down, or after the agent's terminal is gone). It
+// returns how many it released; a Slow turn that comes later is held.
+func (s *Server) Release() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.held
+	close(s.release)
+	s.release = make(chan struct{})
+	return n
+}
+
 // hold waits out a Slow turn: until the client hangs up, the server closes
-// or SlowFor passes.
-func (s *Server) hold(r *http.Request) {
+// or SlowFor passes (false: end the stream as it is), or Release (true:
+// answer it).
+func (s *Server) hold(r *http.Request) bool {
+	s.mu.Lock()
+	s.held++
+	release := s.release
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.held--
+		s.mu.Unlock()
+	}()
 	t := time.NewTimer(s.SlowFor)
 	defer t.Stop()
 	select {
 	case <-r.Context().Done():
 	case <-s.stop:
 	case <-t.C:
+	case <-release:
+		return true
 	}
+	return false
 }
 
 // sse writes one server-sent event and flushes it.

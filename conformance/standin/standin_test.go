@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -282,5 +283,106 @@ func TestCallIDsAreNew(t *testing.T) {
 	x, y := id.FindStringSubmatch(strings.Join(a, "")), id.FindStringSubmatch(strings.Join(b, ""))
 	if x == nil || y == nil || x[1] == y[1] {
 		t.Fatalf("call ids %v and %v", x, y)
+	}
+}
+
+// Release answers the held slow turns with the final text, for each API,
+// as a completed answer (Anthropic: its message_start once, then the text
+// and message_stop); a slow turn that comes after it is held again.
+func TestReleaseAnswersTheHeldSlowTurns(t *testing.T) {
+	for _, c := range []struct{ api, path, body, want string }{
+		{"anthropic", "/v1/messages?beta=true", `{"stream":true,` + claudeTools + `,"messages":[{"role":"user","content":"scenario:slow"}]}`, `"type":"message_stop"`},
+		{"openai", "/v1/responses", `{"tools":[{"type":"function","name":"shell"}],"input":[{"role":"user","content":"scenario:slow"}]}`, `"type":"response.completed"`},
+		{"gemini", "/v1beta/models/m:streamGenerateContent?alt=sse", `{"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}],"contents":[{"role":"user","parts":[{"text":"scenario:slow"}]}]}`, `"finishReason":"STOP"`},
+		{"gemini unary", "/v1beta/models/m:generateContent", `{"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}],"contents":[{"role":"user","parts":[{"text":"scenario:slow"}]}]}`, `"finishReason":"STOP"`},
+	} {
+		t.Run(c.api, func(t *testing.T) {
+			s, srv := newTest(t)
+			s.SlowFor = time.Minute
+			type answer struct {
+				status int
+				lines  []string
+			}
+			got := make(chan answer, 1)
+			go func() {
+				status, lines := post(t, srv, c.path, c.body)
+				got <- answer{status, lines}
+			}()
+			deadline := time.Now().Add(10 * time.Second)
+			for s.Held() != 1 {
+				if time.Now().After(deadline) {
+					t.Fatalf("the slow turn is not held (Held %d)", s.Held())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if n := s.Release(); n != 1 {
+				t.Errorf("Release released %d, want 1", n)
+			}
+			var a answer
+			select {
+			case a = <-got:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the released turn did not end")
+			}
+			all := strings.Join(a.lines, "\n")
+			if a.status != http.StatusOK || !strings.Contains(all, FinalText) || !strings.Contains(all, c.want) {
+				t.Fatalf("released: %d\n%s", a.status, all)
+			}
+			if n := strings.Count(all, `"type":"message_start"`); c.api == "anthropic" && n != 1 {
+				t.Errorf("%d message_start events, want 1", n)
+			}
+			if s.Held() != 0 {
+				t.Errorf("Held %d after the release", s.Held())
+			}
+			// The release is of the turns held then: the next is held.
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+c.path, strings.NewReader(c.body))
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				_, err = io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err == nil {
+					t.Error("a slow turn after the release was not held")
+				}
+			}
+		})
+	}
+}
+
+// Claude Code's prompt grows with the model's earlier answers and shrinks
+// when they are compacted into a summary: the context a reader shows
+// after /compact is smaller.
+func TestAnthropicContextGrowsWithTheConversation(t *testing.T) {
+	_, srv := newTest(t)
+	inputTokens := func(messages string) int {
+		t.Helper()
+		_, lines := post(t, srv, "/v1/messages?beta=true", `{"stream":true,`+claudeTools+`,"messages":[`+messages+`]}`)
+		for _, l := range lines {
+			var ev struct {
+				Type    string `json:"type"`
+				Message struct {
+					Usage struct {
+						InputTokens int `json:"input_tokens"`
+					} `json:"usage"`
+				} `json:"message"`
+			}
+			if json.Unmarshal([]byte(l), &ev) == nil && ev.Type == "message_start" {
+				return ev.Message.Usage.InputTokens
+			}
+		}
+		t.Fatalf("no message_start: %v", lines)
+		return 0
+	}
+	first := inputTokens(`{"role":"user","content":"scenario:plain one"}`)
+	third := inputTokens(`{"role":"user","content":"scenario:plain one"},{"role":"assistant","content":"a"},` +
+		`{"role":"user","content":"scenario:plain two"},{"role":"assistant","content":"b"},{"role":"user","content":"scenario:plain three"}`)
+	compacted := inputTokens(`{"role":"user","content":"This session is being continued. Summary: a, b."},{"role":"user","content":"scenario:plain four"}`)
+	if first != InputTokens(0) || third != InputTokens(0)+2*EarlierAnswerTokens || compacted != InputTokens(0) {
+		t.Errorf("input tokens: first %d, third %d, after compaction %d; want %d, %d, %d", first, third, compacted,
+			InputTokens(0), InputTokens(0)+2*EarlierAnswerTokens, InputTokens(0))
+	}
+	// A tool step's own answer is its step's (InputTokens), not an earlier one.
+	if got := inputTokens(userTool + `,` + toolUse + `,` + toolResult); got != InputTokens(1) {
+		t.Errorf("a tool turn's second step reports %d, want %d", got, InputTokens(1))
 	}
 }
