@@ -13,10 +13,12 @@ package proc
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // ErrUnsupported: this platform cannot name a process by its start time.
@@ -119,6 +121,18 @@ func Local(id ID) bool {
 	boot, err := BootID()
 	return err == nil && !id.IsZero() && boot == id.Boot
 }
+
+// BootID is this boot's id (Linux: its random boot_id; macOS: its boot
+// session UUID), read once.
+func BootID() (string, error) { return bootIDOnce() }
+
+var bootIDOnce = sync.OnceValues(func() (string, error) {
+	id, err := bootID()
+	if err == nil && !bootRE.MatchString(id) {
+		err = fmt.Errorf("the boot id %q is not an id", id)
+	}
+	return id, err
+})
 
 // Header carries a hook's ID from "notch-web hook" to the host, as a URL
 // query (Encode); absent, the hook says nothing of its process.

@@ -3,7 +3,6 @@ package proc
 import (
 	"errors"
 	"strings"
-	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -26,22 +25,10 @@ func Lookup(pid int) (Info, error) {
 	return Info{PID: pid, PPID: int(k.Eproc.Ppid), Name: name, Start: uint64(t.Sec)*1e6 + uint64(t.Usec), Gone: k.Proc.P_stat == zombie}, nil
 }
 
-var boot struct {
-	once sync.Once
-	id   string
-	err  error
-}
-
-// BootID is this boot's session UUID (sysctl kern.bootsessionuuid).
-func BootID() (string, error) {
-	boot.once.Do(func() {
-		boot.id, boot.err = unix.Sysctl("kern.bootsessionuuid")
-		boot.id = strings.TrimSpace(boot.id)
-		if boot.err == nil && !bootRE.MatchString(boot.id) {
-			boot.err = errors.New("kern.bootsessionuuid is not an id")
-		}
-	})
-	return boot.id, boot.err
+// bootID reads this boot's session UUID (sysctl kern.bootsessionuuid).
+func bootID() (string, error) {
+	id, err := unix.Sysctl("kern.bootsessionuuid")
+	return strings.TrimSpace(id), err
 }
 
 // exitFD opens a kqueue that holds pid's exit event (EVFILT_PROC,

@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -54,22 +53,10 @@ func parseStat(b []byte) (Info, error) {
 	return Info{PID: pid, PPID: ppid, Name: string(b[open+1 : end]), Start: start, Gone: gone}, nil
 }
 
-var boot struct {
-	once sync.Once
-	id   string
-	err  error
-}
-
-// BootID is this boot's random id (/proc/sys/kernel/random/boot_id).
-func BootID() (string, error) {
-	boot.once.Do(func() {
-		b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
-		boot.id, boot.err = strings.TrimSpace(string(b)), err
-		if err == nil && !bootRE.MatchString(boot.id) {
-			boot.err = fmt.Errorf("boot_id %q is not an id", boot.id)
-		}
-	})
-	return boot.id, boot.err
+// bootID reads this boot's random id (/proc/sys/kernel/random/boot_id).
+func bootID() (string, error) {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	return strings.TrimSpace(string(b)), err
 }
 
 // exitFD opens a pidfd for pid: readable once the process has ended.

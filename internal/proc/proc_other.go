@@ -6,8 +6,7 @@ package proc
 // watches none.
 func Lookup(int) (Info, error) { return Info{}, ErrUnsupported }
 
-// BootID is ErrUnsupported here.
-func BootID() (string, error) { return "", ErrUnsupported }
+func bootID() (string, error) { return "", ErrUnsupported }
 
 func exitFD(int) (int, error) { return -1, ErrUnsupported }
 
