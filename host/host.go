@@ -162,7 +162,7 @@ func (h *Host) Run(ctx context.Context) error {
 	}
 	g.Go(func() error { return w.Run(ctx, notify) })
 	g.Go(func() error { return h.watchMarks(ctx) })
-	g.Go(func() error { <-ctx.Done(); h.approvals.shutdown(); return nil })
+	g.Go(func() error { <-ctx.Done(); h.approvals.shutdown(); h.procs.stopAll(); return nil })
 	g.Go(func() error { return h.approvals.watch(ctx) })
 	g.Go(func() error { h.watchInterrupts(ctx); return nil })
 	g.Go(func() error { h.writeLive(ctx); return nil })

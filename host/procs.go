@@ -75,6 +75,16 @@ func (h *Host) watchProc(row string, id proc.ID) {
 	h.pruneProcs()
 }
 
+// stopAll ends every watch: the host is stopping.
+func (w *procWatch) stopAll() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for id, x := range w.byID {
+		x.stop()
+		delete(w.byID, id)
+	}
+}
+
 // pruneProcs stops the watches of processes no row of the board names.
 func (h *Host) pruneProcs() {
 	named := h.board.procIDs()
