@@ -32,12 +32,7 @@ func TestCodexInteractive(t *testing.T) {
 	tm.waitScreen("the hooks review", 120*time.Second, shows("Hooks need review", "Trust all and continue"))
 	tm.log("hooks review")
 	r.waitBoard("at start", 5*time.Second, idle)
-	tm.keys("Down") // 2. Trust all and continue
-	time.Sleep(300 * time.Millisecond)
-	tm.keys("Enter")
-	tm.waitScreen("hooks trusted", 30*time.Second, func(s string) bool {
-		return !strings.Contains(s, "Hooks need review") && strings.Contains(s, "Ask Codex to do anything")
-	})
+	tm.trustCodexHooks("hooks trusted") // 2. Trust all and continue
 	if conf, err := os.ReadFile(filepath.Join(r.home, ".codex", "config.toml")); err != nil || !strings.Contains(string(conf), "trusted_hash") {
 		t.Fatalf("Codex recorded no trusted hook (%v):\n%s", err, conf)
 	}

@@ -79,12 +79,7 @@ var lifecycleCodex = lifecycleAgent{
 	start: func(r *run) *term {
 		tm := r.tmux(codexEnv(), "codex")
 		tm.waitScreen("the hooks review", 120*time.Second, shows("Hooks need review", "Trust all and continue"))
-		tm.keys("Down") // 2. Trust all and continue
-		time.Sleep(300 * time.Millisecond)
-		tm.keys("Enter")
-		tm.waitScreen("hooks trusted", 30*time.Second, func(s string) bool {
-			return !strings.Contains(s, "Hooks need review") && strings.Contains(s, "Ask Codex to do anything")
-		})
+		tm.trustCodexHooks("hooks trusted") // 2. Trust all and continue
 		return tm
 	},
 	agent: func(r *run, tm *term) int { return r.codexDaemon() },

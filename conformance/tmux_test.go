@@ -234,3 +234,36 @@ func (tm *term) log(label string) {
 }
 
 func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// trustCodexHooks answers Codex 0.169's "Hooks need review" question with
+// "2. Trust all and continue" and waits until the prompt is back. Under
+// load the TUI can drop a Down (seen in a fresh-clone CI run: the Enter
+// then opened "1. Review hooks"), so Enter is pressed only once the
+// option is the selected one ("› 2."), and a review that opened anyway is
+// answered there: "t" trusts all, Escape leaves a page.
+func (tm *term) trustCodexHooks(step string) {
+	tm.r.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		s := tm.screen()
+		switch {
+		case strings.Contains(s, "Ask Codex to do anything") && !strings.Contains(s, "need review"):
+			return
+		case strings.Contains(s, "› 2. Trust all and continue"):
+			tm.keys("Enter")
+		case strings.Contains(s, "› 3. Continue without trusting"): // a Down too many
+			tm.keys("Up")
+		case strings.Contains(s, "Trust all and continue"):
+			tm.keys("Down")
+		case strings.Contains(s, "t trust all"): // the review's list of hooks
+			tm.keys("t")
+		case strings.Contains(s, "esc back") || strings.Contains(s, "esc close"): // a page of the review
+			tm.keys("Escape")
+		}
+		if time.Now().After(deadline) {
+			tm.r.t.Errorf("%s: Codex's hooks review is still there after 60s:\n%s", step, s)
+			return
+		}
+		time.Sleep(700 * time.Millisecond)
+	}
+}
