@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
-	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/internal/notify"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
@@ -42,16 +41,12 @@ type Board struct {
 
 	usage usageStore // what Claude Code's statuslines tell (usage.go)
 
-	// wheres is where each row of the fold runs, as its hooks told
-	// (terminals.go); under mu.
-	wheres map[string]terminal.Where
 	// hist is each row's last events (history.go); under mu.
 	hist map[string]*historyRing
 	// facts is what the hooks said of each row beside its events: its
-	// agent, process and transcript (rowfacts.go); under mu.
+	// agent, process, transcript and terminal (rowfacts.go); under mu.
 	facts map[string]rowFacts
-	// factsVersion counts changes of wheres and facts, for the sidecar
-	// (live.go).
+	// factsVersion counts changes of facts, for the sidecar (live.go).
 	factsVersion atomic.Uint64
 }
 

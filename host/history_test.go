@@ -70,8 +70,8 @@ func TestHistoryLifecycle(t *testing.T) {
 	if _, ok := b.History("a"); ok {
 		t.Error("a retired row still has a history")
 	}
-	if len(b.hist) != 1 || len(b.wheres) != 0 {
-		t.Errorf("kept beside the rows after a retire: %d histories, %d terminals", len(b.hist), len(b.wheres))
+	if len(b.hist) != 1 || len(b.facts) != 0 {
+		t.Errorf("kept beside the rows after a retire: %d histories, %d terminals", len(b.hist), len(b.facts))
 	}
 	ingest(t, b, state.Event{Type: state.TypeSessionFinished, Session: "b"})
 	open("b")

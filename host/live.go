@@ -67,16 +67,10 @@ func validTranscript(p string) bool {
 	return p != "" && len(p) <= maxTranscriptPath && filepath.IsAbs(p) && state.CleanText(p) == p
 }
 
-// liveFacts is one row's facts, parsed.
-type liveFacts struct {
-	facts rowFacts
-	where terminal.Where
-}
-
 // parseLive reads a sidecar. A file of another version, or not JSON, is an
 // error; a row that is not valid (an unknown agent, an id, process,
 // terminal or path out of form) is left out, the others kept.
-func parseLive(b []byte) (map[string]liveFacts, error) {
+func parseLive(b []byte) (map[string]rowFacts, error) {
 	var f liveFile
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("not a sidecar: %w", err)
@@ -84,25 +78,25 @@ func parseLive(b []byte) (map[string]liveFacts, error) {
 	if f.V != LiveVersion {
 		return nil, fmt.Errorf("sidecar version %d, want %d", f.V, LiveVersion)
 	}
-	out := map[string]liveFacts{}
+	out := map[string]rowFacts{}
 	for _, r := range f.Rows {
 		if !state.ValidSessionID(r.Session) || len(out) >= state.MaxTracked {
 			continue
 		}
-		var lf liveFacts
+		var f rowFacts
 		if r.Agent != "" {
 			if _, ok := registry.Get(r.Agent); !ok {
 				continue
 			}
-			lf.facts.agent = r.Agent
+			f.agent = r.Agent
 		}
 		if r.Proc != "" {
-			if lf.facts.proc = proc.Parse(r.Proc); lf.facts.proc.IsZero() {
+			if f.proc = proc.Parse(r.Proc); f.proc.IsZero() {
 				continue
 			}
 		}
 		if r.Where != "" {
-			if lf.where = terminal.Parse(r.Where); lf.where.IsZero() {
+			if f.where = terminal.Parse(r.Where); f.where.IsZero() {
 				continue
 			}
 		}
@@ -110,9 +104,9 @@ func parseLive(b []byte) (map[string]liveFacts, error) {
 			if !validTranscript(r.Transcript) {
 				continue
 			}
-			lf.facts.transcript = r.Transcript
+			f.transcript = r.Transcript
 		}
-		out[r.Session] = lf
+		out[r.Session] = f
 	}
 	return out, nil
 }
@@ -120,21 +114,11 @@ func parseLive(b []byte) (map[string]liveFacts, error) {
 // liveDoc is the sidecar of the board's rows, sorted by session.
 func (b *Board) liveDoc() []byte {
 	b.mu.Lock()
-	rows := make([]liveRow, 0, len(b.facts)+len(b.wheres))
-	seen := map[string]bool{}
-	add := func(id string) {
-		if seen[id] || !b.fold.Has(id) {
-			return
+	rows := make([]liveRow, 0, len(b.facts))
+	for id, f := range b.facts {
+		if b.fold.Has(id) {
+			rows = append(rows, liveRow{Session: id, Agent: f.agent, Proc: f.proc.Encode(), Where: f.where.Encode(), Transcript: f.transcript})
 		}
-		seen[id] = true
-		f, w := b.facts[id], b.wheres[id]
-		rows = append(rows, liveRow{Session: id, Agent: f.agent, Proc: f.proc.Encode(), Where: w.Encode(), Transcript: f.transcript})
-	}
-	for id := range b.facts {
-		add(id)
-	}
-	for id := range b.wheres {
-		add(id)
 	}
 	b.mu.Unlock()
 	slices.SortFunc(rows, func(x, y liveRow) int { return strings.Compare(x.Session, y.Session) })
@@ -193,7 +177,7 @@ func (h *Host) restoreLive(now time.Time) []string {
 	if errors.Is(err, fs.ErrNotExist) {
 		b, err = []byte(`{"v":1}`), nil // an older host's: the agents' own files may still say
 	}
-	var live map[string]liveFacts
+	var live map[string]rowFacts
 	if err == nil {
 		live, err = parseLive(b)
 	}
@@ -202,12 +186,8 @@ func (h *Host) restoreLive(now time.Time) []string {
 	}
 	var open []string
 	for _, id := range h.board.ids() {
-		lf := live[id]
-		if !lf.where.IsZero() {
-			h.board.setWhere(id, lf.where)
-		}
-		f := lf.facts
-		h.board.setFacts(id, rowFacts{agent: f.agent, transcript: f.transcript})
+		f := live[id]
+		h.board.setFacts(id, rowFacts{agent: f.agent, transcript: f.transcript, where: f.where})
 		spec, ok := registry.Get(f.agent)
 		if f.proc.IsZero() && ok && spec.Process != nil && f.transcript != "" {
 			f.proc = agentsWord(spec.Process, f.transcript)

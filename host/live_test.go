@@ -22,11 +22,11 @@ func TestParseLive(t *testing.T) {
 	where := terminal.Where{TmuxPane: "%3", TmuxSocket: "/tmp/tmux-1000/default"}.Encode()
 	for _, tc := range []struct {
 		name, file string
-		want       map[string]liveFacts
+		want       map[string]rowFacts
 		bad        bool
 	}{
 		{name: "a row", file: `{"v":1,"rows":[{"session":"s1","agent":"codex","proc":"` + good + `","where":"` + where + `","transcript":"/home/me/.codex/r.jsonl"}]}`,
-			want: map[string]liveFacts{"s1": {facts: rowFacts{agent: "codex", proc: proc.Parse(good), transcript: "/home/me/.codex/r.jsonl"}, where: terminal.Parse(where)}}},
+			want: map[string]rowFacts{"s1": {agent: "codex", proc: proc.Parse(good), transcript: "/home/me/.codex/r.jsonl", where: terminal.Parse(where)}}},
 		{name: "bad rows are left out, good ones kept", file: `{"v":1,"rows":[
 			{"session":"s1","agent":"no-such-agent"},
 			{"session":"s2","proc":"pid=1&start=1&boot=b"},
@@ -35,10 +35,10 @@ func TestParseLive(t *testing.T) {
 			{"session":"s5","where":"tmux-pane=%3;rm"},
 			{"session":"","agent":"codex"},
 			{"session":"ok","agent":"gemini"}]}`,
-			want: map[string]liveFacts{"ok": {facts: rowFacts{agent: "gemini"}}}},
+			want: map[string]rowFacts{"ok": {agent: "gemini"}}},
 		{name: "another version", file: `{"v":2,"rows":[]}`, bad: true},
 		{name: "not JSON", file: `{"v":1,`, bad: true},
-		{name: "no rows", file: `{"v":1}`, want: map[string]liveFacts{}},
+		{name: "no rows", file: `{"v":1}`, want: map[string]rowFacts{}},
 	} {
 		got, err := parseLive([]byte(tc.file))
 		if tc.bad != (err != nil) {
@@ -51,7 +51,7 @@ func TestParseLive(t *testing.T) {
 	}
 }
 
-func equalLive(a, b map[string]liveFacts) bool {
+func equalLive(a, b map[string]rowFacts) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -73,8 +73,8 @@ func FuzzParseLive(f *testing.F) {
 			return
 		}
 		for id, lf := range live {
-			if !state.ValidSessionID(id) || (lf.facts.transcript != "" && !validTranscript(lf.facts.transcript)) ||
-				(!lf.facts.proc.IsZero() && lf.facts.proc.PID <= 1) {
+			if !state.ValidSessionID(id) || (lf.transcript != "" && !validTranscript(lf.transcript)) ||
+				(!lf.proc.IsZero() && lf.proc.PID <= 1) {
 				t.Fatalf("parseLive kept %q: %+v", id, lf)
 			}
 		}
@@ -115,7 +115,7 @@ func writtenLive(t *testing.T, home, row string, id proc.ID) {
 			return false
 		}
 		live, err := parseLive(b)
-		return err == nil && live[row].facts.proc == id
+		return err == nil && live[row].proc == id
 	})
 }
 
@@ -233,7 +233,7 @@ func TestStopWritesTheLastFacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if live, err := parseLive(b); err != nil || live["s1"].facts.proc != id {
+	if live, err := parseLive(b); err != nil || live["s1"].proc != id {
 		t.Fatalf("live.json after a stop right after the hook: %s (%v)", b, err)
 	}
 	_, logs, _ := liveHost(t, home)

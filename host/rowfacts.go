@@ -1,18 +1,20 @@
 package host
 
 import (
+	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/internal/proc"
 )
 
 // rowFacts is what a row's hooks said of it beside its events: which
-// agent it is, the agent's process (procs.go) and the session's
-// transcript (the one the interrupt watch reads). Kept per live row of the
+// agent it is, the agent's process (procs.go), the session's transcript
+// (the one the interrupt watch reads) and where it runs (terminals.go). Kept per live row of the
 // board's own fold, in memory and in the sidecar (live.go); state.json
 // carries none of it.
 type rowFacts struct {
 	agent      string
 	proc       proc.ID
 	transcript string
+	where      terminal.Where
 }
 
 // setFacts merges what a hook said of a row (a zero value says nothing);
@@ -42,6 +44,9 @@ func (b *Board) mergeFactsLocked(id string, f rowFacts) bool {
 	}
 	if f.transcript != "" {
 		merged.transcript = f.transcript
+	}
+	if !f.where.IsZero() {
+		merged.where = f.where
 	}
 	if merged == old {
 		return false

@@ -11,9 +11,9 @@ import (
 
 // The board keeps, per live session of its own fold, where the session
 // runs (host/terminal.Where, as "notch-web hook" read it from the agent's
-// environment), in memory only: state.json (schema 4, frozen) carries
-// none of it, and a restarted host learns it again from the next hook that
-// brings it. It goes with the row.
+// environment), among the row's facts (rowfacts.go): state.json (schema 4,
+// frozen) carries none of it; the sidecar, live.json, does. It goes with
+// the row.
 
 // whereRow is the row a hook's terminal facts belong to: the session its
 // mapping opens or speaks of first (a subagent's parent comes first).
@@ -28,26 +28,18 @@ func whereRow(m hookjson.Mapping) string {
 	return ""
 }
 
-// setWhere records where a row of the fold runs; a row the fold does not
-// hold is ignored. The board's pages change only when the door does.
+// setWhere records where a row of the fold runs (its rowFacts); a row the
+// fold does not hold is ignored. The board's pages change only when the
+// door does.
 func (b *Board) setWhere(id string, w terminal.Where) {
 	if id == "" || w.IsZero() {
 		return
 	}
 	b.mu.Lock()
-	if !b.fold.Has(id) || b.wheres[id] == w {
-		b.mu.Unlock()
-		return
-	}
-	if b.wheres == nil {
-		b.wheres = map[string]terminal.Where{}
-	}
-	door := b.wheres[id].Door() != w.Door()
-	b.wheres[id] = w
-	b.factsVersion.Add(1)
-	b.pruneLocked()
+	door := b.facts[id].where.Door() != w.Door()
+	changed := b.mergeFactsLocked(id, rowFacts{where: w})
 	b.mu.Unlock()
-	if door {
+	if changed && door {
 		b.changed()
 	}
 }
@@ -56,8 +48,8 @@ func (b *Board) setWhere(id string, w terminal.Where) {
 func (b *Board) Where(id string) (terminal.Where, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	w, ok := b.wheres[id]
-	return w, ok && b.fold.Has(id)
+	w := b.facts[id].where
+	return w, !w.IsZero() && b.fold.Has(id)
 }
 
 // Doors are the ways to the terminals of the rows of this host's fold
@@ -65,9 +57,9 @@ func (b *Board) Where(id string) (terminal.Where, bool) {
 func (b *Board) Doors() map[string]terminal.Door {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make(map[string]terminal.Door, len(b.wheres))
-	for id, w := range b.wheres {
-		if d := w.Door(); d.Kind != "" && b.fold.Has(id) {
+	out := map[string]terminal.Door{}
+	for id, f := range b.facts {
+		if d := f.where.Door(); d.Kind != "" && b.fold.Has(id) {
 			out[id] = d
 		}
 	}
@@ -78,39 +70,39 @@ func (b *Board) Doors() map[string]terminal.Door {
 // holds b.mu.
 func (b *Board) forgetLocked(ids ...string) {
 	for _, id := range ids {
-		delete(b.wheres, id)
 		delete(b.hist, id)
-		delete(b.facts, id)
+		if _, ok := b.facts[id]; ok {
+			delete(b.facts, id)
+			b.factsVersion.Add(1)
+		}
 	}
 }
 
-// pruneLocked forgets what is kept beside the rows (terminals, histories)
-// for rows the fold no longer holds, whenever more is kept than there are
-// rows (a row retired, finished, or dropped at the fold's cap); the caller
+// pruneLocked forgets what is kept beside the rows (facts, histories) for
+// rows the fold no longer holds, whenever more is kept than there are rows
+// (a row retired, finished, or dropped at the fold's cap); the caller
 // holds b.mu.
 func (b *Board) pruneLocked() {
-	n := b.fold.Len()
-	if len(b.wheres) > n {
-		for id := range b.wheres {
-			if !b.fold.Has(id) {
-				delete(b.wheres, id)
-			}
+	if pruneRows(b.facts, b.fold) {
+		b.factsVersion.Add(1)
+	}
+	pruneRows(b.hist, b.fold)
+}
+
+// pruneRows deletes from m the rows f does not hold, when m holds more
+// than f; it reports whether it deleted any.
+func pruneRows[V any](m map[string]V, f *state.Fold) bool {
+	if len(m) <= f.Len() {
+		return false
+	}
+	gone := false
+	for id := range m {
+		if !f.Has(id) {
+			delete(m, id)
+			gone = true
 		}
 	}
-	if len(b.hist) > n {
-		for id := range b.hist {
-			if !b.fold.Has(id) {
-				delete(b.hist, id)
-			}
-		}
-	}
-	if len(b.facts) > n {
-		for id := range b.facts {
-			if !b.fold.Has(id) {
-				delete(b.facts, id)
-			}
-		}
-	}
+	return gone
 }
 
 // ErrNoTerminal: the board knows no terminal for the session (no hook
