@@ -79,6 +79,7 @@ const (
 	ByHookGone = "hook-gone"    // the agent stopped waiting on its hook
 	ByHost     = "host-stopped" // the host stopped while it held the hook
 	ByGone     = "agent-gone"   // the agent's process ended while it asked (procs.go)
+	ByPush     = "push"         // a push notification's button (host/push)
 )
 
 // Outcomes of a card (the log's "outcome"; approval.resolved's where the
@@ -150,6 +151,9 @@ type AnswerRequest struct {
 	Session, Call, Nonce string
 	Decision             string // DecideAllow | DecideDeny | DecideAlways
 	Message              string // a deny's reason, shown to the agent
+	// By is who answers: "" (ByBoard) a click on the board, ByPush a push
+	// notification's button.
+	By string
 }
 
 // entry is a card and what the host needs to keep it honest.
@@ -633,7 +637,11 @@ func (a *approvals) answer(r AnswerRequest) (Card, error) {
 		return e.Card, ErrDecision
 	}
 	e.reply = d.JSON()
-	a.settle(e, ByBoard, outcome)
+	by := ByBoard
+	if r.By == ByPush {
+		by = ByPush
+	}
+	a.settle(e, by, outcome)
 	card := e.Card
 	// The held hook request answers first: the log record, and the redraw
 	// that the card's change sends to every open tab, wait (briefly) until
@@ -646,7 +654,7 @@ func (a *approvals) answer(r AnswerRequest) (Card, error) {
 	}
 	t.Stop()
 	a.mu.Lock()
-	a.record(e, ByBoard, outcome, e.answered)
+	a.record(e, by, outcome, e.answered)
 	a.linger(e)
 	a.publish()
 	return card, nil

@@ -142,6 +142,7 @@ const (
 	TypeHub      = "agents-notch.hub.v1"      // rendering the pages
 	TypeMesh     = "agents-notch.mesh.v1"     // many machines (NATS)
 	TypeProcess  = "agents-notch.process.v1"  // an agent's process ended without a word (host/procs.go)
+	TypePush     = "agents-notch.push.v1"     // pushes sent and withdrawn, their buttons (host/push)
 	TypeSecurity = "agents-notch.security.v1" // refusals by the locks
 	TypeSettings = "agents-notch.settings.v1" // the three layers and the pane's writes
 	TypeState    = "agents-notch.state.v1"    // the fold, state.json, restore, marks

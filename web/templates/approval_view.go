@@ -81,6 +81,10 @@ func cardOutcome(k ApprovalCard) string {
 		return "Allowed from the board, for this session"
 	case k.By == "board":
 		return "Allowed from the board"
+	case k.By == "push" && k.Outcome == "denied":
+		return "Denied from a notification"
+	case k.By == "push":
+		return "Allowed from a notification"
 	case k.Outcome == "denied":
 		return "Refused in " + agentPlace(k.Agent)
 	case k.Outcome == "allowed":

@@ -1,0 +1,322 @@
+package push
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/notch-web/notch-web/internal/fsx"
+	"github.com/notch-web/notch-web/internal/jsonx"
+)
+
+// ConfigFile is the channels file's name in $DSH_HOME/state/agents-notch/.
+// It holds tokens: the host reads it, never writes it, and warns when it is
+// readable by others.
+const ConfigFile = "notify.json"
+
+// DefaultDelay is how long a row waits in its state before it is pushed:
+// an approval answered in the terminal within it sends nothing.
+const DefaultDelay = 10 * time.Second
+
+// Bounds on the file and its values.
+const (
+	maxConfigBytes = 64 << 10
+	maxDelay       = 10 * time.Minute
+	maxChannels    = 16
+	maxToken       = 512
+	maxURL         = 2048
+)
+
+// Shapes of a webhook's body.
+const (
+	ShapeJSON    = "json"
+	ShapeSlack   = "slack"
+	ShapeDiscord = "discord"
+)
+
+// Config is the channels file, parsed and checked.
+type Config struct {
+	// Delay is how long a row waits before it is pushed.
+	Delay time.Duration
+	// WebPush is the Web Push channel's settings (the devices subscribe
+	// themselves from the pane); nil: the defaults (needs-you, no quiet
+	// hours).
+	WebPush *ChannelConfig
+	// Ntfy and Webhooks are the other channels, in the file's order.
+	Ntfy     []NtfyConfig
+	Webhooks []WebhookConfig
+}
+
+// ChannelConfig is what every channel has: the kinds it sends and its quiet
+// hours.
+type ChannelConfig struct {
+	Send  []string // of Kinds; the default is needs-you alone
+	Quiet Quiet
+}
+
+// NtfyConfig is one ntfy topic.
+type NtfyConfig struct {
+	ChannelConfig
+	Name  string
+	URL   string // the topic's URL: https://ntfy.sh/TOPIC or a self-hosted one
+	Token string // an access token, "" for none
+}
+
+// WebhookConfig is one webhook.
+type WebhookConfig struct {
+	ChannelConfig
+	Name  string
+	URL   string
+	Shape string // ShapeJSON | ShapeSlack | ShapeDiscord
+}
+
+// Quiet is a daily span of local time in which a channel sends nothing
+// (a message due then is dropped, not deferred). The zero value is none.
+type Quiet struct {
+	From, To int // minutes after midnight; From == To is none
+}
+
+// In reports whether t falls in the quiet span (local time of t).
+func (q Quiet) In(t time.Time) bool {
+	if q.From == q.To {
+		return false
+	}
+	m := t.Hour()*60 + t.Minute()
+	if q.From < q.To {
+		return m >= q.From && m < q.To
+	}
+	return m >= q.From || m < q.To // across midnight
+}
+
+// String is the span as the file writes it ("22:00-07:00"), "" for none.
+func (q Quiet) String() string {
+	if q.From == q.To {
+		return ""
+	}
+	return fmt.Sprintf("%02d:%02d-%02d:%02d", q.From/60, q.From%60, q.To/60, q.To%60)
+}
+
+// sends reports whether c sends kind.
+func (c ChannelConfig) sends(kind string) bool {
+	if kind == KindTest {
+		return true
+	}
+	return slices.Contains(c.Send, kind)
+}
+
+// fileConfig is the file's JSON.
+type fileConfig struct {
+	Delay    *string       `json:"delay"`
+	WebPush  *fileChannel  `json:"webpush"`
+	Ntfy     []fileNtfy    `json:"ntfy"`
+	Webhooks []fileWebhook `json:"webhooks"`
+}
+
+type fileChannel struct {
+	Send  []string `json:"send"`
+	Quiet string   `json:"quiet"`
+}
+
+type fileNtfy struct {
+	Name  string   `json:"name"`
+	URL   string   `json:"url"`
+	Token string   `json:"token"`
+	Send  []string `json:"send"`
+	Quiet string   `json:"quiet"`
+}
+
+type fileWebhook struct {
+	Name  string   `json:"name"`
+	URL   string   `json:"url"`
+	Shape string   `json:"shape"`
+	Send  []string `json:"send"`
+	Quiet string   `json:"quiet"`
+}
+
+var (
+	nameRE  = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
+	quietRE = regexp.MustCompile(`^([01][0-9]|2[0-3]):([0-5][0-9])-([01][0-9]|2[0-3]):([0-5][0-9])$`)
+)
+
+// ErrNoConfig: there is no channels file (no channel but Web Push, which
+// needs none).
+var ErrNoConfig = errors.New("no " + ConfigFile)
+
+// LoadConfig reads the channels file at path. A missing file is
+// ErrNoConfig with the defaults; a file readable by others is read, and
+// warn says so (it holds tokens).
+func LoadConfig(path string) (cfg Config, warn string, err error) {
+	cfg = Config{Delay: DefaultDelay}
+	data, err := fsx.ReadFileLimit(path, maxConfigBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg, "", ErrNoConfig
+	}
+	if err != nil {
+		return cfg, "", fmt.Errorf("reading %s: %w", filepath.Base(path), err)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		warn = fmt.Sprintf("%s is readable by others (mode %04o) and holds tokens: chmod 600 it", ConfigFile, fi.Mode().Perm())
+	}
+	cfg, err = ParseConfig(data)
+	if err != nil {
+		return Config{Delay: DefaultDelay}, warn, fmt.Errorf("%s: %w", ConfigFile, err)
+	}
+	return cfg, warn, nil
+}
+
+// ParseConfig parses the channels file's bytes: exactly one JSON object, no
+// unknown or repeated fields, every value in its domain. Its errors name the
+// field and never quote a token or a URL.
+func ParseConfig(data []byte) (Config, error) {
+	cfg := Config{Delay: DefaultDelay}
+	var f fileConfig
+	if err := jsonx.DecodeOne(data, &f, jsonx.Options{Strict: true}); err != nil {
+		return cfg, errors.New(jsonx.Reason(err))
+	}
+	if f.Delay != nil {
+		d, err := time.ParseDuration(*f.Delay)
+		if err != nil || d < 0 || d > maxDelay {
+			return cfg, fmt.Errorf("delay: %q is not a duration from 0s to %s", clip(*f.Delay), maxDelay)
+		}
+		cfg.Delay = d
+	}
+	if f.WebPush != nil {
+		c, err := channelOf("webpush", f.WebPush.Send, f.WebPush.Quiet)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.WebPush = &c
+	}
+	if len(f.Ntfy)+len(f.Webhooks) > maxChannels {
+		return cfg, fmt.Errorf("at most %d ntfy topics and webhooks", maxChannels)
+	}
+	names := map[string]bool{"webpush": true}
+	named := func(where, name string) error {
+		if !nameRE.MatchString(name) {
+			return fmt.Errorf("%s: name %q: use 1–32 of a-z, 0-9 and -", where, clip(name))
+		}
+		if names[name] {
+			return fmt.Errorf("%s: the name %q is used twice", where, name)
+		}
+		names[name] = true
+		return nil
+	}
+	for i, n := range f.Ntfy {
+		where := fmt.Sprintf("ntfy[%d]", i)
+		if err := named(where, n.Name); err != nil {
+			return cfg, err
+		}
+		where = "ntfy " + n.Name
+		if err := checkURL(where, n.URL, true); err != nil {
+			return cfg, err
+		}
+		if err := checkToken(where, n.Token); err != nil {
+			return cfg, err
+		}
+		c, err := channelOf(where, n.Send, n.Quiet)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Ntfy = append(cfg.Ntfy, NtfyConfig{ChannelConfig: c, Name: n.Name, URL: n.URL, Token: n.Token})
+	}
+	for i, w := range f.Webhooks {
+		where := fmt.Sprintf("webhooks[%d]", i)
+		if err := named(where, w.Name); err != nil {
+			return cfg, err
+		}
+		where = "webhook " + w.Name
+		if err := checkURL(where, w.URL, false); err != nil {
+			return cfg, err
+		}
+		shape := w.Shape
+		if shape == "" {
+			shape = ShapeJSON
+		}
+		if shape != ShapeJSON && shape != ShapeSlack && shape != ShapeDiscord {
+			return cfg, fmt.Errorf("%s: shape %q: use json, slack or discord", where, clip(w.Shape))
+		}
+		c, err := channelOf(where, w.Send, w.Quiet)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Webhooks = append(cfg.Webhooks, WebhookConfig{ChannelConfig: c, Name: w.Name, URL: w.URL, Shape: shape})
+	}
+	return cfg, nil
+}
+
+func channelOf(where string, send []string, quiet string) (ChannelConfig, error) {
+	c := ChannelConfig{Send: []string{KindNeedsYou}}
+	if send != nil {
+		c.Send = nil
+		for _, k := range send {
+			if !slices.Contains(Kinds, k) {
+				return c, fmt.Errorf("%s: send %q: use %s", where, clip(k), strings.Join(Kinds, ", "))
+			}
+			if !slices.Contains(c.Send, k) {
+				c.Send = append(c.Send, k)
+			}
+		}
+	}
+	if quiet != "" {
+		m := quietRE.FindStringSubmatch(quiet)
+		if m == nil {
+			return c, fmt.Errorf("%s: quiet %q: write it as HH:MM-HH:MM (local time), e.g. 22:00-07:00", where, clip(quiet))
+		}
+		c.Quiet = Quiet{From: atoi(m[1])*60 + atoi(m[2]), To: atoi(m[3])*60 + atoi(m[4])}
+	}
+	return c, nil
+}
+
+// checkURL: absolute http(s), no user info, bounded. Plain http only to a
+// loopback host or when allowed (a self-hosted ntfy on the LAN is common;
+// a webhook's URL is a secret and goes over https).
+func checkURL(where, raw string, httpOK bool) error {
+	u, err := url.Parse(raw)
+	if raw == "" || len(raw) > maxURL || err != nil || u.Host == "" || u.User != nil || u.Fragment != "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return fmt.Errorf("%s: url: an absolute https:// URL with no user or #fragment, at most %d bytes", where, maxURL)
+	}
+	if u.Scheme == "http" && !httpOK && !loopbackHost(u.Hostname()) {
+		return fmt.Errorf("%s: url: use https:// (plain http only to this machine)", where)
+	}
+	return nil
+}
+
+func checkToken(where, tok string) error {
+	if len(tok) > maxToken {
+		return fmt.Errorf("%s: token: at most %d bytes", where, maxToken)
+	}
+	for i := 0; i < len(tok); i++ {
+		if tok[i] <= ' ' || tok[i] >= 0x7f {
+			return fmt.Errorf("%s: token: printable ASCII with no spaces", where)
+		}
+	}
+	return nil
+}
+
+func loopbackHost(h string) bool {
+	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.")
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// clip bounds a value quoted in an error.
+func clip(s string) string {
+	const max = 40
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
