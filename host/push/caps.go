@@ -136,9 +136,11 @@ func (k *Caps) settled(session, call string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for _, t := range k.byCard[cardKey(session, call)] {
-		if e := k.byCap[t]; e != nil && !e.group.answered {
+		if e := k.byCap[t]; e != nil {
 			e.group.answered = true
-			e.expires = now.Add(capKept)
+			if end := now.Add(capKept); end.Before(e.expires) {
+				e.expires = end
+			}
 		}
 	}
 }

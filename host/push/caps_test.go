@@ -1,0 +1,86 @@
+package push
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/notch-web/notch-web/host"
+)
+
+func TestCapabilities(t *testing.T) {
+	now := t0
+	k := newCaps(func() time.Time { return now })
+	card := host.Card{Session: "s", Call: "c", Nonce: "n"}
+	acts := k.mint(card, "sub-1", "phone", "https://b/act")
+	if len(acts) != 2 || acts[0].ID != "allow" || acts[1].ID != "deny" || acts[0].Cap == acts[1].Cap || len(acts[0].Cap) < 43 {
+		t.Fatalf("minted %+v", acts)
+	}
+	other := k.mint(card, "sub-2", "tablet", "https://b/act")
+
+	if _, err := k.use("forged", "phone", false); !errors.Is(err, ErrCapUnknown) {
+		t.Errorf("a forged capability: %v", err)
+	}
+	if _, err := k.use(acts[0].Cap, "tablet", false); !errors.Is(err, ErrCapDevice) {
+		t.Errorf("another device's capability: %v", err)
+	}
+	if _, err := k.use(acts[0].Cap, "", false); !errors.Is(err, ErrCapDevice) {
+		t.Errorf("a device's capability from no device, not local: %v", err)
+	}
+	req, err := k.use(acts[1].Cap, "phone", false)
+	if err != nil || req != (host.AnswerRequest{Session: "s", Call: "c", Nonce: "n", Decision: host.DecideDeny}) {
+		t.Fatalf("deny from its device: %+v %v", req, err)
+	}
+	if _, err := k.use(acts[1].Cap, "phone", false); !errors.Is(err, ErrCapUnknown) {
+		t.Errorf("a replay: %v", err)
+	}
+	if _, err := k.use(acts[0].Cap, "phone", false); !errors.Is(err, ErrCapUnknown) {
+		t.Errorf("allow after deny of the same pair: %v", err)
+	}
+	// The card is answered (here, by the deny; or in the terminal): the
+	// other device's buttons say so.
+	k.settled("s", "c")
+	if _, err := k.use(other[0].Cap, "tablet", false); !errors.Is(err, host.ErrAnswered) {
+		t.Errorf("a button after the card was answered: %v", err)
+	}
+	now = now.Add(capKept + time.Second)
+	k.mint(host.Card{Session: "x", Call: "y", Nonce: "z"}, "r", "", "u") // sweeps
+	if _, err := k.use(other[1].Cap, "tablet", false); !errors.Is(err, ErrCapUnknown) {
+		t.Errorf("a forgotten capability: %v", err)
+	}
+	if k.size() != 2 {
+		t.Errorf("%d capabilities kept, want the 2 live ones", k.size())
+	}
+}
+
+func TestCapabilitiesLocalAndDeviceless(t *testing.T) {
+	now := t0
+	k := newCaps(func() time.Time { return now })
+	a := k.mint(host.Card{Session: "s", Call: "c", Nonce: "n"}, "sub", "phone", "u")
+	if _, err := k.use(a[0].Cap, "", true); err != nil {
+		t.Errorf("a request from this machine may use a device's capability: %v", err)
+	}
+	b := k.mint(host.Card{Session: "s2", Call: "c", Nonce: "n"}, "ntfy:phone", "", "u")
+	if _, err := k.use(b[0].Cap, "", false); err != nil {
+		t.Errorf("an ntfy button (no device) answers by its capability: %v", err)
+	}
+	c := k.mint(host.Card{Session: "s3", Call: "c", Nonce: "n"}, "ntfy:phone", "", "u")
+	now = now.Add(capMaxAge + time.Second)
+	if _, err := k.use(c[0].Cap, "", false); !errors.Is(err, ErrCapUnknown) {
+		t.Errorf("an expired capability: %v", err)
+	}
+}
+
+func TestCapabilitiesAreBounded(t *testing.T) {
+	k := newCaps(func() time.Time { return t0 })
+	first := k.mint(host.Card{Session: "s0", Call: "c", Nonce: "n"}, "r", "", "u")
+	for i := 0; i < maxCaps; i++ {
+		k.mint(host.Card{Session: "s", Call: "c", Nonce: "n"}, "r", "", "u")
+	}
+	if n := k.size(); n > maxCaps+2 {
+		t.Errorf("%d capabilities kept, bound %d", n, maxCaps)
+	}
+	if _, err := k.use(first[0].Cap, "", false); !errors.Is(err, ErrCapUnknown) {
+		t.Errorf("the oldest beyond the bound is dropped: %v", err)
+	}
+}

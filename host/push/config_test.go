@@ -1,0 +1,125 @@
+package push
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseConfig(t *testing.T) {
+	good := `{
+	  "delay": "20s",
+	  "webpush": {"send": ["needs-you", "failed"], "quiet": "22:00-07:00"},
+	  "ntfy": [{"name": "phone", "url": "https://ntfy.sh/my-topic", "token": "tk_abc", "send": ["needs-you"]}],
+	  "webhooks": [{"name": "team", "url": "https://hooks.slack.com/services/T/B/X", "shape": "slack"},
+	               {"name": "mine", "url": "http://127.0.0.1:9000/hook"}]
+	}`
+	cfg, err := ParseConfig([]byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Delay != 20*time.Second || cfg.WebPush.Quiet.String() != "22:00-07:00" || len(cfg.WebPush.Send) != 2 ||
+		cfg.Ntfy[0].Token != "tk_abc" || cfg.Webhooks[0].Shape != ShapeSlack || cfg.Webhooks[1].Shape != ShapeJSON ||
+		len(cfg.Webhooks[1].Send) != 1 || cfg.Webhooks[1].Send[0] != KindNeedsYou {
+		t.Errorf("parsed %+v", cfg)
+	}
+	if cfg, err := ParseConfig([]byte(`{}`)); err != nil || cfg.Delay != DefaultDelay {
+		t.Errorf("{} is the defaults: %+v %v", cfg, err)
+	}
+
+	for _, c := range []struct{ name, in, want string }{
+		{"not json", `{`, "JSON"},
+		{"two objects", `{}{}`, "trailing"},
+		{"unknown field", `{"dely": "1s"}`, "dely"},
+		{"unknown channel field", `{"ntfy": [{"name": "a", "url": "https://x/t", "topic": "t"}]}`, "topic"},
+		{"bad delay", `{"delay": "soon"}`, "delay"},
+		{"negative delay", `{"delay": "-1s"}`, "delay"},
+		{"long delay", `{"delay": "1h"}`, "delay"},
+		{"bad name", `{"ntfy": [{"name": "Phone!", "url": "https://x/t"}]}`, "name"},
+		{"reserved name", `{"ntfy": [{"name": "webpush", "url": "https://x/t"}]}`, "twice"},
+		{"same name twice", `{"ntfy": [{"name": "a", "url": "https://x/t"}], "webhooks": [{"name": "a", "url": "https://x/h"}]}`, "twice"},
+		{"no url", `{"ntfy": [{"name": "a"}]}`, "url"},
+		{"relative url", `{"ntfy": [{"name": "a", "url": "/topic"}]}`, "url"},
+		{"user in url", `{"ntfy": [{"name": "a", "url": "https://u:p@x/t"}]}`, "url"},
+		{"ftp url", `{"webhooks": [{"name": "a", "url": "ftp://x/h"}]}`, "url"},
+		{"plain http webhook", `{"webhooks": [{"name": "a", "url": "http://example.com/h"}]}`, "https"},
+		{"token with space", `{"ntfy": [{"name": "a", "url": "https://x/t", "token": "a b"}]}`, "token"},
+		{"token with newline", `{"ntfy": [{"name": "a", "url": "https://x/t", "token": "a\nb"}]}`, "token"},
+		{"bad kind", `{"webpush": {"send": ["everything"]}}`, "send"},
+		{"bad quiet", `{"webpush": {"quiet": "10pm-7am"}}`, "quiet"},
+		{"bad hour", `{"webpush": {"quiet": "24:00-07:00"}}`, "quiet"},
+		{"bad shape", `{"webhooks": [{"name": "a", "url": "https://x/h", "shape": "teams"}]}`, "shape"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(c.in))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want one naming %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestParseConfigErrorsNeverQuoteASecret(t *testing.T) {
+	for _, in := range []string{
+		`{"ntfy": [{"name": "a", "url": "https://u:hunter2@x/t"}]}`,
+		`{"ntfy": [{"name": "a", "url": "https://x/t", "token": "hunter2 x"}]}`,
+		`{"webhooks": [{"name": "a", "url": "http://example.com/hunter2"}]}`,
+	} {
+		if _, err := ParseConfig([]byte(in)); err == nil || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%s: error %v quotes the secret", in, err)
+		}
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ConfigFile)
+	if cfg, _, err := LoadConfig(path); !errors.Is(err, ErrNoConfig) || cfg.Delay != DefaultDelay {
+		t.Errorf("a missing file: %v %+v", err, cfg)
+	}
+	if err := os.WriteFile(path, []byte(`{"delay": "3s"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, warn, err := LoadConfig(path)
+	if err != nil || cfg.Delay != 3*time.Second || !strings.Contains(warn, "chmod 600") {
+		t.Errorf("a 0644 file is read and warned of: %+v %q %v", cfg, warn, err)
+	}
+	os.Chmod(path, 0o600)
+	if _, warn, _ := LoadConfig(path); warn != "" {
+		t.Errorf("a 0600 file warns %q", warn)
+	}
+	os.WriteFile(path, []byte(`{"delay": 3}`), 0o600)
+	if _, _, err := LoadConfig(path); err == nil || !strings.Contains(err.Error(), ConfigFile) {
+		t.Errorf("a bad file's error names it: %v", err)
+	}
+}
+
+func FuzzParseConfig(f *testing.F) {
+	f.Add([]byte(`{}`))                                                   // the defaults
+	f.Add([]byte(`{"delay": "10s", "webpush": {"quiet": "22:00-07:00"}}`)) // quiet hours
+	f.Add([]byte(`{"ntfy": [{"name": "a", "url": "https://ntfy.sh/t", "token": "tk"}]}`))
+	f.Add([]byte(`{"webhooks": [{"name": "a", "url": "https://x/h", "shape": "discord", "send": ["failed"]}]}`))
+	f.Add([]byte(`{"ntfy": [{"name": "a", "url": "https://x/t"}], "ntfy": []}`)) // a repeated key
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := ParseConfig(data)
+		if err != nil {
+			return
+		}
+		if cfg.Delay < 0 || cfg.Delay > maxDelay {
+			t.Fatalf("delay %s out of range", cfg.Delay)
+		}
+		for _, n := range cfg.Ntfy {
+			if checkURL("", n.URL, true) != nil || checkToken("", n.Token) != nil || !nameRE.MatchString(n.Name) {
+				t.Fatalf("an ntfy entry that does not check: %+v", n)
+			}
+		}
+		for _, w := range cfg.Webhooks {
+			if checkURL("", w.URL, false) != nil || !nameRE.MatchString(w.Name) {
+				t.Fatalf("a webhook that does not check: %+v", w)
+			}
+		}
+	})
+}
