@@ -27,7 +27,14 @@ var ErrTooLarge = errors.New("too large")
 // an existing file on Windows too; there a rename that collides with a
 // reader holding the file open is retried briefly.
 func WriteFileAtomic(path string, data []byte) error {
-	return writeFileAtomic(path, data, true)
+	return writeFileAtomic(path, data, 0o644, true)
+}
+
+// WriteFilePrivate is WriteFileAtomic for a file that holds a secret (a
+// key, a token, a push endpoint): the file is mode 0600, readable by this
+// user only, from its first byte — the temporary file is never wider.
+func WriteFilePrivate(path string, data []byte) error {
+	return writeFileAtomic(path, data, 0o600, true)
 }
 
 // WriteFileAtomicNoSync is WriteFileAtomic without the two fsyncs: the
@@ -36,10 +43,10 @@ func WriteFileAtomic(path string, data []byte) error {
 // rewritten so often that the next write repairs that anyway, such as
 // state.json's heartbeat, where an fsync every beat would only wear the disk.
 func WriteFileAtomicNoSync(path string, data []byte) error {
-	return writeFileAtomic(path, data, false)
+	return writeFileAtomic(path, data, 0o644, false)
 }
 
-func writeFileAtomic(path string, data []byte, durable bool) (err error) {
+func writeFileAtomic(path string, data []byte, perm os.FileMode, durable bool) (err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
@@ -58,8 +65,8 @@ func writeFileAtomic(path string, data []byte, durable bool) (err error) {
 		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
 	}
 	// CreateTemp makes the file 0600; the window (maybe another user's
-	// process) must be able to read it.
-	if err := tmp.Chmod(0o644); err != nil {
+	// process) must be able to read state.json.
+	if err := tmp.Chmod(perm); err != nil {
 		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
 	}
 	if durable {

@@ -70,6 +70,36 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 }
 
+// A private file is 0600 after every write, even over a wider one.
+func TestWriteFilePrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix modes")
+	}
+	path := filepath.Join(t.TempDir(), "vapid.json")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, content := range []string{"first\n", "second\n"} {
+		if err := WriteFilePrivate(path, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != content {
+			t.Fatalf("read %q, %v; want %q", got, err, content)
+		}
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Mode().Perm() != 0o600 {
+			t.Errorf("mode = %v, want 0600", info.Mode().Perm())
+		}
+	}
+	if names := dirNames(t, filepath.Dir(path)); len(names) != 1 {
+		t.Errorf("leftovers beside the file: %v", names)
+	}
+}
+
 // A write that fails (a non-empty directory in the way of the rename) names
 // the path, leaves no temporary file and leaves what was there alone.
 func TestWriteFileAtomicFailureLeavesNoTemp(t *testing.T) {
