@@ -84,6 +84,15 @@ func (s *Server) postApprove(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
 	card, err := s.Host.Answer(r)
+	if err != nil {
+		return answerError(err)
+	}
+	return written(c, answerReply{OK: true, Outcome: card.Outcome})
+}
+
+// answerError maps Host.Answer's refusals to statuses: one table for the
+// board's buttons and a push's.
+func answerError(err error) error {
 	switch {
 	case errors.Is(err, host.ErrFollowing):
 		return echo.NewHTTPError(http.StatusConflict, "this notch-web follows another host: it answers no approvals")
@@ -97,8 +106,6 @@ func (s *Server) postApprove(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	case errors.Is(err, host.ErrMachineAway):
 		return echo.NewHTTPError(http.StatusServiceUnavailable, err.Error())
-	case err != nil:
-		return err
 	}
-	return written(c, answerReply{OK: true, Outcome: card.Outcome})
+	return err
 }

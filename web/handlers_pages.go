@@ -6,6 +6,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/notch-web/notch-web/host/push"
 	"github.com/notch-web/notch-web/web/templates"
 )
 
@@ -14,7 +15,11 @@ import (
 // browser has no Document Picture-in-Picture).
 func (s *Server) boardPage(c echo.Context) error {
 	bv, _ := s.Hub.Models(s.Now())
-	return render(c, templates.BoardPage(bv, c.QueryParam("popout") == "1"))
+	var lookingMs int64
+	if s.Push != nil {
+		lookingMs = push.LookingRenew.Milliseconds()
+	}
+	return render(c, templates.BoardPage(bv, c.QueryParam("popout") == "1", lookingMs))
 }
 
 func (s *Server) panePage(c echo.Context) error {

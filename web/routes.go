@@ -45,6 +45,9 @@ func (s *Server) routes() {
 	n.POST("/hooks/:agent", s.postHook, write(hooksBodyLimit)...)
 	n.POST("/approve", s.postApprove, write(smallBodyLimit)...)
 	n.POST("/statusline", s.postStatusline, write(smallBodyLimit)...)
+	n.POST("/looking", s.postLooking, write(smallBodyLimit)...)
+	n.POST("/act", s.postAct, write(smallBodyLimit)...)
+	n.POST("/notify/test", s.postNotifyTest, write(smallBodyLimit)...)
 }
 
 func redirect(to string) echo.HandlerFunc {

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/push"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/settings"
@@ -36,6 +37,8 @@ type Deps struct {
 	OpenDoor string
 	// Client forwards close-outs and opens to the harness.
 	Client *http.Client
+	// Push sends the pushes (host/push); nil sends none.
+	Push *push.Engine
 	// Version names the build, for /healthz.
 	Version string
 	// Now is the clock (time.Now in production).

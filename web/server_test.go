@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/push"
 	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
@@ -45,6 +46,7 @@ type envOpts struct {
 	run         bool // run the host (its writer, watches, approvals' transcript watch)
 	remote      host.Remote
 	wrap        func(http.Handler) http.Handler // around the server's handler (a benchmark's probe)
+	push        *push.Options                   // run a push engine with these options
 }
 
 func newEnv(t testing.TB, o envOpts) *testEnv {
@@ -73,7 +75,11 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 	}
 	h := host.New(hcfg, svc)
 	hub := NewHub(h, svc, log, 0)
-	srv := New(Deps{Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log, Static: static.FS, ManualPath: manual, OpenDoor: o.openURL})
+	var pusher *push.Engine
+	if o.push != nil {
+		pusher = push.New(h, *o.push)
+	}
+	srv := New(Deps{Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log, Static: static.FS, ManualPath: manual, OpenDoor: o.openURL, Push: pusher})
 	handler := srv.Handler()
 	if o.wrap != nil {
 		handler = o.wrap(handler)
@@ -87,6 +93,11 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 		done := make(chan struct{})
 		go func() { h.Run(ctx); close(done) }()
 		t.Cleanup(func() { cancel(); <-done })
+		if pusher != nil {
+			pdone := make(chan struct{})
+			go func() { pusher.Run(ctx); close(pdone) }()
+			t.Cleanup(func() { cancel(); <-pdone })
+		}
 	}
 	u, _ := url.Parse(ts.URL)
 	_, port, _ := net.SplitHostPort(u.Host)

@@ -44,6 +44,9 @@ type config struct {
 	// permission requests; approvalHold bounds how long a hook is held.
 	approvals    string
 	approvalHold time.Duration
+	// publicURL is the board's address as a phone reaches it: where a
+	// push's click and buttons go (push.go).
+	publicURL string
 }
 
 const usageHead = `notch-web: the agents notch's web face — its settings, the live board, state.json.
@@ -70,6 +73,7 @@ func flagSet(c *config, logLevel *string) *flag.FlagSet {
 	fs.DurationVar(&c.retireAfter, "retire-after", state.DefaultRetireAfter, "how long a settled row stays when the row says retire: timer")
 	fs.StringVar(&c.approvals, "approvals", "on", "on: the board answers agents' permission requests (Allow / Deny); off: its cards are read-only")
 	fs.DurationVar(&c.approvalHold, "approval-hold", host.DefaultApprovalHold, "how long an agent's permission request waits on the board before its own prompt decides alone")
+	fs.StringVar(&c.publicURL, "public-url", "", "the board's address as your phone reaches it (`URL`, e.g. https://laptop.tailnet.ts.net): pushes link there (default: this machine's own address)")
 	fs.StringVar(logLevel, "log-level", "info", "debug, info, warning or error")
 	fs.StringVar(&c.pprof, "pprof", "", "serve Go's pprof profiles on this loopback `HOST:PORT` (off by default)")
 	c.mesh.declare(fs)
@@ -131,6 +135,11 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	}
 	if c.statePath == "" {
 		c.statePath = filepath.Join(c.dshHome, "state", "agents-notch", "state.json")
+	}
+	if c.publicURL != "" {
+		if err := checkPublicURL(c.publicURL); err != nil {
+			return nil, err
+		}
 	}
 	for _, u := range []struct{ flag, value string }{{"--finished-url", c.finishedURL}, {"--open-url", c.openURL}} {
 		if u.value == "" {

@@ -164,8 +164,10 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	if node != nil && node.Remote() != nil {
 		hub.Mesh = node // the pane lists the machines
 	}
+	base := baseURL(cfg.addr, port)
+	pusher := openPush(cfg, h, node, base, log) // nil in follow mode (push.go)
 	srv := web.New(web.Deps{
-		Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log,
+		Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log, Push: pusher,
 		Static: static.FS, ManualPath: p.manual, OpenDoor: cfg.openURL, Version: version(),
 	})
 	httpSrv := &http.Server{
@@ -179,7 +181,6 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	// Open streams end through the hub, which Shutdown would wait for.
 	httpSrv.RegisterOnShutdown(hub.Close)
 
-	base := baseURL(cfg.addr, port)
 	fmt.Fprintln(stdout, base+"/agents-notch/")
 	startRecord(log, cfg, p, base, hub.MaxStreams)
 	if !cfg.explicitPatches {
@@ -218,6 +219,9 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	g.Go(func() error { return svc.Watch(gctx) })
 	g.Go(func() error { hub.Run(gctx); return nil })
 	g.Go(func() error { return h.Run(gctx) })
+	if pusher != nil {
+		g.Go(func() error { return pusher.Run(gctx) })
+	}
 	if node != nil {
 		node.SetAnswerer(h.Answer) // the hub's answers for this machine's cards
 		g.Go(func() error { return node.Run(gctx, h.Board()) })

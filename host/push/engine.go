@@ -38,6 +38,9 @@ type Options struct {
 	// WebPush is the Web Push channel, nil for none. Its settings are
 	// Config.WebPush's.
 	WebPush Channel
+	// Problem is what is wrong with the channels file, "" for nothing
+	// (the pane shows it).
+	Problem string
 	// Extra channels beyond the file's, with their settings (tests).
 	Extra []Configured
 	// BoardURL is where a click on a message goes (the board, absolute).
@@ -106,6 +109,9 @@ func New(h *host.Host, o Options) *Engine {
 
 // Channels are the engine's channels, in order.
 func (e *Engine) Channels() []Configured { return e.chans }
+
+// Problem is what is wrong with the channels file, "" for nothing.
+func (e *Engine) Problem() string { return e.opts.Problem }
 
 // Looking records whether a board tab (tab: the page's own random id) is
 // visible and focused. A page says so again every LookingRenew while it is.

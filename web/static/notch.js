@@ -1787,8 +1787,39 @@ function tick() {
   }
 }
 
+// Pushes (host/push): the host sends none while a board is being looked
+// at, so a board page says when it is (visible and focused), again every
+// data-looking-ms while it is (a lease: a tab that died stops counting),
+// and when it stops. The id is this page's own, random, never stored.
+function reportLooking() {
+  const every = Number(root.dataset.lookingMs);
+  if (!(every > 0)) return;
+  const tab = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
+  let said = null;
+  let renew = null;
+  const say = (on) => {
+    said = on;
+    fetch('/agents-notch/looking', {
+      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ tab, looking: on }), keepalive: true,
+    }).catch(() => {});
+  };
+  const check = () => {
+    const on = looking();
+    if (on !== said) say(on);
+    clearInterval(renew);
+    renew = on ? setInterval(() => say(true), every) : null;
+  };
+  document.addEventListener('visibilitychange', check);
+  window.addEventListener('focus', check);
+  window.addEventListener('blur', check);
+  window.addEventListener('pagehide', () => { clearInterval(renew); say(false); });
+  check();
+}
+
 if (popoutPage) pop.folded = { w: window.innerWidth, h: window.innerHeight };
 if (page === 'board') initBoard();
+if (page === 'board') reportLooking();
 if (page === 'pane') initPane();
 afterPatch();
 

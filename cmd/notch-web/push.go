@@ -1,0 +1,56 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/mesh"
+	"github.com/notch-web/notch-web/host/push"
+	"github.com/notch-web/notch-web/internal/logx"
+)
+
+// notifyPath is the channels file (host/push): in the DSH home, mode 0600.
+func notifyPath(dshHome string) string {
+	return filepath.Join(dshHome, "state", "agents-notch", push.ConfigFile)
+}
+
+// checkPublicURL: --public-url is an absolute http(s) origin, optionally
+// with the path the board is served under behind a proxy.
+func checkPublicURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("--public-url %q: want an address like https://laptop.tailnet.ts.net", raw)
+	}
+	return nil
+}
+
+// openPush makes the push engine of a host (none in follow mode): its
+// channels from notify.json (a file that does not parse is reported and
+// its channels are off, never fatal), its links to --public-url.
+func openPush(cfg *config, h *host.Host, node *mesh.Node, base string, log *slog.Logger) *push.Engine {
+	if cfg.follow != "" {
+		return nil
+	}
+	pcfg, problem, err := push.LoadConfig(notifyPath(cfg.dshHome))
+	if problem != "" {
+		log.Warn(problem, "log_type", logx.TypePush)
+	}
+	if err != nil && !errors.Is(err, push.ErrNoConfig) {
+		problem = "the channels of " + push.ConfigFile + " are off: " + err.Error()
+		log.Error(problem, "log_type", logx.TypePush)
+	}
+	public := strings.TrimRight(cfg.publicURL, "/")
+	if public == "" {
+		public = base
+	}
+	o := push.Options{Config: pcfg, Problem: problem, BoardURL: public + "/agents-notch/", ActURL: public + "/agents-notch/act", Log: log}
+	if node != nil {
+		o.Machine = node.Name()
+	}
+	return push.New(h, o)
+}
