@@ -98,7 +98,7 @@ func TestLoadConfig(t *testing.T) {
 }
 
 func FuzzParseConfig(f *testing.F) {
-	f.Add([]byte(`{}`))                                                   // the defaults
+	f.Add([]byte(`{}`))                                                    // the defaults
 	f.Add([]byte(`{"delay": "10s", "webpush": {"quiet": "22:00-07:00"}}`)) // quiet hours
 	f.Add([]byte(`{"ntfy": [{"name": "a", "url": "https://ntfy.sh/t", "token": "tk"}]}`))
 	f.Add([]byte(`{"webhooks": [{"name": "a", "url": "https://x/h", "shape": "discord", "send": ["failed"]}]}`))
