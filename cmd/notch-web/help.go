@@ -22,6 +22,7 @@ var commands = []command{
 	{"statusline", "notch-web statusline [--url URL] [--chain B64]", "Claude Code's statusLine: its line, and the plan's usage for the board"},
 	{"pair", "notch-web pair [--address HOST:PORT]", "on the hub: print a one-time join code"},
 	{"join", "notch-web join CODE [--machine NAME]", "pair this machine with a hub (then notch-web --join)"},
+	{"notify", "notch-web notify test", "send a test push to every channel of notify.json"},
 	{"version", "notch-web version", "the build's version (also --version)"},
 	{"help", "notch-web help [<command>]", "this list, or a command's own help (the same as notch-web <command> -h)"},
 }
@@ -52,7 +53,7 @@ const helpUsage = `usage: notch-web help [<command>]
 
 Lists every command with one line each and the host's flags, or prints one
 command's own help: notch-web help <command> says what notch-web <command> -h
-says. Commands: run, hook, hooks, statusline, pair, join, version, help.
+says. Commands: run, hook, hooks, statusline, pair, join, notify, version, help.
 `
 
 const versionUsage = `usage: notch-web version
@@ -87,6 +88,8 @@ func runHelp(args []string, getenv func(string) string, stdout io.Writer) error 
 		fmt.Fprint(stdout, pairUsage)
 	case "join":
 		fmt.Fprint(stdout, joinUsage)
+	case "notify":
+		fmt.Fprint(stdout, notifyUsage)
 	case "version":
 		fmt.Fprint(stdout, versionUsage)
 	case "help", "-h", "-help", "--help":

@@ -55,6 +55,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		case "pair", "join":
 			return runMeshCommand(ctx, args, getenv, stdout, stderr) // mesh.go
+		case "notify":
+			return runNotify(ctx, args[1:], getenv, stdout, stderr) // notify.go
 		case "statusline":
 			return runStatusline(ctx, args[1:], getenv, os.Stdin, stdout, stderr) // statusline.go
 		case "--version", "-version":

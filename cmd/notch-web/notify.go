@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/notch-web/notch-web/host/push"
+)
+
+const notifyUsage = `usage: notch-web notify test [--dsh-home DIR] [--url URL]
+
+Sends a test message to every push channel of the channels file,
+$DSH_HOME/state/agents-notch/notify.json (ntfy topics, webhooks; mode 0600:
+it holds tokens), and says per channel whether it was taken. Web Push goes
+to the devices that chose "Push to this device" in the pane; the pane's
+Send a test reaches them too. --url is where a click on the test message
+goes (default http://127.0.0.1:7340/agents-notch/). docs/pushes.md has the
+file's shape. Exits non-zero when a channel refused the message or there
+is none.
+`
+
+// runNotify is "notch-web notify test".
+func runNotify(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fail := func(err error) error {
+		fmt.Fprintln(stderr, "notch-web notify:", err)
+		return err
+	}
+	if len(args) == 0 || isHelp(args[0]) {
+		fmt.Fprint(stdout, notifyUsage)
+		if len(args) == 0 {
+			return fail(errors.New("want a subcommand: notch-web notify test"))
+		}
+		return nil
+	}
+	if args[0] != "test" {
+		return fail(fmt.Errorf("unknown subcommand %q: want notch-web notify test", args[0]))
+	}
+	fs := flag.NewFlagSet("notch-web notify test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	home := fs.String("dsh-home", "", "")
+	board := fs.String("url", "http://"+DefaultAddr+"/agents-notch/", "")
+	if err := fs.Parse(args[1:]); errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, notifyUsage)
+		return nil
+	} else if err != nil {
+		return fail(fmt.Errorf("%v (notch-web notify -h)", err))
+	}
+	if fs.NArg() > 0 {
+		return fail(fmt.Errorf("unexpected argument %q (notch-web notify -h)", fs.Arg(0)))
+	}
+	dsh, err := dshHomeOf(*home, getenv)
+	if err != nil {
+		return fail(err)
+	}
+	path := notifyPath(dsh)
+	cfg, warn, err := push.LoadConfig(path)
+	if errors.Is(err, push.ErrNoConfig) {
+		return fail(fmt.Errorf("no channels: %s does not exist (docs/pushes.md shows one)", path))
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if warn != "" {
+		fmt.Fprintln(stderr, "notch-web notify: warning:", warn)
+	}
+	var chans []push.Configured
+	for _, n := range cfg.Ntfy {
+		chans = append(chans, push.Configured{Channel: push.NewNtfy(n, nil), Config: n.ChannelConfig})
+	}
+	for _, w := range cfg.Webhooks {
+		chans = append(chans, push.Configured{Channel: push.NewWebhook(w, nil), Config: w.ChannelConfig})
+	}
+	if len(chans) == 0 {
+		return fail(fmt.Errorf("no ntfy topic or webhook in %s (Web Push is tested from the pane)", path))
+	}
+	failed := 0
+	for _, r := range push.SendTest(ctx, chans, *board, time.Now()) {
+		if r.Err != nil {
+			failed++
+			fmt.Fprintf(stdout, "%s: not sent: %v\n", r.Channel, r.Err)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: sent\n", r.Channel)
+	}
+	if failed > 0 {
+		return fail(fmt.Errorf("%d of %d channels refused the test", failed, len(chans)))
+	}
+	return nil
+}
+
