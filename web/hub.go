@@ -36,6 +36,9 @@ type Hub struct {
 	// Mesh is the other machines this board shows (host/mesh); nil on a
 	// board of one machine. Set it before Run.
 	Mesh Mesh
+	// Pushes are the push channels the pane lists (they are read at start
+	// and do not change); nil when there are no pushes. Set it before Run.
+	Pushes *templates.Pushes
 	// MinRefresh is the least time between two renders: a burst of changes
 	// is rendered at this pace, the newest state each time (0: no pause).
 	MinRefresh time.Duration
@@ -111,7 +114,7 @@ func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
 		a := h.alerts.Observe(doc, alerts, now)
 		bv.Alert = templates.Alert{Seq: a.Seq, Status: a.Status, Session: a.Session}
 	}
-	pv := templates.PaneView{View: h.settings.View(), Summary: doc.Summary, Unknown: unknown, Window: h.window.Status()}
+	pv := templates.PaneView{View: h.settings.View(), Summary: doc.Summary, Unknown: unknown, Window: h.window.Status(), Pushes: h.Pushes}
 	if h.Mesh != nil {
 		bv.UnknownRows, pv.Machines = h.board.Unknown(), machineViews(h.Mesh.Machines())
 		pv.Summary, pv.UnknownRows = templates.TabSummary(doc, bv.UnknownRows)

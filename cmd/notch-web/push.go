@@ -12,6 +12,7 @@ import (
 	"github.com/notch-web/notch-web/host/mesh"
 	"github.com/notch-web/notch-web/host/push"
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/web/templates"
 )
 
 // notifyPath is the channels file (host/push): in the DSH home, mode 0600.
@@ -53,4 +54,16 @@ func openPush(cfg *config, h *host.Host, node *mesh.Node, base string, log *slog
 		o.Machine = node.Name()
 	}
 	return push.New(h, o)
+}
+
+// pushesView is the pane's list of the push channels.
+func pushesView(e *push.Engine) *templates.Pushes {
+	if e == nil {
+		return nil
+	}
+	p := &templates.Pushes{Problem: e.Problem()}
+	for _, v := range e.Views() {
+		p.Channels = append(p.Channels, templates.PushChannel{Name: v.Name, Type: v.Type, Where: v.Where, Send: v.Send, Quiet: v.Quiet, Secret: v.Secret})
+	}
+	return p
 }

@@ -168,6 +168,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	}
 	base := baseURL(cfg.addr, port)
 	pusher := openPush(cfg, h, node, base, log) // nil in follow mode (push.go)
+	hub.Pushes = pushesView(pusher)
 	srv := web.New(web.Deps{
 		Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log, Push: pusher,
 		Static: static.FS, ManualPath: p.manual, OpenDoor: cfg.openURL, Version: version(),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/url"
 	"sync"
 	"time"
 
@@ -319,4 +320,43 @@ func SendTest(ctx context.Context, chans []Configured, boardURL string, now time
 		out = append(out, TestResult{Channel: c.Channel.Name(), Err: err})
 	}
 	return out
+}
+
+// View is a channel as the pane shows it: never a token, a topic or a
+// webhook's path (each is a secret), only where it goes.
+type View struct {
+	Name   string
+	Type   string // "Web Push", "ntfy", "webhook (slack)" …
+	Where  string // the server's host; "" for Web Push
+	Send   []string
+	Quiet  string // "22:00-07:00", "" for none
+	Secret bool   // a token is set
+}
+
+// Views are the engine's channels as the pane shows them.
+func (e *Engine) Views() []View {
+	out := make([]View, 0, len(e.chans))
+	for _, c := range e.chans {
+		v := View{Name: c.Channel.Name(), Type: c.Channel.Name(), Send: c.Config.Send, Quiet: c.Config.Quiet.String()}
+		switch ch := c.Channel.(type) {
+		case *Ntfy:
+			v.Type, v.Where, v.Secret = "ntfy", hostOf(ch.cfg.URL), ch.cfg.Token != ""
+		case *Webhook:
+			v.Type, v.Where = "webhook ("+ch.cfg.Shape+")", hostOf(ch.cfg.URL)
+		default:
+			if v.Name == "webpush" {
+				v.Type = "Web Push"
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Host
 }

@@ -1633,6 +1633,28 @@ function applyPrefs() {
 }
 
 function initPane() {
+  // Send a test (the Pushes group): each channel's answer, as text.
+  document.addEventListener('click', async (e) => {
+    if (e.target?.id !== 'push-test') return;
+    const out = $('push-test-result');
+    const btn = e.target;
+    btn.disabled = true;
+    if (out) out.textContent = 'Sending…';
+    let text;
+    try {
+      const res = await fetch('/agents-notch/notify/test', {
+        method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}',
+      });
+      const r = await res.json();
+      text = res.ok
+        ? (r.channels ?? []).map((c) => `${c.channel}: ${c.ok ? 'sent' : 'not sent — ' + c.error}`).join('\n') || 'No channel to test.'
+        : `Not sent: ${r.error ?? res.status}`;
+    } catch {
+      text = 'Not sent: the host did not answer.';
+    }
+    btn.disabled = false;
+    if (out) out.textContent = text;
+  });
   document.addEventListener('change', (e) => {
     if (e.target?.id !== 'pref-sounds') return;
     try {

@@ -24,6 +24,42 @@ type PaneView struct {
 	// Machines are the other machines (many machines, host/mesh); nil when
 	// this notch-web is no hub: the pane then has no Machines group.
 	Machines []Machine
+	// Pushes are the push channels (host/push), read-only; nil when this
+	// notch-web pushes nothing (it follows another host).
+	Pushes *Pushes
+}
+
+// Pushes is the pane's Pushes group.
+type Pushes struct {
+	Problem  string // what is wrong with notify.json, "" for nothing
+	Channels []PushChannel
+}
+
+// PushChannel is one channel as the pane lists it: where it goes, never
+// its token, topic or path.
+type PushChannel struct {
+	Name, Type, Where string
+	Send              []string
+	Quiet             string
+	Secret            bool
+}
+
+// pushLine is a channel's details in words.
+func pushLine(c PushChannel) string {
+	parts := []string{c.Type}
+	if c.Where != "" {
+		parts = append(parts, c.Where)
+	}
+	if len(c.Send) > 0 {
+		parts = append(parts, "sends: "+strings.Join(c.Send, ", "))
+	}
+	if c.Quiet != "" {
+		parts = append(parts, "quiet "+c.Quiet)
+	}
+	if c.Secret {
+		parts = append(parts, "token set")
+	}
+	return strings.Join(parts, " · ")
 }
 
 // Machine is one other machine as the pane lists it.
