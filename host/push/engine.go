@@ -50,6 +50,9 @@ type Options struct {
 	ActURL string
 	// Machine is this host's name on a hub, "" on a board of one machine.
 	Machine string
+	// Gap is the least time between two messages to one channel (what
+	// comes due inside it goes as one summary); 0 is 3 s, negative none.
+	Gap time.Duration
 	// Now is the clock (tests); nil is time.Now.
 	Now func() time.Time
 	// Log receives one record per message sent or withdrawn.
@@ -175,6 +178,12 @@ func (e *Engine) Run(ctx context.Context) error {
 		chans[i] = c.Config
 	}
 	r := newRules(e.opts.Config.Delay, e.start, chans, e.message)
+	switch {
+	case e.opts.Gap > 0:
+		r.gap = e.opts.Gap
+	case e.opts.Gap < 0:
+		r.gap = 0
+	}
 	waiting := map[[2]string]bool{}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()

@@ -97,6 +97,7 @@ type op struct {
 // rules is the state the step keeps.
 type rules struct {
 	delay   time.Duration
+	gap     time.Duration // burstGap unless told
 	start   time.Time
 	rows    map[string]*tracked
 	chans   []*chanRule
@@ -104,7 +105,7 @@ type rules struct {
 }
 
 func newRules(delay time.Duration, start time.Time, chans []ChannelConfig, message func(Row, string, time.Time) Message) *rules {
-	r := &rules{delay: delay, start: start, rows: map[string]*tracked{}, message: message}
+	r := &rules{delay: delay, gap: burstGap, start: start, rows: map[string]*tracked{}, message: message}
 	for _, c := range chans {
 		r.chans = append(r.chans, &chanRule{cfg: c})
 	}
@@ -162,7 +163,7 @@ func (r *rules) step(now time.Time, rows []Row, looking bool) (ops []op, next ti
 			t.sentTo = append(t.sentTo, i)
 			c.pending = append(c.pending, pendingMsg{row: row, msg: r.message(row, t.kind, now)})
 			if c.flushAt.IsZero() {
-				c.flushAt = maxTime(now, c.last.Add(burstGap))
+				c.flushAt = maxTime(now, c.last.Add(r.gap))
 			}
 		}
 	}
