@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/push"
+	"github.com/notch-web/notch-web/state"
 )
 
 // standinNtfy follows ntfy's documented publish API as far as notch-web
@@ -191,5 +193,36 @@ func TestLookingRoute(t *testing.T) {
 	}
 	if st, _ := postRaw(t, e, "/agents-notch/looking", `{"tab":"0123456789abcdef","looking":true}`, map[string]string{"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"}); st != 403 {
 		t.Errorf("another site's page may not say it looks: %d", st)
+	}
+}
+
+// On a hub, another machine's session pushes from the hub (its row's
+// project already names the machine), and its button's answer goes to
+// that machine, as a board click on its card would.
+func TestAHubPushesAnotherMachinesCard(t *testing.T) {
+	n, ntfy := newStandinNtfy(t, "t", "tk")
+	var got []host.AnswerRequest
+	r := fakeRemote{
+		rows:  []state.Session{{ID: "box/a", Title: "fix the build", Project: "box · argon", Status: state.StatusAttention, Since: time.Now().Add(50 * time.Millisecond).UnixMilli()}},
+		cards: []host.Card{{Key: "box-k", Session: "box/a", Call: "c1", Tool: "Bash", Detail: "make", State: host.CardWaiting, Nonce: "n-box"}},
+		answer: func(a host.AnswerRequest) (host.Card, error) {
+			got = append(got, a)
+			return host.Card{Session: a.Session, Outcome: host.OutcomeAllowed}, nil
+		},
+	}
+	e := newEnv(t, envOpts{run: true, remote: r, push: &push.Options{
+		Config: push.Config{Ntfy: []push.NtfyConfig{{Name: "phone", URL: ntfy.URL + "/t", Token: "tk", ChannelConfig: push.ChannelConfig{Send: []string{push.KindNeedsYou}}}}},
+		BoardURL: "https://hub.example/agents-notch/", ActURL: "https://hub.example/agents-notch/act", Machine: "hub",
+	}})
+	n.wait(t, "the remote row's push", func(pub []ntfyMessage, _ []string) bool { return len(pub) == 1 })
+	m := n.published[0]
+	if m.Title != "box · argon — fix the build" || m.Body != "Bash: make" || len(m.Actions) != 2 {
+		t.Fatalf("the push of another machine's card: %+v", m)
+	}
+	if st, body := postRaw(t, e, "/agents-notch/act", `{"cap":"`+capOf(m, "Allow once")+`"}`, nil); st != 200 {
+		t.Fatalf("allow from the phone: %d %s", st, body)
+	}
+	if len(got) != 1 || got[0].Session != "box/a" || got[0].Nonce != "n-box" || got[0].Decision != host.DecideAllow || got[0].By != host.ByPush {
+		t.Errorf("the machine was asked %+v", got)
 	}
 }
