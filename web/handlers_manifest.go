@@ -18,9 +18,9 @@ type manifestIcon struct {
 }
 
 // webManifest is what a browser needs to install the board as an app: a
-// standalone window on the board, with the notch's icons and colours. No
-// service worker: the board is live or it shows the unknown state, so there
-// is nothing useful to serve offline.
+// standalone window on the board, with the notch's icons and colours. Its
+// service worker (sw.js) only shows pushes: the board is live or it shows
+// the unknown state, so nothing is served offline.
 type webManifest struct {
 	ID              string         `json:"id"`
 	Name            string         `json:"name"`

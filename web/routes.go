@@ -31,6 +31,10 @@ func (s *Server) routes() {
 	n.GET("/stream", s.stream)
 	n.GET("/static/*", s.static())
 	n.GET("/manifest.webmanifest", s.serveManifest)
+	n.GET("/sw.js", s.serviceWorker())
+	n.GET("/push/key", s.getPushKey)
+	n.POST("/push/subscribe", s.postPushSubscribe, write(smallBodyLimit)...)
+	n.POST("/push/unsubscribe", s.postPushUnsubscribe, write(smallBodyLimit)...)
 
 	n.GET("/state", s.getState)
 	n.GET("/history", s.getHistory)

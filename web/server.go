@@ -39,6 +39,9 @@ type Deps struct {
 	Client *http.Client
 	// Push sends the pushes (host/push); nil sends none.
 	Push *push.Engine
+	// WebPush is the Web Push channel the push routes subscribe browsers
+	// to (host/push); nil when this notch-web sends no pushes.
+	WebPush *push.WebPush
 	// Version names the build, for /healthz.
 	Version string
 	// Now is the clock (time.Now in production).

@@ -47,6 +47,7 @@ type envOpts struct {
 	remote      host.Remote
 	wrap        func(http.Handler) http.Handler // around the server's handler (a benchmark's probe)
 	push        *push.Options                   // run a push engine with these options
+	webPush     *push.WebPushOptions            // serve Web Push's routes with this channel (Dir: the home's)
 }
 
 func newEnv(t testing.TB, o envOpts) *testEnv {
@@ -75,11 +76,22 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 	}
 	h := host.New(hcfg, svc)
 	hub := NewHub(h, svc, log, 0)
+	var webPush *push.WebPush
+	if o.webPush != nil {
+		wo := *o.webPush
+		wo.Dir = filepath.Join(home, "state", "agents-notch")
+		webPush = push.NewWebPush(wo)
+	}
 	var pusher *push.Engine
 	if o.push != nil {
-		pusher = push.New(h, *o.push)
+		po := *o.push
+		if webPush != nil {
+			po.WebPush = webPush
+		}
+		pusher = push.New(h, po)
 	}
 	srv := New(Deps{Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log, Static: static.FS, ManualPath: manual, OpenDoor: o.openURL, Push: pusher})
+	srv.WebPush = webPush
 	handler := srv.Handler()
 	if o.wrap != nil {
 		handler = o.wrap(handler)

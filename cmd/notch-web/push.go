@@ -33,7 +33,7 @@ func checkPublicURL(raw string) error {
 // openPush makes the push engine of a host (none in follow mode): its
 // channels from notify.json (a file that does not parse is reported and
 // its channels are off, never fatal), its links to --public-url.
-func openPush(cfg *config, h *host.Host, node *mesh.Node, base string, log *slog.Logger) *push.Engine {
+func openPush(cfg *config, h *host.Host, node *mesh.Node, base string, wp *push.WebPush, log *slog.Logger) *push.Engine {
 	if cfg.follow != "" {
 		return nil
 	}
@@ -53,6 +53,9 @@ func openPush(cfg *config, h *host.Host, node *mesh.Node, base string, log *slog
 	if node != nil {
 		o.Machine = node.Name()
 	}
+	if wp != nil { // never a typed nil in the interface
+		o.WebPush = wp
+	}
 	return push.New(h, o)
 }
 
@@ -66,4 +69,22 @@ func pushesView(e *push.Engine) *templates.Pushes {
 		p.Channels = append(p.Channels, templates.PushChannel{Name: v.Name, Type: v.Type, Where: v.Where, Send: v.Send, Quiet: v.Quiet, Secret: v.Secret})
 	}
 	return p
+}
+
+// pushTestHTTPEnv lets a Web Push endpoint be http to a loopback host: the
+// browser tests' stand-in push service. Never set it otherwise.
+const pushTestHTTPEnv = "NOTCH_TEST_PUSH_HTTP"
+
+// openWebPush makes the Web Push channel over the DSH home's files (none
+// in follow mode: the followed host pushes its own board). Its key and
+// subscriptions are read when first used.
+func openWebPush(cfg *config, getenv func(string) string, log *slog.Logger) *push.WebPush {
+	if cfg.follow != "" {
+		return nil
+	}
+	return push.NewWebPush(push.WebPushOptions{
+		Dir:          filepath.Join(cfg.dshHome, "state", "agents-notch"),
+		Log:          log,
+		LoopbackHTTP: getenv(pushTestHTTPEnv) == "1",
+	})
 }

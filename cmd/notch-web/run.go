@@ -167,11 +167,13 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 		hub.Mesh = node // the pane lists the machines
 	}
 	base := baseURL(cfg.addr, port)
-	pusher := openPush(cfg, h, node, base, log) // nil in follow mode (push.go)
+	webPush := openWebPush(cfg, getenv, log)             // nil in follow mode (push.go)
+	pusher := openPush(cfg, h, node, base, webPush, log) // nil in follow mode
 	hub.Pushes = pushesView(pusher)
 	srv := web.New(web.Deps{
 		Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log, Push: pusher,
-		Static: static.FS, ManualPath: p.manual, OpenDoor: cfg.openURL, Version: version(),
+		WebPush: webPush,
+		Static:  static.FS, ManualPath: p.manual, OpenDoor: cfg.openURL, Version: version(),
 	})
 	httpSrv := &http.Server{
 		Handler:           srv.Handler(),

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/pushtest"
 )
 
 // syncBuffer is a log the channel's goroutines may write at once.
@@ -38,22 +39,22 @@ func (s *syncBuffer) String() string {
 }
 
 // newTestWebPush is a channel over a fresh folder, sending to st.
-func newTestWebPush(t *testing.T, st *standin) (*WebPush, *syncBuffer) {
+func newTestWebPush(t *testing.T, st *pushtest.Service) (*WebPush, *syncBuffer) {
 	t.Helper()
 	log := &syncBuffer{}
 	w := NewWebPush(WebPushOptions{
 		Dir:    filepath.Join(t.TempDir(), "state", "agents-notch"),
 		Log:    logx.New(log, slog.LevelDebug),
-		Client: st.srv.Client(),
+		Client: st.Server.Client(),
 	})
 	return w, log
 }
 
 // subscribe subscribes a new browser of st for device, as the route does.
-func subscribe(t *testing.T, w *WebPush, st *standin, name, device string) (*testBrowser, Subscription) {
+func subscribe(t *testing.T, w *WebPush, st *pushtest.Service, name, device string) (*pushtest.Browser, Subscription) {
 	t.Helper()
-	b, endpoint := st.browser(name)
-	s, err := ParseSubscription(b.subscriptionJSON(endpoint))
+	b, endpoint := st.Browser(name)
+	s, err := ParseSubscription(b.SubscriptionJSON(endpoint))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,25 +72,25 @@ type wire struct {
 	Actions                           []struct{ Action, Title, URL, Cap string }
 }
 
-func decode(t *testing.T, r received) wire {
+func decode(t *testing.T, r pushtest.Received) wire {
 	t.Helper()
 	var m wire
-	dec := json.NewDecoder(bytes.NewReader(r.payload))
+	dec := json.NewDecoder(bytes.NewReader(r.Payload))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		t.Fatalf("%s: the payload is not the service worker's JSON: %v\n%s", r.browser, err, r.payload)
+		t.Fatalf("%s: the payload is not the service worker's JSON: %v\n%s", r.Browser, err, r.Payload)
 	}
 	return m
 }
 
-func byBrowser(t *testing.T, got []received) map[string]received {
+func byBrowser(t *testing.T, got []pushtest.Received) map[string]pushtest.Received {
 	t.Helper()
-	m := map[string]received{}
+	m := map[string]pushtest.Received{}
 	for _, r := range got {
-		if _, dup := m[r.browser]; dup {
-			t.Errorf("%s got two messages", r.browser)
+		if _, dup := m[r.Browser]; dup {
+			t.Errorf("%s got two messages", r.Browser)
 		}
-		m[r.browser] = r
+		m[r.Browser] = r
 	}
 	return m
 }
@@ -109,7 +110,7 @@ func mintFor(calls *[]string) func(recipient, device string) []Action {
 // signed with the host's key, each with its own caps; the close for its
 // tag follows with the same Topic, and the log never holds an endpoint.
 func TestWebPushShowThenClose(t *testing.T) {
-	st := newStandin(t)
+	st := pushtest.NewService(t)
 	w, log := newTestWebPush(t, st)
 	key, err := w.PublicKey()
 	if err != nil {
@@ -127,7 +128,7 @@ func TestWebPushShowThenClose(t *testing.T) {
 	if err := w.Send(context.Background(), m); err != nil {
 		t.Fatal(err)
 	}
-	got := byBrowser(t, st.messages())
+	got := byBrowser(t, st.Messages())
 	if len(got) != 2 {
 		t.Fatalf("%d browsers got the message, want 2", len(got))
 	}
@@ -137,13 +138,13 @@ func TestWebPushShowThenClose(t *testing.T) {
 	topic := ""
 	for name, s := range map[string]Subscription{"phone": phone, "laptop": laptop} {
 		r := got[name]
-		if r.vapidK != key {
-			t.Errorf("%s: signed with k=%s, want the host's key %s", name, r.vapidK, key)
+		if r.VAPIDKey != key {
+			t.Errorf("%s: signed with k=%s, want the host's key %s", name, r.VAPIDKey, key)
 		}
-		if h := r.header; h.Get("Urgency") != "high" || h.Get("TTL") != "3600" {
+		if h := r.Header; h.Get("Urgency") != "high" || h.Get("TTL") != "3600" {
 			t.Errorf("%s: Urgency %q TTL %q, want high and 3600 for needs-you", name, h.Get("Urgency"), h.Get("TTL"))
 		}
-		if topic = r.header.Get("Topic"); len(topic) != 32 {
+		if topic = r.Header.Get("Topic"); len(topic) != 32 {
 			t.Errorf("%s: Topic %q, want 32 characters", name, topic)
 		}
 		p := decode(t, r)
@@ -159,16 +160,16 @@ func TestWebPushShowThenClose(t *testing.T) {
 	if err := w.Withdraw(context.Background(), "row-1"); err != nil {
 		t.Fatal(err)
 	}
-	got = byBrowser(t, st.messages())
+	got = byBrowser(t, st.Messages())
 	if len(got) != 2 {
 		t.Fatalf("%d browsers got the close, want 2", len(got))
 	}
 	for name, r := range got {
-		if string(r.payload) != `{"type":"close","tag":"row-1"}` {
-			t.Errorf("%s: close payload %s", name, r.payload)
+		if string(r.Payload) != `{"type":"close","tag":"row-1"}` {
+			t.Errorf("%s: close payload %s", name, r.Payload)
 		}
-		if r.header.Get("Topic") != topic {
-			t.Errorf("%s: close Topic %q, want the show's %q (so a pending show is replaced)", name, r.header.Get("Topic"), topic)
+		if r.Header.Get("Topic") != topic {
+			t.Errorf("%s: close Topic %q, want the show's %q (so a pending show is replaced)", name, r.Header.Get("Topic"), topic)
 		}
 	}
 	if l := log.String(); strings.Contains(l, "SECRET") {
@@ -178,7 +179,7 @@ func TestWebPushShowThenClose(t *testing.T) {
 
 // Each kind's TTL and Urgency.
 func TestWebPushTiming(t *testing.T) {
-	st := newStandin(t)
+	st := pushtest.NewService(t)
 	w, _ := newTestWebPush(t, st)
 	subscribe(t, w, st, "b", "")
 	for _, tc := range []struct{ kind, urgency, ttl string }{
@@ -191,12 +192,12 @@ func TestWebPushTiming(t *testing.T) {
 		if err := w.Send(context.Background(), Message{Tag: "t", Kind: tc.kind, Title: "x"}); err != nil {
 			t.Fatal(err)
 		}
-		got := st.messages()
+		got := st.Messages()
 		if len(got) != 1 {
 			t.Fatalf("%s: %d messages", tc.kind, len(got))
 		}
-		if got[0].header.Get("Urgency") != tc.urgency || got[0].header.Get("TTL") != tc.ttl {
-			t.Errorf("%s: Urgency %q TTL %q; want %s %s", tc.kind, got[0].header.Get("Urgency"), got[0].header.Get("TTL"), tc.urgency, tc.ttl)
+		if got[0].Header.Get("Urgency") != tc.urgency || got[0].Header.Get("TTL") != tc.ttl {
+			t.Errorf("%s: Urgency %q TTL %q; want %s %s", tc.kind, got[0].Header.Get("Urgency"), got[0].Header.Get("TTL"), tc.urgency, tc.ttl)
 		}
 		if p := decode(t, got[0]); len(p.Actions) != 0 || p.Kind != tc.kind {
 			t.Errorf("%s: %+v (no Mint: no actions)", tc.kind, p)
@@ -207,21 +208,21 @@ func TestWebPushTiming(t *testing.T) {
 // A push service's 410 or 404 drops that subscription (from the file too);
 // a 500 is an error naming the service's host only, and keeps it.
 func TestWebPushGoneDropsSubscription(t *testing.T) {
-	st := newStandin(t)
+	st := pushtest.NewService(t)
 	w, log := newTestWebPush(t, st)
 	subscribe(t, w, st, "gone", "")
 	subscribe(t, w, st, "notfound", "d2")
 	_, kept := subscribe(t, w, st, "kept", "d3")
 	_, flaky := subscribe(t, w, st, "flaky", "d4")
-	st.setStatus("gone", http.StatusGone)
-	st.setStatus("notfound", http.StatusNotFound)
-	st.setStatus("flaky", http.StatusInternalServerError)
+	st.SetStatus("gone", http.StatusGone)
+	st.SetStatus("notfound", http.StatusNotFound)
+	st.SetStatus("flaky", http.StatusInternalServerError)
 
 	err := w.Send(context.Background(), Message{Tag: "row", Kind: KindFailed, Title: "t"})
-	if err == nil || !strings.Contains(err.Error(), "500") || strings.Contains(err.Error(), "SECRET") || !strings.Contains(err.Error(), st.srv.Listener.Addr().String()) {
+	if err == nil || !strings.Contains(err.Error(), "500") || strings.Contains(err.Error(), "SECRET") || !strings.Contains(err.Error(), st.Server.Listener.Addr().String()) {
 		t.Errorf("Send: %v; want the 500 named by host only", err)
 	}
-	if got := st.messages(); len(got) != 1 || got[0].browser != "kept" {
+	if got := st.Messages(); len(got) != 1 || got[0].Browser != "kept" {
 		t.Errorf("delivered %v, want only kept", got)
 	}
 	subs, _ := w.Subscriptions()
@@ -231,7 +232,7 @@ func TestWebPushGoneDropsSubscription(t *testing.T) {
 	// A new channel over the same folder reads the same two.
 	// A new channel over the same folder (a restart) keeps the two when a
 	// third browser subscribes.
-	again := NewWebPush(WebPushOptions{Dir: w.o.Dir, Client: st.srv.Client()})
+	again := NewWebPush(WebPushOptions{Dir: w.o.Dir, Client: st.Server.Client()})
 	subscribe(t, again, st, "third", "")
 	if subs, err := again.Subscriptions(); err != nil || len(subs) != 3 {
 		t.Errorf("the file holds %d subscriptions (%v), want 3", len(subs), err)
@@ -249,7 +250,7 @@ func TestWebPushGoneDropsSubscription(t *testing.T) {
 // characters and a megabyte of body make a payload of the same shape, at
 // most MaxPayload bytes, the body cut with "…", nothing hidden left.
 func TestWebPushHostileText(t *testing.T) {
-	st := newStandin(t)
+	st := pushtest.NewService(t)
 	w, _ := newTestWebPush(t, st)
 	subscribe(t, w, st, "b", "")
 	title := `"},"type":"close","tag":"x <img src=x onerror=alert(1)>` + "\x1b[2J\u202e\u0000"
@@ -258,12 +259,12 @@ func TestWebPushHostileText(t *testing.T) {
 	if err := w.Send(context.Background(), Message{Tag: "row", Kind: KindNeedsYou, Title: title, Body: body, Mint: mintFor(&calls)}); err != nil {
 		t.Fatal(err)
 	}
-	got := st.messages()
+	got := st.Messages()
 	if len(got) != 1 {
 		t.Fatalf("%d messages", len(got))
 	}
-	if len(got[0].payload) > MaxPayload {
-		t.Errorf("payload of %d bytes, over %d", len(got[0].payload), MaxPayload)
+	if len(got[0].Payload) > MaxPayload {
+		t.Errorf("payload of %d bytes, over %d", len(got[0].Payload), MaxPayload)
 	}
 	p := decode(t, got[0])
 	if p.Type != "show" || p.Tag != "row" || len(p.Actions) != 2 {
@@ -365,12 +366,12 @@ func TestVAPIDKeyFile(t *testing.T) {
 // the old one: they are dropped, not pushed with a key their push service
 // refuses.
 func TestNewKeyDropsSubscriptions(t *testing.T) {
-	st := newStandin(t)
+	st := pushtest.NewService(t)
 	w, _ := newTestWebPush(t, st)
 	w.PublicKey()
 	subscribe(t, w, st, "b", "")
 	os.Remove(filepath.Join(w.o.Dir, VAPIDFile))
-	w2 := NewWebPush(WebPushOptions{Dir: w.o.Dir, Client: st.srv.Client()})
+	w2 := NewWebPush(WebPushOptions{Dir: w.o.Dir, Client: st.Server.Client()})
 	if _, err := w2.PublicKey(); err != nil {
 		t.Fatal(err)
 	}
@@ -383,12 +384,12 @@ func TestNewKeyDropsSubscriptions(t *testing.T) {
 // time; a paired device has one subscription; the channel is bounded; http
 // only when the options allow it; a revoked device's go.
 func TestSubscribe(t *testing.T) {
-	st := newStandin(t)
+	st := pushtest.NewService(t)
 	clock := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
 	dir := t.TempDir()
-	w := NewWebPush(WebPushOptions{Dir: dir, Client: st.srv.Client(), MaxSubscriptions: 3, Now: func() time.Time { return clock }})
-	b, endpoint := st.browser("a")
-	s, _ := ParseSubscription(b.subscriptionJSON(endpoint))
+	w := NewWebPush(WebPushOptions{Dir: dir, Client: st.Server.Client(), MaxSubscriptions: 3, Now: func() time.Time { return clock }})
+	b, endpoint := st.Browser("a")
+	s, _ := ParseSubscription(b.SubscriptionJSON(endpoint))
 	first, err := w.Subscribe(s, "")
 	if err != nil {
 		t.Fatal(err)
@@ -399,8 +400,8 @@ func TestSubscribe(t *testing.T) {
 		t.Errorf("resubscribed %+v (%v): want the first created and the new device", again, err)
 	}
 	// dev1's new browser replaces its old subscription.
-	b2, endpoint2 := st.browser("a2")
-	s2, _ := ParseSubscription(b2.subscriptionJSON(endpoint2))
+	b2, endpoint2 := st.Browser("a2")
+	s2, _ := ParseSubscription(b2.SubscriptionJSON(endpoint2))
 	w.Subscribe(s2, "dev1")
 	if subs, _ := w.Subscriptions(); len(subs) != 1 || subs[0].ID != s2.ID {
 		t.Errorf("subscriptions %+v, want only dev1's new one", subs)
@@ -408,8 +409,8 @@ func TestSubscribe(t *testing.T) {
 	for _, n := range []string{"c", "d"} {
 		subscribe(t, w, st, n, "")
 	}
-	b5, endpoint5 := st.browser("e")
-	s5, _ := ParseSubscription(b5.subscriptionJSON(endpoint5))
+	b5, endpoint5 := st.Browser("e")
+	s5, _ := ParseSubscription(b5.SubscriptionJSON(endpoint5))
 	if _, err := w.Subscribe(s5, ""); !errors.Is(err, ErrTooManySubscriptions) {
 		t.Errorf("a fourth of 3: %v, want ErrTooManySubscriptions", err)
 	}
@@ -425,7 +426,7 @@ func TestSubscribe(t *testing.T) {
 	if ok, _ := w.Unsubscribe(endpoint5); ok {
 		t.Error("Unsubscribe twice said there was one")
 	}
-	plain, _ := ParseSubscription(b5.subscriptionJSON("http://127.0.0.1:9/push"))
+	plain, _ := ParseSubscription(b5.SubscriptionJSON("http://127.0.0.1:9/push"))
 	if _, err := w.Subscribe(plain, ""); !errors.Is(err, ErrInsecureEndpoint) {
 		t.Errorf("an http endpoint: %v, want ErrInsecureEndpoint", err)
 	}
@@ -452,8 +453,8 @@ func TestBrokenSubscriptionsFile(t *testing.T) {
 	if err := w.Send(context.Background(), Message{Tag: "t"}); err == nil || !strings.Contains(err.Error(), SubscriptionsFile) {
 		t.Errorf("Send: %v, want the file named", err)
 	}
-	b := newTestBrowser(t, "x")
-	s, _ := ParseSubscription(b.subscriptionJSON("https://push.example/x"))
+	b := pushtest.NewBrowser(t, "x")
+	s, _ := ParseSubscription(b.SubscriptionJSON("https://push.example/x"))
 	if _, err := w.Subscribe(s, ""); err == nil {
 		t.Error("Subscribe over a broken file succeeded")
 	}
@@ -469,17 +470,12 @@ func TestBrokenSubscriptionsFile(t *testing.T) {
 // The stand-in's checks can fail: a message for other keys does not
 // decrypt, and a JWT signed by another key does not verify.
 func TestStandinChecksBite(t *testing.T) {
-	st := newStandin(t)
+	st := pushtest.NewService(t)
 	w, _ := newTestWebPush(t, st)
 	subscribe(t, w, st, "b", "")
-	st.mu.Lock()
-	st.browsers["b"] = newTestBrowser(t, "b") // the browser lost its keys
-	st.mu.Unlock()
+	st.ReplaceKeys("b") // the browser lost its keys
 	w.Send(context.Background(), Message{Tag: "t", Kind: KindTest})
-	st.mu.Lock()
-	bad := strings.Join(st.bad, "\n")
-	st.bad, st.got = nil, nil
-	st.mu.Unlock()
+	bad := strings.Join(st.Failures(), "\n")
 	if !strings.Contains(bad, "decrypt") {
 		t.Errorf("a message for other keys was taken: %q", bad)
 	}
@@ -496,7 +492,7 @@ func TestStandinChecksBite(t *testing.T) {
 }
 
 // checkVAPIDOf is the Authorization w sends, checked by the stand-in.
-func checkVAPIDOf(t *testing.T, w *WebPush, st *standin) (vapidClaims, error) {
+func checkVAPIDOf(t *testing.T, w *WebPush, st *pushtest.Service) (pushtest.Claims, error) {
 	t.Helper()
 	var auth string
 	w.o.Client.Transport = roundTrip(func(r *http.Request) (*http.Response, error) {
@@ -506,7 +502,7 @@ func checkVAPIDOf(t *testing.T, w *WebPush, st *standin) (vapidClaims, error) {
 	if err := w.Send(context.Background(), Message{Tag: "t", Kind: KindTest}); err != nil {
 		t.Fatal(err)
 	}
-	c, _, err := checkVAPID(auth, strings.TrimSuffix(st.srv.URL, "/"))
+	c, _, err := pushtest.CheckVAPID(auth, strings.TrimSuffix(st.Server.URL, "/"))
 	return c, err
 }
 

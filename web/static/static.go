@@ -1,7 +1,8 @@
 // Package static embeds what the pages load: the stylesheet (notch.css),
 // the page script (notch.js), the app's icons (drawn by scripts/icons) and,
 // under vendor/, the pinned Datastar 1.0.0 client with its licence. They are
-// served under /agents-notch/static/.
+// served under /agents-notch/static/. The service worker (sw.js), which
+// shows the pushes, is served at /agents-notch/sw.js for its scope.
 package static
 
 import "embed"

@@ -1,4 +1,10 @@
-package push
+// Package pushtest is a stand-in Web Push service for tests: what a
+// browser's push service does with a message, checked with the standard
+// library alone (not the library that sent it) — the VAPID JWT's ES256
+// signature against its k= key and its claims (RFC 8292), and the RFC 8291
+// aes128gcm decryption with the subscribing browser's private key. A
+// Browser is one subscriber: its key pair and auth secret.
+package pushtest
 
 import (
 	"bytes"
@@ -10,6 +16,7 @@ import (
 	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -25,20 +32,18 @@ import (
 	"time"
 )
 
-// The stand-in push service: what a browser's push service does with a
-// message, checked with the standard library alone (not the library that
-// sent it) — the VAPID JWT's ES256 signature against its k= key, its
-// claims, and the RFC 8291 decryption with the subscriber's private key.
+var b64 = base64.RawURLEncoding
 
-// testBrowser is one subscribed browser: its ECDH key pair and auth
-// secret, as a browser's PushManager keeps them.
-type testBrowser struct {
-	name string
+// Browser is one subscribed browser: its ECDH key pair and auth secret,
+// as a browser's PushManager keeps them.
+type Browser struct {
+	Name string
 	priv *ecdh.PrivateKey
 	auth []byte
 }
 
-func newTestBrowser(t testing.TB, name string) *testBrowser {
+// NewBrowser makes a browser's keys.
+func NewBrowser(t testing.TB, name string) *Browser {
 	t.Helper()
 	priv, err := ecdh.P256().GenerateKey(rand.Reader)
 	if err != nil {
@@ -46,11 +51,11 @@ func newTestBrowser(t testing.TB, name string) *testBrowser {
 	}
 	auth := make([]byte, 16)
 	rand.Read(auth)
-	return &testBrowser{name: name, priv: priv, auth: auth}
+	return &Browser{Name: name, priv: priv, auth: auth}
 }
 
-// subscriptionJSON is what the browser's PushSubscription.toJSON() says.
-func (b *testBrowser) subscriptionJSON(endpoint string) []byte {
+// SubscriptionJSON is what the browser's PushSubscription.toJSON() says.
+func (b *Browser) SubscriptionJSON(endpoint string) []byte {
 	j, _ := json.Marshal(map[string]any{
 		"endpoint": endpoint, "expirationTime": nil,
 		"keys": map[string]string{"p256dh": b64.EncodeToString(b.priv.PublicKey().Bytes()), "auth": b64.EncodeToString(b.auth)},
@@ -58,61 +63,75 @@ func (b *testBrowser) subscriptionJSON(endpoint string) []byte {
 	return j
 }
 
-// received is one message the stand-in took, decrypted.
-type received struct {
-	browser string
-	payload []byte
-	header  http.Header
-	claims  vapidClaims
-	vapidK  string
+// Received is one message the stand-in took, decrypted.
+type Received struct {
+	Browser  string      // the browser's name
+	Payload  []byte      // the decrypted message
+	Header   http.Header // TTL, Urgency, Topic, …
+	Claims   Claims      // the VAPID JWT's, verified
+	VAPIDKey string      // its k=
 }
 
-type vapidClaims struct {
+// Claims are a VAPID JWT's claims.
+type Claims struct {
 	Aud string `json:"aud"`
 	Exp int64  `json:"exp"`
 	Sub string `json:"sub"`
 }
 
-// standin is a push service on a TLS httptest server: POST /push/NAME is
-// browser NAME's endpoint. status[NAME], when set, is its answer instead
-// of 201 (410: the subscription is gone).
-type standin struct {
-	t   testing.TB
-	srv *httptest.Server
+// Service is a push service on a TLS httptest server: POST /push/NAME/… is
+// browser NAME's endpoint. A status set for NAME is its answer instead of
+// 201 (410: the subscription is gone).
+type Service struct {
+	t testing.TB
+	// Server serves the endpoints; its Client() trusts it.
+	Server *httptest.Server
 
 	mu       sync.Mutex
-	browsers map[string]*testBrowser
+	browsers map[string]*Browser
 	status   map[string]int
-	got      []received
+	got      []Received
 	bad      []string // what failed a check
+	wake     chan struct{}
 }
 
-func newStandin(t testing.TB) *standin {
-	st := &standin{t: t, browsers: map[string]*testBrowser{}, status: map[string]int{}}
-	st.srv = httptest.NewTLSServer(http.HandlerFunc(st.serve))
-	t.Cleanup(st.srv.Close)
+// NewService starts a push service, closed when the test ends.
+func NewService(t testing.TB) *Service {
+	st := &Service{t: t, browsers: map[string]*Browser{}, status: map[string]int{}, wake: make(chan struct{}, 1)}
+	st.Server = httptest.NewTLSServer(http.HandlerFunc(st.serve))
+	t.Cleanup(st.Server.Close)
 	return st
 }
 
-// browser adds a browser and returns its endpoint: a long secret path, as
-// a real push service's is.
-func (st *standin) browser(name string) (*testBrowser, string) {
-	b := newTestBrowser(st.t, name)
+// Browser adds a browser and returns its endpoint: a long path with
+// "SECRET" in it, as a real push service's is a capability (a test can
+// look for it in a log).
+func (st *Service) Browser(name string) (*Browser, string) {
+	b := NewBrowser(st.t, name)
 	st.mu.Lock()
 	st.browsers[name] = b
 	st.mu.Unlock()
-	return b, st.srv.URL + "/push/" + name + "/SECRET-" + name + "-0123456789abcdef"
+	return b, st.Server.URL + "/push/" + name + "/SECRET-" + name + "-0123456789abcdef"
 }
 
-func (st *standin) setStatus(name string, code int) {
+// ReplaceKeys gives browser name new keys (it lost its old ones): a
+// message for the old ones no longer decrypts.
+func (st *Service) ReplaceKeys(name string) {
+	st.mu.Lock()
+	st.browsers[name] = NewBrowser(st.t, name)
+	st.mu.Unlock()
+}
+
+// SetStatus makes browser name's endpoint answer code.
+func (st *Service) SetStatus(name string, code int) {
 	st.mu.Lock()
 	st.status[name] = code
 	st.mu.Unlock()
 }
 
-// messages returns what arrived so far and fails the test on any
-// message that did not pass the checks.
-func (st *standin) messages() []received {
+// Messages returns what arrived since the last call and fails the test on
+// any message that did not pass the checks.
+func (st *Service) Messages() []Received {
 	st.t.Helper()
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -125,7 +144,36 @@ func (st *standin) messages() []received {
 	return got
 }
 
-func (st *standin) serve(w http.ResponseWriter, r *http.Request) {
+// Failures returns (and forgets) what failed a check so far.
+func (st *Service) Failures() []string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	bad := st.bad
+	st.bad, st.got = nil, nil
+	return bad
+}
+
+// Wait returns the messages that arrived until cond holds of them (all of
+// them since the last Messages), failing the test after 10 s.
+func (st *Service) Wait(what string, cond func([]Received) bool) []Received {
+	st.t.Helper()
+	deadline := time.After(10 * time.Second)
+	var got []Received
+	for {
+		got = append(got, st.Messages()...)
+		if cond(got) {
+			return got
+		}
+		select {
+		case <-st.wake:
+		case <-deadline:
+			st.t.Fatalf("the push service never got %s: %d messages", what, len(got))
+			return nil
+		}
+	}
+}
+
+func (st *Service) serve(w http.ResponseWriter, r *http.Request) {
 	name, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/push/"), "/")
 	st.mu.Lock()
 	b := st.browsers[name]
@@ -135,6 +183,7 @@ func (st *standin) serve(w http.ResponseWriter, r *http.Request) {
 		st.mu.Lock()
 		st.bad = append(st.bad, name+": "+fmt.Sprintf(format, args...))
 		st.mu.Unlock()
+		st.poke()
 		http.Error(w, "bad", http.StatusBadRequest)
 	}
 	if r.Method != http.MethodPost || b == nil {
@@ -143,6 +192,7 @@ func (st *standin) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if code != 0 {
 		w.WriteHeader(code)
+		st.poke()
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
@@ -158,29 +208,37 @@ func (st *standin) serve(w http.ResponseWriter, r *http.Request) {
 		fail("TTL %q", r.Header.Get("TTL"))
 		return
 	}
-	claims, k, err := checkVAPID(r.Header.Get("Authorization"), "https://"+r.Host)
+	claims, k, err := CheckVAPID(r.Header.Get("Authorization"), "https://"+r.Host)
 	if err != nil {
 		fail("VAPID: %v", err)
 		return
 	}
-	plain, err := decrypt(b, body)
+	plain, err := Decrypt(b, body)
 	if err != nil {
 		fail("decrypt: %v", err)
 		return
 	}
 	st.mu.Lock()
-	st.got = append(st.got, received{browser: name, payload: plain, header: r.Header.Clone(), claims: claims, vapidK: k})
+	st.got = append(st.got, Received{Browser: name, Payload: plain, Header: r.Header.Clone(), Claims: claims, VAPIDKey: k})
 	st.mu.Unlock()
+	st.poke()
 	w.WriteHeader(http.StatusCreated)
 }
 
-// checkVAPID verifies "vapid t=JWT, k=KEY" (RFC 8292 §3): an ES256 JWT
+func (st *Service) poke() {
+	select {
+	case st.wake <- struct{}{}:
+	default:
+	}
+}
+
+// CheckVAPID verifies "vapid t=JWT, k=KEY" (RFC 8292 §3): an ES256 JWT
 // signed by KEY's private half, aud the endpoint's origin, exp in the
 // next 24 hours, sub a mailto: or https: contact.
-func checkVAPID(h, origin string) (vapidClaims, string, error) {
+func CheckVAPID(h, origin string) (Claims, string, error) {
 	rest, ok := strings.CutPrefix(h, "vapid ")
 	if !ok {
-		return vapidClaims{}, "", fmt.Errorf("authorization %q is not vapid", h)
+		return Claims{}, "", fmt.Errorf("authorization %q is not vapid", h)
 	}
 	var token, key string
 	for _, p := range strings.Split(rest, ",") {
@@ -193,53 +251,53 @@ func checkVAPID(h, origin string) (vapidClaims, string, error) {
 	}
 	kb, err := b64.DecodeString(key)
 	if err != nil {
-		return vapidClaims{}, "", fmt.Errorf("k: %v", err)
+		return Claims{}, "", fmt.Errorf("k: %v", err)
 	}
 	pub, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), kb)
 	if err != nil {
-		return vapidClaims{}, "", fmt.Errorf("k is not a P-256 point: %v", err)
+		return Claims{}, "", fmt.Errorf("k is not a P-256 point: %v", err)
 	}
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
-		return vapidClaims{}, "", errors.New("t is not a JWT")
+		return Claims{}, "", errors.New("t is not a JWT")
 	}
 	var head struct{ Alg, Typ string }
 	hb, _ := b64.DecodeString(parts[0])
 	if err := json.Unmarshal(hb, &head); err != nil || head.Alg != "ES256" {
-		return vapidClaims{}, "", fmt.Errorf("JWT header %s", hb)
+		return Claims{}, "", fmt.Errorf("JWT header %s", hb)
 	}
 	sig, err := b64.DecodeString(parts[2])
 	if err != nil || len(sig) != 64 {
-		return vapidClaims{}, "", errors.New("the signature is not 64 bytes (r || s)")
+		return Claims{}, "", errors.New("the signature is not 64 bytes (r || s)")
 	}
 	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
 	r, s := new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])
 	if !ecdsa.Verify(pub, digest[:], r, s) {
-		return vapidClaims{}, "", errors.New("the JWT's signature does not verify against k")
+		return Claims{}, "", errors.New("the JWT's signature does not verify against k")
 	}
-	var c vapidClaims
+	var c Claims
 	cb, _ := b64.DecodeString(parts[1])
 	if err := json.Unmarshal(cb, &c); err != nil {
-		return vapidClaims{}, "", fmt.Errorf("claims %s", cb)
+		return Claims{}, "", fmt.Errorf("claims %s", cb)
 	}
 	if c.Aud != origin {
-		return vapidClaims{}, "", fmt.Errorf("aud %q, want %q", c.Aud, origin)
+		return Claims{}, "", fmt.Errorf("aud %q, want %q", c.Aud, origin)
 	}
 	exp := time.Unix(c.Exp, 0)
 	if now := time.Now(); !exp.After(now) || exp.After(now.Add(24*time.Hour)) {
-		return vapidClaims{}, "", fmt.Errorf("exp %v is not within the next 24 h", exp)
+		return Claims{}, "", fmt.Errorf("exp %v is not within the next 24 h", exp)
 	}
 	if !strings.HasPrefix(c.Sub, "mailto:") && !strings.HasPrefix(c.Sub, "https:") {
-		return vapidClaims{}, "", fmt.Errorf("sub %q", c.Sub)
+		return Claims{}, "", fmt.Errorf("sub %q", c.Sub)
 	}
 	return c, key, nil
 }
 
-// decrypt undoes RFC 8291's aes128gcm with the browser's private key: the
+// Decrypt undoes RFC 8291's aes128gcm with the browser's private key: the
 // header (salt, rs, the server's one-off public key), the ECDH secret,
 // the two HKDF steps, AES-128-GCM, and the padding after the 0x02
 // delimiter of the one (last) record.
-func decrypt(b *testBrowser, body []byte) ([]byte, error) {
+func Decrypt(b *Browser, body []byte) ([]byte, error) {
 	if len(body) < 21 {
 		return nil, errors.New("no header")
 	}
