@@ -45,13 +45,16 @@ const MaxApprovalHold = 10 * time.Minute
 // (docs/contract.md rule 2); this is a note about the card.
 const cardLinger = 4 * time.Second
 
-// recentKept is how long an answered card's nonce is remembered, so that a
-// late click is told "already answered" (409) rather than "forged" (403).
+// recentKept is how long the nonce of a card that left the board is
+// remembered, so that a late click is told why (409 "already answered",
+// 410 "nobody waits") rather than "forged" (403).
 const recentKept = 10 * time.Minute
 
 // Bounds on what the registry holds, so a flood of hooks costs bounded
-// memory: pending cards, remembered answers, announced calls per row and
-// rows with announced calls.
+// memory: cards on the board, remembered nonces of cards gone, announced
+// calls per row and rows with announced calls. None of them stops a new
+// request from getting its card: at maxCards the oldest card that can
+// least be answered goes (makeRoom), and the log says which.
 const (
 	maxCards      = 1000
 	maxRecent     = 1000
@@ -80,6 +83,8 @@ const (
 	ByHost     = "host-stopped" // the host stopped while it held the hook
 	ByGone     = "agent-gone"   // the agent's process ended while it asked (procs.go)
 	ByPush     = "push"         // a push notification's button (host/push)
+	ByClosed   = "closed-out"   // the row was closed out (the ✕, manual.json) while it asked
+	ByDropped  = "dropped"      // the board held maxCards: the oldest went for a new one
 )
 
 // Outcomes of a card (the log's "outcome"; approval.resolved's where the
@@ -115,7 +120,17 @@ var (
 	ErrAgentGone = errors.New("the agent that asked has ended: nobody waits for this answer")
 	// ErrDecision: not a decision this card takes (400).
 	ErrDecision = errors.New("not a decision this approval takes")
+	// ErrRowClosed: the row was closed out while it asked; nobody waits
+	// for the answer. It is an ErrAgentGone (410).
+	ErrRowClosed error = rowClosed{}
 )
+
+type rowClosed struct{}
+
+func (rowClosed) Error() string {
+	return "this session was closed out while it asked: nobody waits for this answer"
+}
+func (rowClosed) Is(target error) bool { return target == ErrAgentGone }
 
 // ApprovalConfig configures approvals from the board.
 type ApprovalConfig struct {
@@ -137,12 +152,15 @@ type Card struct {
 	Tool    string
 	Detail  string // the command or path the call touches: one line, bounded
 	Note    string // the agent's own description of the call: one line, bounded
-	Always  string // the "always allow" rule's label; "" offers none
-	Nonce   string // single use; "" when the board cannot answer
-	State   string // CardWaiting | CardTerminal | CardAnswered
-	Outcome string // for CardAnswered
-	By      string // for CardAnswered
-	Since   time.Time
+	Always  string // the "always allow" label: the rules, or their count when they do not fit; "" offers none
+	// AlwaysRules are every rule "always allow" grants, each in full: the
+	// card shows them all (folded under the count when Always is one).
+	AlwaysRules []string
+	Nonce       string // single use; "" when the board cannot answer
+	State       string // CardWaiting | CardTerminal | CardAnswered
+	Outcome     string // for CardAnswered
+	By          string // for CardAnswered
+	Since       time.Time
 }
 
 // AnswerRequest is a board click: the card it answers (nonce, bound to the
@@ -187,9 +205,14 @@ type approvals struct {
 	now   func() time.Time
 
 	mu      sync.Mutex
-	cards   map[string]*entry // by Key: pending and lingering
-	byNonce map[string]*entry // pending and answered elsewhere (recent)
-	spent   map[string]time.Time
+	cards   map[string]*entry // by Key: pending and lingering; at most maxCards
+	byNonce map[string]*entry // the nonces of cards in cards (not of one answered from the board)
+	// recent are the nonces of cards that left the board, with what a
+	// click is told (oldest first in recentQ); at most maxRecent, none
+	// older than recentKept. A nonce answered from the board is not kept:
+	// unknown is what a spent nonce is (403).
+	recent  map[string]goneCard
+	recentQ []string
 	calls   map[string][]*announced // row → announced calls, oldest first
 	agents  map[string]string       // row → agent, for the read-only note
 	stop    chan struct{}
@@ -207,7 +230,7 @@ func newApprovals(cfg ApprovalConfig, b *Board, log *slog.Logger) *approvals {
 	}
 	return &approvals{
 		cfg: cfg, board: b, log: log, now: time.Now,
-		cards: map[string]*entry{}, byNonce: map[string]*entry{}, spent: map[string]time.Time{},
+		cards: map[string]*entry{}, byNonce: map[string]*entry{}, recent: map[string]goneCard{},
 		calls: map[string][]*announced{}, agents: map[string]string{},
 		stop: make(chan struct{}), wake: make(chan string, 64),
 	}
@@ -255,9 +278,10 @@ func (a *approvals) observe(agent string, p hookjson.Payload, held bool) (*entry
 			}
 		}
 	case claudecode.PermissionRequest:
-		if len(a.cards) >= maxCards || tool == "" {
+		if tool == "" {
 			break
 		}
+		a.makeRoom()
 		e = a.card(agent, p, row, parent, tool, held)
 		publish = true
 	case claudecode.PostToolUse, claudecode.PostToolUseFailure, claudecode.PermissionDenied:
@@ -394,8 +418,8 @@ func (a *approvals) card(agent string, p hookjson.Payload, row, parent, tool str
 		e.held, e.State, e.Nonce = true, CardWaiting, randomToken(32)
 		a.byNonce[e.Nonce] = e
 		if agent == claudecode.Agent {
-			if s, label, ok := hookjson.Suggestion(p.Fields["permission_suggestions"]); ok {
-				e.always, e.Always = s, label
+			if s, ok := hookjson.Suggestion(p.Fields["permission_suggestions"]); ok {
+				e.always, e.Always, e.AlwaysRules = s.Echo, s.Label, s.Rules
 			}
 		}
 	}
@@ -453,11 +477,90 @@ func (a *approvals) settle(e *entry, by, outcome string) bool {
 	now := a.now()
 	e.State, e.By, e.Outcome, e.answered = CardAnswered, by, outcome, now
 	if e.Nonce != "" && by == ByBoard {
-		delete(a.byNonce, e.Nonce)
-		a.spend(e.Nonce, now)
+		delete(a.byNonce, e.Nonce) // spent: a replay is unknown (403)
 	}
 	a.release(e)
 	return true
+}
+
+// goneCard is what a click on a card that left the board is told.
+type goneCard struct {
+	session, call string
+	err           error
+	at            time.Time
+}
+
+// drop takes a card off the board and out of the registry; a click on it
+// is told why for recentKept (remember). Called with a.mu held.
+func (a *approvals) drop(e *entry) {
+	if a.cards[e.Key] == e {
+		delete(a.cards, e.Key)
+	}
+	if e.Nonce == "" || a.byNonce[e.Nonce] != e {
+		return // none, or spent by a board answer
+	}
+	delete(a.byNonce, e.Nonce)
+	var err error
+	switch {
+	case e.State != CardAnswered:
+		err = ErrNotHeld
+	case e.By == ByGone:
+		err = ErrAgentGone
+	case e.By == ByClosed:
+		err = ErrRowClosed
+	default:
+		err = ErrAnswered
+	}
+	a.remember(e.Nonce, goneCard{session: e.Session, call: e.Call, err: err, at: a.now()})
+}
+
+// remember keeps a gone card's nonce, dropping the oldest beyond
+// maxRecent or recentKept. Called with a.mu held.
+func (a *approvals) remember(nonce string, g goneCard) {
+	a.recent[nonce] = g
+	a.recentQ = append(a.recentQ, nonce)
+	for len(a.recentQ) > 0 {
+		old, ok := a.recent[a.recentQ[0]]
+		if ok && len(a.recent) <= maxRecent && g.at.Sub(old.at) <= recentKept {
+			break
+		}
+		delete(a.recent, a.recentQ[0])
+		a.recentQ = a.recentQ[1:]
+	}
+}
+
+// makeRoom keeps the board under maxCards before a new card: the oldest
+// card that can least be answered goes — one answered (lingering), else
+// one the board can no longer answer, else the oldest that waits, whose
+// hook is released with no decision (its agent's prompt decides) — and
+// the log says which. Called with a.mu held.
+func (a *approvals) makeRoom() {
+	for len(a.cards) >= maxCards {
+		var victim *entry
+		rank := func(e *entry) int {
+			switch e.State {
+			case CardAnswered:
+				return 0
+			case CardTerminal:
+				return 1
+			}
+			return 2
+		}
+		for _, e := range a.cards {
+			if victim == nil || rank(e) < rank(victim) || (rank(e) == rank(victim) && e.Since.Before(victim.Since)) {
+				victim = e
+			}
+		}
+		a.log.Warn("approval card dropped for a newer one: the board holds a bounded number", "log_type", logx.TypeApproval,
+			slog.Group("data", "agent", victim.Agent, "session", victim.Session, "call", victim.Call, "tool", victim.Tool,
+				"state", victim.State, "sinceMs", victim.Since.UnixMilli(), "max", maxCards))
+		if victim.State == CardWaiting {
+			victim.State = CardTerminal
+			a.release(victim)
+			a.record(victim, ByDropped, OutcomeUnanswered, a.now())
+		}
+		a.drop(victim)
+	}
 }
 
 // linger lets an answered card stay on the board for a moment, saying how
@@ -467,7 +570,7 @@ func (a *approvals) linger(e *entry) {
 	time.AfterFunc(a.cfg.Linger, func() {
 		a.mu.Lock()
 		if x := a.cards[key]; x == e {
-			delete(a.cards, key)
+			a.drop(e)
 			a.publish()
 		}
 		a.mu.Unlock()
@@ -494,22 +597,38 @@ func (a *approvals) refusedInTerminal(row string) {
 // subagents: the agent that asked has ended. A click on one is told so
 // (ErrAgentGone), for as long as an answered card's nonce is kept. It
 // returns how many cards went.
-func (a *approvals) agentGone(row string) int {
+func (a *approvals) agentGone(row string) int { return a.rowGone(ByGone, row) }
+
+// closed takes off the board, at once, every card of rows closed out (the
+// ✕, a mark in manual.json) and of their subagents: nobody will answer
+// them, and a held hook is released with no decision. A click on one is
+// told so (ErrRowClosed).
+func (a *approvals) closed(rows ...string) {
+	for _, row := range rows {
+		a.rowGone(ByClosed, row)
+	}
+}
+
+// rowGone settles and drops every card of row and of its subagents, by
+// by (ByGone, ByClosed), and forgets what is kept for the row.
+func (a *approvals) rowGone(by, row string) int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	n := 0
-	for key, e := range a.cards {
+	for _, e := range a.cards {
 		if e.Session != row && e.parent != row {
 			continue
 		}
-		if a.settle(e, ByGone, OutcomeUnanswered) {
-			a.record(e, ByGone, OutcomeUnanswered, e.answered)
+		if a.settle(e, by, OutcomeUnanswered) {
+			a.record(e, by, OutcomeUnanswered, e.answered)
 		}
-		delete(a.cards, key)
+		a.drop(e)
 		n++
 	}
 	delete(a.calls, row)
-	if n > 0 {
+	_, known := a.agents[row]
+	delete(a.agents, row)
+	if n > 0 || known {
 		a.publish()
 	}
 	return n
@@ -520,23 +639,6 @@ func (a *approvals) release(e *entry) {
 	if e.held {
 		e.held = false
 		close(e.done)
-	}
-}
-
-// spend remembers a used nonce (a replay is a 403), dropping old ones.
-func (a *approvals) spend(nonce string, now time.Time) {
-	if len(a.spent) >= maxRecent {
-		for n, at := range a.spent {
-			if now.Sub(at) > recentKept || len(a.spent) >= maxRecent {
-				delete(a.spent, n)
-			}
-		}
-	}
-	a.spent[nonce] = now
-	for n, x := range a.byNonce {
-		if x.State == CardAnswered && now.Sub(x.answered) > recentKept {
-			delete(a.byNonce, n)
-		}
 	}
 }
 
@@ -606,13 +708,23 @@ func (a *approvals) answer(r AnswerRequest) (Card, error) {
 		return Card{}, ErrApprovalsOff
 	}
 	e := a.byNonce[r.Nonce]
-	if e == nil || subtle.ConstantTimeCompare([]byte(e.Nonce), []byte(r.Nonce)) != 1 ||
+	if e == nil {
+		// A card that left the board: told why for a while (the map's
+		// lookup matched the nonce exactly).
+		if g, ok := a.recent[r.Nonce]; ok && g.session == r.Session && g.call == r.Call && a.now().Sub(g.at) <= recentKept {
+			return Card{}, g.err
+		}
+		return Card{}, ErrNonce
+	}
+	if subtle.ConstantTimeCompare([]byte(e.Nonce), []byte(r.Nonce)) != 1 ||
 		e.Session != r.Session || e.Call != r.Call {
 		return Card{}, ErrNonce
 	}
 	switch {
 	case e.State == CardAnswered && e.By == ByGone:
 		return e.Card, ErrAgentGone
+	case e.State == CardAnswered && e.By == ByClosed:
+		return e.Card, ErrRowClosed
 	case e.State == CardAnswered:
 		return e.Card, ErrAnswered
 	case e.State == CardTerminal:

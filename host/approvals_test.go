@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/internal/waitfor"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
@@ -586,5 +587,122 @@ func TestGeminiIsNeverHeld(t *testing.T) {
 	}
 	if cs := e.h.Board().Cards(); len(cs.Cards) != 0 || cs.Agents["g1"] != "gemini" {
 		t.Fatalf("cards %+v", cs)
+	}
+}
+
+// newBareApprovals is a registry on a board of its own, with no host
+// around it: observe, unhold and the linger drive it directly.
+func newBareApprovals(t *testing.T, log *bytes.Buffer) *approvals {
+	t.Helper()
+	b := NewBoard(BoardConfig{}, false, settings.NewService(settings.Options{PanePath: filepath.Join(t.TempDir(), "settings.json")}))
+	a := newApprovals(ApprovalConfig{Linger: time.Millisecond}, b, slog.New(slog.NewJSONHandler(log, nil)))
+	t.Cleanup(a.shutdown)
+	return a
+}
+
+// bareAsk is one call's PreToolUse then its PermissionRequest, held, in a
+// row of its own; it returns the card.
+func bareAsk(t *testing.T, a *approvals, row, call string) *entry {
+	t.Helper()
+	p := func(event, extra string) hookjson.Payload {
+		pl, err := hookjson.Decode([]byte(`{"session_id":"` + row + `","hook_event_name":"` + event + `"` + extra + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pl
+	}
+	a.observe("claude-code", p("PreToolUse", bashCall(call, "make")), false)
+	e, _ := a.observe("claude-code", p("PermissionRequest", bashAsk("make")), true)
+	if e == nil {
+		t.Fatalf("%s/%s got no card", row, call)
+	}
+	return e
+}
+
+// After maxCards cards whose holds ended (the hook's client went, nothing
+// more came from their rows), a new request still gets its card: the
+// oldest goes, and the log says which.
+func TestOrphanedCardsNeverStopApprovals(t *testing.T) {
+	var log bytes.Buffer
+	a := newBareApprovals(t, &log)
+	first := bareAsk(t, a, "orphan-0", "toolu_0")
+	a.unhold(first, ByHookGone)
+	for i := 1; i < maxCards+5; i++ {
+		a.unhold(bareAsk(t, a, fmt.Sprintf("orphan-%d", i), "toolu_0"), ByHookGone)
+	}
+	e := bareAsk(t, a, "fresh", "toolu_1")
+	if e.State != CardWaiting || e.Nonce == "" {
+		t.Fatalf("the new request's card %+v does not wait for the board", e.Card)
+	}
+	a.mu.Lock()
+	n, kept := len(a.cards), a.cards[first.Key] != nil
+	a.mu.Unlock()
+	if n > maxCards || kept {
+		t.Fatalf("%d cards on the board (at most %d), the oldest orphan kept: %v", n, maxCards, kept)
+	}
+	if !strings.Contains(log.String(), `"approval card dropped for a newer one`) || !strings.Contains(log.String(), `"session":"orphan-0"`) {
+		t.Fatalf("the log does not say what was dropped:\n%.2000s", log.String())
+	}
+	// The dropped card's nonce is told what it is: not waited on (409).
+	if _, err := a.answer(AnswerRequest{Session: "orphan-0", Call: "toolu_0", Nonce: first.Nonce, Decision: DecideAllow}); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("a click on the dropped card: %v, want ErrNotHeld", err)
+	}
+}
+
+// What the registry keeps per answered card is bounded: cards answered in
+// the terminal leave the board after their linger, and only a bounded
+// number of their nonces is remembered.
+func TestAnsweredCardsAreFreed(t *testing.T) {
+	var log bytes.Buffer
+	a := newBareApprovals(t, &log)
+	const n = 3 * maxRecent
+	for i := range n {
+		row := fmt.Sprintf("row-%d", i)
+		bareAsk(t, a, row, "toolu_1")
+		done, _ := hookjson.Decode([]byte(`{"session_id":"` + row + `","hook_event_name":"PostToolUse"` + bashCall("toolu_1", "make") + `}`))
+		a.observe("claude-code", done, false)
+	}
+	waitfor.Until(t, "the answered cards to leave the board", func() bool {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return len(a.cards) == 0
+	})
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if kept := len(a.byNonce) + len(a.recent); kept > maxRecent {
+		t.Fatalf("%d nonces kept for %d answered cards; want at most %d", kept, n, maxRecent)
+	}
+	if len(a.agents) > maxCallRows*4 || len(a.calls) > maxCallRows {
+		t.Fatalf("%d agents, %d rows of calls kept", len(a.agents), len(a.calls))
+	}
+}
+
+// The ✕ of a row frees its cards at once, whatever their state: the held
+// hook is released with no decision, and a click is told nobody waits
+// (410).
+func TestClosedRowFreesItsCards(t *testing.T) {
+	e := newApEnv(t, ApprovalConfig{})
+	hr, c := e.ask(context.Background(), t, "toolu_1", "make test")
+	ctx, cancel := context.WithCancel(context.Background())
+	e.send(t, e.hook("PreToolUse", bashCall("toolu_2", "make lint")))
+	gone := e.hold(ctx, t, e.hook("PermissionRequest", bashAsk("make lint")))
+	waitCards(t, e.h, nCards(2, CardWaiting))
+	cancel() // the second's client goes: its card can no longer be answered
+	if r := gone.get(t); r != nil {
+		t.Fatalf("answered %s", r)
+	}
+	waitCards(t, e.h, nCards(1, CardTerminal))
+	e.h.Board().Retire("s1")
+	if r := hr.get(t); r != nil {
+		t.Fatalf("the ✕ answered the held hook %s; want nothing", r)
+	}
+	waitCards(t, e.h, func(cs []Card) bool { return len(cs) == 0 })
+	if _, err := e.h.Answer(AnswerRequest{Session: "s1", Call: "toolu_1", Nonce: c.Nonce, Decision: DecideAllow}); !errors.Is(err, ErrAgentGone) {
+		t.Fatalf("a click after the ✕: %v, want a 410 (ErrAgentGone)", err)
+	}
+	e.h.approvals.mu.Lock()
+	defer e.h.approvals.mu.Unlock()
+	if len(e.h.approvals.cards) != 0 || len(e.h.approvals.byNonce) != 0 {
+		t.Fatalf("the registry keeps %d cards, %d nonces of a closed row", len(e.h.approvals.cards), len(e.h.approvals.byNonce))
 	}
 }

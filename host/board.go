@@ -38,6 +38,9 @@ type Board struct {
 	fold     *state.Fold
 	followed *state.Document
 	remote   Remote // other machines' rows (host/mesh); nil on a board of one
+	// retired is told of rows Retire closed out (the approvals free their
+	// cards); nil tells nobody. Set once, before the board is used.
+	retired func(ids ...string)
 
 	usage usageStore // what Claude Code's statuslines tell (usage.go)
 
@@ -99,6 +102,9 @@ func (b *Board) Retire(ids ...string) {
 	b.forgetLocked(ids...)
 	b.pruneLocked()
 	b.mu.Unlock()
+	if b.retired != nil {
+		b.retired(ids...)
+	}
 	if changed {
 		b.changed()
 	}

@@ -91,6 +91,7 @@ func New(cfg Config, s *settings.Service) *Host {
 		cfg.Remote.Attach(h.board.changed)
 	}
 	h.approvals = newApprovals(cfg.Approvals, h.board, cfg.Log)
+	h.board.retired = h.approvals.closed
 	h.approvals.publish()
 	if cfg.Follow == "" {
 		h.restore(time.Now())

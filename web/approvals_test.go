@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -185,4 +186,70 @@ func getPage(t *testing.T, e *testEnv, path string) (int, string) {
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	return res.StatusCode, string(b)
+}
+
+// Always allow grants exactly what the card shows: a suggestion of more
+// rules than fit the button's label is counted there, and every rule —
+// the bare Bash that allows every command, last of 31, included — is on
+// the page in full; the click grants those rules and nothing else the
+// payload put in the suggestion.
+func TestAlwaysAllowShowsEveryRuleItGrants(t *testing.T) {
+	e := newEnv(t, envOpts{run: true})
+	tr := filepath.Join(e.home, "s.jsonl")
+	os.WriteFile(tr, nil, 0o644)
+	hook := func(event, extra string) string {
+		return `{"session_id":"s","transcript_path":"` + tr + `","cwd":"/src/argon","hook_event_name":"` + event + `"` + extra + `}`
+	}
+	var rules, shown []string
+	for i := range 30 {
+		r := fmt.Sprintf("make target-%02d:*", i)
+		rules = append(rules, `{"toolName":"Bash","ruleContent":"`+r+`"}`)
+		shown = append(shown, "Bash("+r+")")
+	}
+	rules = append(rules, `{"toolName":"Bash"}`)
+	shown = append(shown, "Bash")
+	bash := `,"tool_name":"Bash","tool_input":{"command":"make target-01"}`
+	ask := bash + `,"permission_suggestions":[{"type":"addRules","rules":[` + strings.Join(rules, ",") + `],"behavior":"allow","destination":"localSettings","hidden":"more"}]`
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("PreToolUse", bash+`,"tool_use_id":"t1"`), nil)
+	reply := heldPost(t, e, "/agents-notch/hooks/claude-code", hook("PermissionRequest", ask))
+	c := waitCard(t, e, host.CardWaiting)
+
+	_, page := getPage(t, e, "/agents-notch/")
+	if !strings.Contains(page, `Always allow <span class="card-rule">31 rules</span>`) {
+		t.Error("the button does not count the rules it grants")
+	}
+	for _, r := range shown {
+		if !strings.Contains(page, "<li><code>"+r+"</code></li>") {
+			t.Errorf("the card does not show the rule %q it grants", r)
+		}
+	}
+	if st, body := postRaw(t, e, "/agents-notch/approve", answerBody(c, "always", ""), nil); st != 200 {
+		t.Fatalf("always: %d %s", st, body)
+	}
+	r := <-reply
+	var d struct {
+		HookSpecificOutput struct {
+			Decision struct {
+				UpdatedPermissions []map[string]json.RawMessage
+			}
+		}
+	}
+	json.Unmarshal([]byte(r[1]), &d)
+	if u := d.HookSpecificOutput.Decision.UpdatedPermissions; len(u) != 1 || u[0]["hidden"] != nil || string(u[0]["destination"]) != `"session"` {
+		t.Fatalf("always granted %s", r[1])
+	}
+	var granted []struct{ ToolName, RuleContent string }
+	json.Unmarshal(d.HookSpecificOutput.Decision.UpdatedPermissions[0]["rules"], &granted)
+	if len(granted) != len(shown) {
+		t.Fatalf("granted %d rules, the card showed %d", len(granted), len(shown))
+	}
+	for i, g := range granted {
+		n := g.ToolName
+		if g.RuleContent != "" {
+			n += "(" + g.RuleContent + ")"
+		}
+		if n != shown[i] {
+			t.Errorf("rule %d granted %q, shown %q", i, n, shown[i])
+		}
+	}
 }

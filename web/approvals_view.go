@@ -14,7 +14,7 @@ func approvalsView(c host.CardSet) templates.Approvals {
 	for _, k := range c.Cards {
 		v.Cards[k.Session] = append(v.Cards[k.Session], templates.ApprovalCard{
 			Key: k.Key, Session: k.Session, Call: k.Call, Agent: k.Agent, Tool: k.Tool,
-			Detail: k.Detail, Note: k.Note, Always: k.Always, Nonce: k.Nonce,
+			Detail: k.Detail, Note: k.Note, Always: k.Always, AlwaysRules: k.AlwaysRules, Nonce: k.Nonce,
 			State: k.State, Outcome: k.Outcome, By: k.By,
 		})
 	}

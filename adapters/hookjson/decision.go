@@ -1,8 +1,12 @@
 package hookjson
 
 import (
+	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
+
+	"github.com/notch-web/notch-web/internal/textrule"
 )
 
 // Behaviors a permission decision takes: the human's answer to an agent's
@@ -75,16 +79,40 @@ func IsDecision(body []byte) bool {
 	return w.HookSpecificOutput.HookEventName == "PermissionRequest" && (b == BehaviorAllow || b == BehaviorDeny)
 }
 
+// Always is the "always allow" a card offers: the rules it grants, shown
+// in full, and the suggestion echoed to grant exactly those.
+type Always struct {
+	// Echo is the updatedPermissions entry: {"type":"addRules","rules":
+	// [{"toolName":…,"ruleContent":…}…],"behavior":"allow","destination":
+	// "session"}, rebuilt from Rules alone (nothing else the payload put in
+	// the suggestion rides along).
+	Echo json.RawMessage
+	// Rules are every rule granted, as shown: "Bash(npm test:*)", "Read".
+	Rules []string
+	// Label is Rules joined, when that fits MaxReason whole; else their
+	// count ("12 rules"), and the card unfolds the list.
+	Label string
+}
+
+// suggestionRule is one rule of an addRules suggestion, as Claude Code
+// writes it.
+type suggestionRule struct {
+	ToolName    string `json:"toolName"`
+	RuleContent string `json:"ruleContent,omitempty"`
+}
+
 // Suggestion is the permission suggestion "Always allow" offers, from a
 // PermissionRequest payload's permission_suggestions: the first that adds
 // allow rules, scoped to the session (so "always" lasts as long as the
-// session, never written to a settings file by a click on a board), with
-// a short label naming its rules ("Bash(npm test:*)"). ok is false when
-// the payload offers none.
-func Suggestion(raw json.RawMessage) (echo json.RawMessage, label string, ok bool) {
+// session, never written to a settings file by a click on a board). A
+// suggestion with a rule that cannot be shown as it is (a character
+// internal/textrule hides, invalid UTF-8, an empty tool name) is never
+// offered: a click grants only what the card shows. ok is false when the
+// payload offers none.
+func Suggestion(raw json.RawMessage) (a Always, ok bool) {
 	var list []json.RawMessage
 	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &list) != nil {
-		return nil, "", false
+		return Always{}, false
 	}
 	for _, s := range list {
 		if len(s) > MaxSuggestion {
@@ -100,27 +128,41 @@ func Suggestion(raw json.RawMessage) (echo json.RawMessage, label string, ok boo
 		if typ != "addRules" || behavior != BehaviorAllow {
 			continue
 		}
-		var rules []struct {
-			ToolName    string `json:"toolName"`
-			RuleContent string `json:"ruleContent"`
-		}
+		var rules []suggestionRule
 		if json.Unmarshal(f["rules"], &rules) != nil || len(rules) == 0 {
 			continue
 		}
-		var names []string
+		names, shown := make([]string, 0, len(rules)), true
 		for _, r := range rules {
 			n := r.ToolName
 			if r.RuleContent != "" {
 				n += "(" + r.RuleContent + ")"
 			}
+			if strings.TrimSpace(r.ToolName) == "" || textrule.Has(n) {
+				shown = false
+				break
+			}
 			names = append(names, n)
 		}
-		f["destination"] = json.RawMessage(`"session"`)
-		b, err := json.Marshal(f)
-		if err != nil {
+		if !shown {
 			continue
 		}
-		return b, OneLine(strings.Join(names, ", "), MaxReason), true
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // the echo is no larger than what was offered
+		if enc.Encode(struct {
+			Type        string           `json:"type"`
+			Rules       []suggestionRule `json:"rules"`
+			Behavior    string           `json:"behavior"`
+			Destination string           `json:"destination"`
+		}{"addRules", rules, BehaviorAllow, "session"}) != nil {
+			continue
+		}
+		label := strings.Join(names, ", ")
+		if len(label) > MaxReason {
+			label = strconv.Itoa(len(names)) + " rules"
+		}
+		return Always{Echo: bytes.TrimSpace(b.Bytes()), Rules: names, Label: label}, true
 	}
-	return nil, "", false
+	return Always{}, false
 }

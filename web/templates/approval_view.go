@@ -1,6 +1,10 @@
 package templates
 
-import "github.com/notch-web/notch-web/state"
+import (
+	"strings"
+
+	"github.com/notch-web/notch-web/state"
+)
 
 // ApprovalCard is one approval the board shows under its row (the host's
 // host.Card, as the page needs it): what the agent asks to do, and, while
@@ -13,11 +17,13 @@ type ApprovalCard struct {
 	Tool    string
 	Detail  string // the command or path, one line, bounded
 	Note    string // the agent's description of the call
-	Always  string // the "always allow" rule's label, "" for none
-	Nonce   string // single use; "" when the board cannot answer
-	State   string // CardWaiting | CardTerminal | CardAnswered
-	Outcome string // for CardAnswered: allowed | always | denied | moved-on
-	By      string // for CardAnswered: board | terminal
+	Always  string // the "always allow" label: its rules, or their count; "" for none
+	// AlwaysRules are every rule "always allow" grants, in full.
+	AlwaysRules []string
+	Nonce       string // single use; "" when the board cannot answer
+	State       string // CardWaiting | CardTerminal | CardAnswered
+	Outcome     string // for CardAnswered: allowed | always | denied | moved-on
+	By          string // for CardAnswered: board | terminal
 }
 
 // Card states, as host.Card's.
@@ -103,4 +109,11 @@ func answerJS(decision string) string {
 	}
 	return "@post('/agents-notch/approve', {payload: {sessionId: el.closest('.card').dataset.session, " +
 		"call: el.closest('.card').dataset.call, nonce: el.closest('.card').dataset.nonce, decision: '" + decision + "'" + msg + "}})"
+}
+
+// alwaysCounted reports whether the Always label counts the rules rather
+// than naming them: the card then unfolds the list, so that a click
+// grants only what the card shows.
+func (k ApprovalCard) alwaysCounted() bool {
+	return k.Always != "" && k.Always != strings.Join(k.AlwaysRules, ", ")
 }
