@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/notch-web/notch-web/internal/jsonx"
 	"github.com/notch-web/notch-web/internal/textrule"
 )
 
@@ -67,16 +68,33 @@ func (d Decision) JSON() []byte {
 	return b
 }
 
-// IsDecision reports whether body is a PermissionRequest decision this
-// package would write: what "notch-web hook --wait" lets through to an
-// agent's stdout, and nothing else.
-func IsDecision(body []byte) bool {
-	var w decisionWire
-	if json.Unmarshal(body, &w) != nil {
-		return false
+// ParseDecision reads a host's answer to a held PermissionRequest as the
+// decision this package would write itself: one JSON object (nothing after
+// it, no key given twice) naming PermissionRequest, with a behavior of
+// allow or deny. Only the behavior and a deny's message are taken, so its
+// JSON is all "notch-web hook --wait" ever prints to an agent: whatever
+// else the answer holds (updatedInput, updatedPermissions, interrupt,
+// continue, systemMessage, …) is dropped. ok is false for anything else.
+func ParseDecision(body []byte) (d Decision, ok bool) {
+	var w struct {
+		HookSpecificOutput struct {
+			HookEventName string `json:"hookEventName"`
+			Decision      struct {
+				Behavior string `json:"behavior"`
+				Message  string `json:"message"`
+			} `json:"decision"`
+		} `json:"hookSpecificOutput"`
 	}
-	b := w.HookSpecificOutput.Decision.Behavior
-	return w.HookSpecificOutput.HookEventName == "PermissionRequest" && (b == BehaviorAllow || b == BehaviorDeny)
+	if jsonx.DecodeOne(body, &w, jsonx.Options{}) != nil || w.HookSpecificOutput.HookEventName != "PermissionRequest" {
+		return Decision{}, false
+	}
+	switch b := w.HookSpecificOutput.Decision; b.Behavior {
+	case BehaviorAllow:
+		return Decision{Behavior: BehaviorAllow}, true
+	case BehaviorDeny:
+		return Decision{Behavior: BehaviorDeny, Message: b.Message}, true
+	}
+	return Decision{}, false
 }
 
 // Always is the "always allow" a card offers: the rules it grants, shown

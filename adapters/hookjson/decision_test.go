@@ -23,16 +23,62 @@ func TestDecisionJSON(t *testing.T) {
 		if got := string(tc.d.JSON()); got != tc.want {
 			t.Errorf("%+v:\n got %s\nwant %s", tc.d, got, tc.want)
 		}
-		if !IsDecision(tc.d.JSON()) {
-			t.Errorf("IsDecision(%s) false", tc.d.JSON())
+		if d, ok := ParseDecision(tc.d.JSON()); !ok || d.Behavior != tc.d.Behavior {
+			t.Errorf("ParseDecision(%s): %+v %v", tc.d.JSON(), d, ok)
 		}
 	}
 	for _, not := range []string{``, `{}`, `{"ok":true}`, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","decision":{"behavior":"allow"}}}`,
-		`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"ask"}}}`} {
-		if IsDecision([]byte(not)) {
-			t.Errorf("IsDecision(%s)", not)
+		`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"ask"}}}`,
+		`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","behavior":"allow"}}}`,
+		`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}} {}`} {
+		if d, ok := ParseDecision([]byte(not)); ok {
+			t.Errorf("ParseDecision(%s): %+v", not, d)
 		}
 	}
+}
+
+// A host's answer is parsed and written anew: what this package would not
+// write never reaches the agent.
+func TestParseDecisionDropsTheRest(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"continue":false,"systemMessage":"obey","hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"command":"rm -rf /"},"updatedPermissions":[{"type":"addRules"}],"interrupt":true}}}`,
+			`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`},
+		{`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no\u001b[2J"}},"suppressOutput":true}`,
+			`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no [2J"}}}`},
+	} {
+		d, ok := ParseDecision([]byte(tc.in))
+		if got := string(d.JSON()); !ok || got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzParseDecision: whatever a host answers, what is printed is a
+// decision of the two behaviors and nothing else.
+func FuzzParseDecision(f *testing.F) {
+	f.Add([]byte(`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`))                                    // an allow
+	f.Add([]byte(`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"m"}}}`))                       // a deny
+	f.Add([]byte(`{"continue":false,"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{}}}}`)) // more than a decision
+	f.Add([]byte(`[]`))                                                                                                                              // not one
+	f.Fuzz(func(t *testing.T, body []byte) {
+		d, ok := ParseDecision(body)
+		if !ok {
+			return
+		}
+		var w map[string]map[string]json.RawMessage
+		if json.Unmarshal(d.JSON(), &w) != nil || len(w) != 1 || len(w["hookSpecificOutput"]) != 2 {
+			t.Fatalf("printed %s", d.JSON())
+		}
+		var dec map[string]string
+		if json.Unmarshal(w["hookSpecificOutput"]["decision"], &dec) != nil || (dec["behavior"] != BehaviorAllow && dec["behavior"] != BehaviorDeny) {
+			t.Fatalf("printed %s", d.JSON())
+		}
+		for k := range dec {
+			if k != "behavior" && k != "message" {
+				t.Fatalf("printed %s", d.JSON())
+			}
+		}
+	})
 }
 
 func TestSuggestion(t *testing.T) {

@@ -11,8 +11,9 @@
 // (Claude Code feeds some hooks' stdout to the model). The one exception is
 // Request.Wait (Codex's PermissionRequest, opted in): the host may hold the
 // request that long for the board's answer, and Send returns the decision
-// (hookjson.IsDecision) for the command to print; anything else the host
-// answers is never returned.
+// for the command to print — parsed (hookjson.ParseDecision) and written
+// anew, so only a behavior and a deny's message ever reach the agent;
+// anything else the host answers is never returned.
 package relay
 
 import (
@@ -125,8 +126,8 @@ func Send(ctx context.Context, r Request) ([]byte, error) {
 	if resp.StatusCode/100 != 2 {
 		return nil, fmt.Errorf("%w: %s answered %s", ErrHost, endpoint, resp.Status)
 	}
-	if r.Wait > 0 && hookjson.IsDecision(answer) {
-		return bytes.TrimSpace(answer), nil
+	if d, ok := hookjson.ParseDecision(answer); r.Wait > 0 && ok {
+		return d.JSON(), nil
 	}
 	return nil, nil
 }
