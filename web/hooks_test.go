@@ -99,3 +99,29 @@ func TestClaudeCodeHooks(t *testing.T) {
 		t.Errorf("a foreign origin: %d, want 403", status)
 	}
 }
+
+// A body that gives a key twice is an ambiguity (Go's decoder and the
+// agent's keep the last, another reader the first): refused with 400 on
+// every route outside JSON comes in — the hooks, the events, the board's
+// own writes — and nothing of it applied.
+func TestDuplicateKeysAreRefused(t *testing.T) {
+	e := newEnv(t, envOpts{approvals: host.ApprovalConfig{Off: true}})
+	for _, tc := range []struct{ path, body string }{
+		{"/agents-notch/hooks/claude-code", `{"session_id":"dup-1","session_id":"dup-2","hook_event_name":"SessionStart","cwd":"/src/x"}`},
+		{"/agents-notch/hooks/claude-code", `{"session_id":"dup-3","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","command":"rm -rf ~"}}`},
+		{"/agents-notch/hooks/codex", `{"session_id":"dup-4","hook_event_name":"SessionStart","hook_event_name":"Stop","cwd":"/src/x"}`},
+		{"/agents-notch/hooks/gemini", `{"session_id":"dup-5","hook_event_name":"SessionStart","cwd":"/src/x","cwd":"/"}`},
+		{"/agents-notch/events", `{"type":"session.opened","session":"dup-6","session":"dup-7","cwd":"/src/x"}`},
+		{"/agents-notch/events", `{"type":"session.opened","session":"dup-8","Session":"dup-9","cwd":"/src/x"}`},
+		{"/agents-notch/finish", `{"sessionId":"dup-1","sessionId":"dup-2"}`},
+	} {
+		if st, body := postRaw(t, e, tc.path, tc.body, nil); st != http.StatusBadRequest || !strings.Contains(body, "given twice") {
+			t.Errorf("%s %s: %d %s, want 400 saying the key is given twice", tc.path, tc.body, st, body)
+		}
+	}
+	for _, id := range []string{"dup-1", "dup-2", "dup-3", "dup-4", "dup-5", "dup-6", "dup-7", "dup-8", "dup-9"} {
+		if e.board.Has(id) {
+			t.Errorf("a body with a key twice made the row %s", id)
+		}
+	}
+}

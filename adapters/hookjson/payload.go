@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/notch-web/notch-web/internal/jsonx"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -32,7 +33,9 @@ var bom = []byte("\xef\xbb\xbf")
 
 // Object decodes a JSON object (a leading UTF-8 BOM is allowed). Anything
 // else (an array, a string, null, not JSON, trailing data) is a
-// *DecodeError.
+// *DecodeError, and so is an object, at any depth, that gives a key twice
+// (internal/jsonx.Duplicate: the agent, a JavaScript reader, acts on the
+// last, and what the board checked must be what the agent does).
 func Object(data []byte) (Fields, error) {
 	data = bytes.TrimSpace(bytes.TrimPrefix(data, bom))
 	if len(data) == 0 || data[0] != '{' {
@@ -41,6 +44,9 @@ func Object(data []byte) (Fields, error) {
 	var f Fields
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, &DecodeError{"want a JSON object (" + strings.TrimPrefix(err.Error(), "json: ") + ")"}
+	}
+	if err := jsonx.Duplicate(data, jsonx.Exact); err != nil {
+		return nil, &DecodeError{err.Error()}
 	}
 	return f, nil
 }

@@ -1,11 +1,13 @@
 package hookjson
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/notch-web/notch-web/internal/jsonx"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -30,6 +32,10 @@ func TestDecode(t *testing.T) {
 		{"empty", ``, "want a JSON object"},
 		{"truncated", `{"session_id":"s","hook_event_name":"St`, "want a JSON object (unexpected end of JSON input)"},
 		{"trailing data", `{"session_id":"s","hook_event_name":"Stop"} {}`, "want a JSON object (invalid character '{' after top-level value)"},
+		{"a key twice", `{"session_id":"s","hook_event_name":"Stop","session_id":"t"}`, `the key "session_id" is given twice in one object (at byte 43)`},
+		{"a key twice, deeper", `{"session_id":"s","hook_event_name":"PermissionRequest","tool_input":{"command":"ls","command":"rm -rf ~"}}`,
+			`the key "command" is given twice in one object (at byte 85)`},
+		{"a key twice, escaped", `{"session_id":"s","hook_event_name":"Stop","\u0073ession_id":"t"}`, `the key "session_id" is given twice in one object (at byte 43)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := Decode([]byte(tc.body))
@@ -165,4 +171,29 @@ func TestCount(t *testing.T) {
 			t.Errorf("Count(%s) = %d, %v; want %d, %v", tc.raw, got, ok, tc.want, tc.ok)
 		}
 	}
+}
+
+// FuzzDecode: any body either decodes to a payload with a session and an
+// event, and no object in it gives a key twice, or is refused as
+// ErrPayload; it never panics.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"session_id":"s","hook_event_name":"Stop"}`))                              // a payload
+	f.Add([]byte(`{"session_id":"s","hook_event_name":"Stop","session_id":"t"}`))             // a key twice
+	f.Add([]byte(`{"session_id":"s","hook_event_name":"X","tool_input":{"a":1,"\u0061":2}}`)) // twice, escaped, deeper
+	f.Add([]byte("\xef\xbb\xbf{\"session_id\":\"s\",\"hook_event_name\":\"X\"}"))             // a BOM
+	f.Fuzz(func(t *testing.T, body []byte) {
+		p, err := Decode(body)
+		if err != nil {
+			if !errors.Is(err, ErrPayload) {
+				t.Fatalf("%v does not wrap ErrPayload", err)
+			}
+			return
+		}
+		if p.SessionID == "" {
+			t.Fatal("a payload without a session")
+		}
+		if err := jsonx.Duplicate(bytes.TrimPrefix(body, bom), jsonx.Exact); err != nil {
+			t.Fatalf("decoded with %v", err)
+		}
+	})
 }

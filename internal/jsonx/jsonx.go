@@ -1,7 +1,8 @@
 // Package jsonx holds notch-web's one rule for a body or a file that must be
 // exactly one JSON value: DecodeOne decodes it and refuses anything after
-// it, and Reason says why a decode failed in words fit for a 400 or a
-// warning. Every parser of outside JSON (POST bodies, settings.json, event
+// it and any object that gives a key twice (Duplicate, which the hook
+// payloads' own decoder applies too), and Reason says why a decode failed
+// in words fit for a 400 or a warning. Every parser of outside JSON (POST bodies, settings.json, event
 // lines) goes through it, so all of them refuse the same things the same
 // way.
 package jsonx
@@ -12,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 )
 
@@ -28,7 +30,10 @@ type Options struct {
 }
 
 // DecodeOne decodes data, which must be exactly one JSON value, into v.
-// Its error is the decoder's (see Reason) or ErrTrailing.
+// Its error is the decoder's (see Reason), ErrTrailing, or a
+// *DuplicateError: an object, at any depth, gives a key twice — into a
+// struct as its fields take keys (CaseFold: "id" and "ID" are one), into
+// anything else byte for byte (Exact: a map keeps both).
 func DecodeOne(data []byte, v any, o Options) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if o.UseNumber {
@@ -44,7 +49,11 @@ func DecodeOne(data []byte, v any, o Options) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return ErrTrailing
 	}
-	return nil
+	fold := Exact
+	if t := reflect.TypeOf(v); t != nil && t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct {
+		fold = CaseFold
+	}
+	return Duplicate(data, fold)
 }
 
 // Reason is err from DecodeOne in a person's words, without Go's "json: "
