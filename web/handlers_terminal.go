@@ -4,6 +4,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -28,7 +30,9 @@ type terminalReply struct {
 // host running in tmux. The host runs tmux itself (a fixed argv, no
 // shell) to switch the client to the session's pane. 404: no terminal
 // known for the session; 409: it does not run in tmux (its door, if any,
-// is a command the board copies); 410: the pane is gone; 502: tmux failed.
+// is a command the board copies); 410: the pane is gone; 429 with
+// Retry-After: another Go to terminal runs (they never queue); 502: tmux
+// failed.
 func (s *Server) postTerminal(c echo.Context) error {
 	id, err := readSessionRequest(c)
 	if err != nil {
@@ -40,6 +44,9 @@ func (s *Server) postTerminal(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "no terminal is known for this session")
 	case errors.Is(err, terminal.ErrNoTmux):
 		return echo.NewHTTPError(http.StatusConflict, "the session does not run in tmux: copy the command that gets there")
+	case errors.Is(err, terminal.ErrBusy):
+		c.Response().Header().Set("Retry-After", strconv.Itoa(int(terminal.RetryAfter/time.Second)))
+		return echo.NewHTTPError(http.StatusTooManyRequests, "another Go to terminal is running: try again in a moment")
 	case errors.Is(err, terminal.ErrGone):
 		return fail(http.StatusGone, "the session's tmux pane is gone", err)
 	case err != nil:

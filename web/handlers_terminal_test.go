@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/terminal"
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 // A hook that says where its agent runs gives the row its door: tmux's Go
@@ -108,5 +110,59 @@ func TestGoToTerminalRealTmux(t *testing.T) {
 	}
 	if got := tmux("display-message", "-p", "-t", "terminal-web", "#{pane_id}"); got != pane {
 		t.Errorf("the session's current pane is %s, want %s", got, pane)
+	}
+}
+
+// While one Go to terminal runs (its tmux, a stand-in on PATH, holds it),
+// another click is answered 429 with Retry-After at once, never queued on
+// the tmux lock; the one that ran answers as usual.
+func TestGoToTerminalBusyIs429(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "tmux-sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Skipf("no Unix socket here: %v", err)
+	}
+	defer l.Close()
+	if !terminal.ValidSocket(sock) {
+		t.Skipf("the temporary folder's path %q is not one the hook would keep", sock)
+	}
+	bin := filepath.Join(dir, "bin")
+	os.Mkdir(bin, 0o755)
+	script := "#!/bin/sh\ncase \"$3\" in\nlist-panes)\n  touch " + dir + "/entered\n  while [ ! -e " + dir + "/release ]; do sleep 0.01; done\n  echo '%3 $1' ;;\nesac\nexit 0\n"
+	if err := os.WriteFile(filepath.Join(bin, "tmux"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	e := newEnv(t, envOpts{approvals: host.ApprovalConfig{Off: true}})
+	where := terminal.Where{TmuxPane: "%3", TmuxSocket: sock}.Encode()
+	if code, _ := postRaw(t, e, "/agents-notch/hooks/claude-code", claude("s-busy", "SessionStart", `,"source":"startup"`), map[string]string{terminal.Header: where}); code != http.StatusOK {
+		t.Fatalf("hook: %d", code)
+	}
+	first := make(chan int, 1)
+	go func() {
+		code, _ := postRaw(t, e, "/agents-notch/terminal", `{"sessionId":"s-busy"}`, nil)
+		first <- code
+	}()
+	waitfor.Until(t, "the first Go to terminal to run tmux", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "entered"))
+		return err == nil
+	})
+	for range 5 {
+		req, _ := http.NewRequest("POST", e.base+"/agents-notch/terminal", strings.NewReader(`{"sessionId":"s-busy"}`))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") != "1" {
+			t.Fatalf("a click while one runs: %d Retry-After %q, want 429 and 1", res.StatusCode, res.Header.Get("Retry-After"))
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "release"), nil, 0o644)
+	if code := <-first; code != http.StatusOK {
+		t.Fatalf("the Go to terminal that ran: %d", code)
 	}
 }

@@ -23,7 +23,15 @@ var (
 	ErrGone = errors.New("the session's tmux pane is gone")
 	// ErrTmux: tmux could not be run or failed.
 	ErrTmux = errors.New("tmux failed")
+	// ErrBusy: another GoTo is running; try again in a moment (the
+	// route's 429). GoTos never queue: each moves the same clients, and a
+	// queue of clicks would run long after the human stopped clicking.
+	ErrBusy = errors.New("another Go to terminal is running")
 )
+
+// RetryAfter is how long a GoTo refused with ErrBusy is told to wait: one
+// GoTo takes milliseconds, and is bounded by Timeout.
+const RetryAfter = time.Second
 
 // Timeout bounds one GoTo, all its tmux commands together.
 const Timeout = 3 * time.Second
@@ -47,7 +55,7 @@ type Tmux struct {
 	// run runs one argv (for tests); nil runs it with exec.Command.
 	run func(ctx context.Context, bin string, args []string) ([]byte, error)
 
-	mu sync.Mutex // one GoTo at a time: they move the same clients
+	mu sync.Mutex // one GoTo at a time: they move the same clients; never waited on (ErrBusy)
 }
 
 var (
@@ -63,7 +71,9 @@ var (
 // the pane is still made current and Result.Client is "".
 //
 // Every command is a fixed argv ("tmux -S <socket> <verb> … -t %N") run
-// without a shell; the pane and the socket are validated again here.
+// without a shell; the pane and the socket are validated again here. One
+// GoTo runs at a time: another asked meanwhile is ErrBusy at once, never
+// queued.
 func (t *Tmux) GoTo(ctx context.Context, w Where) (Result, error) {
 	if w.TmuxPane == "" {
 		return Result{}, ErrNoTmux
@@ -74,7 +84,9 @@ func (t *Tmux) GoTo(ctx context.Context, w Where) (Result, error) {
 	if fi, err := os.Stat(w.TmuxSocket); err != nil || fi.Mode().Type() != fs.ModeSocket {
 		return Result{}, fmt.Errorf("%w: no tmux server at its socket", ErrGone)
 	}
-	t.mu.Lock()
+	if !t.mu.TryLock() {
+		return Result{}, ErrBusy
+	}
 	defer t.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()

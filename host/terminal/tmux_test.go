@@ -159,3 +159,38 @@ func TestGoToRealTmux(t *testing.T) {
 		t.Errorf("GoTo a closed pane: %v, want ErrGone", err)
 	}
 }
+
+// GoTos never queue: while one runs (its tmux blocked here), another is
+// refused at once with ErrBusy, and once it is done the next one runs.
+func TestGoToIsRefusedWhileOneRuns(t *testing.T) {
+	sock := listen(t, t.TempDir())
+	entered, release := make(chan struct{}), make(chan struct{})
+	first := true
+	tm := &Tmux{run: func(ctx context.Context, bin string, args []string) ([]byte, error) {
+		if first {
+			first = false
+			close(entered)
+			<-release
+		}
+		if args[2] == "list-panes" {
+			return []byte("%1 $1\n"), nil
+		}
+		return nil, nil
+	}}
+	w := Where{TmuxPane: "%1", TmuxSocket: sock}
+	done := make(chan error, 1)
+	go func() { _, err := tm.GoTo(context.Background(), w); done <- err }()
+	<-entered
+	for range 30 {
+		if _, err := tm.GoTo(context.Background(), w); !errors.Is(err, ErrBusy) {
+			t.Fatalf("a GoTo while one runs: %v, want ErrBusy", err)
+		}
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tm.GoTo(context.Background(), w); err != nil {
+		t.Fatalf("a GoTo after the one that ran: %v", err)
+	}
+}

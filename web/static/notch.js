@@ -455,6 +455,8 @@ async function goToTerminal(btn) {
     say(body.switched ? 'Switched tmux to the session’s pane.' : 'Selected the session’s pane in tmux.');
   } else if (res.status === 410) {
     toast('The session’s tmux pane is gone.');
+  } else if (res.status === 429) {
+    say('Another Go to terminal is running: try again in a moment.');
   } else if (res.status === 404 || res.status === 409) {
     copyCommand(cmd, 'notch-web cannot switch to it here. Copied');
   } else {
