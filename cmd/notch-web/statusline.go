@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
@@ -30,6 +31,12 @@ const statuslineBudget = 50 * time.Millisecond
 // maxStatuslineInput bounds what is read of the statusLine JSON.
 const maxStatuslineInput = 1 << 20
 
+// statuslineRead bounds the wait for stdin to end (Claude Code closes it
+// once the statusLine JSON is written): a stdin never closed costs the
+// line this long, then the line is printed from whatever came — the
+// user's own, unchanged — and the command exits 0.
+const statuslineRead = 250 * time.Millisecond
+
 const statuslineUsage = `usage: notch-web statusline [--url URL] [--chain B64]
 
 Claude Code's statusLine command (set up by "notch-web hooks install
@@ -38,7 +45,8 @@ the line of the command it chains (the one that was there, base64 in
 --chain) unchanged, or a short line of its own; and it tells the host the
 plan's 5-hour and 7-day usage, the session's cost and its context window.
 It never waits for the host longer than 50 ms and prints nothing about it:
-a host that is down or slow costs the line nothing. It reads no token and
+a host that is down or slow costs the line nothing. A stdin that is never
+closed is read for 250 ms at most; the line is then made from what came. It reads no token and
 no keychain: only what Claude Code hands every statusline.
 
 URL is --url, else $NOTCH_URL, else http://` + DefaultAddr + `.
@@ -194,7 +202,7 @@ func statusline(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return fmt.Errorf("statusline: --chain: %w", err)
 	}
-	src, _ := io.ReadAll(io.LimitReader(stdin, maxStatuslineInput))
+	src := readStatusInput(stdin, statuslineRead)
 	in, report, ok := parseStatusInput(src)
 
 	// The report goes out while the line is made; it gets what is left of
@@ -219,6 +227,41 @@ func statusline(ctx context.Context, args []string, getenv func(string) string, 
 	case <-ctx.Done():
 	}
 	return nil
+}
+
+// readStatusInput is what came on stdin: up to maxStatuslineInput bytes,
+// read until stdin ends or wait has passed, whichever is first. A read
+// cannot be cancelled: if stdin never ends, its goroutine is left to the
+// process's exit, which follows at once.
+func readStatusInput(stdin io.Reader, wait time.Duration) []byte {
+	var mu sync.Mutex
+	var got bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = io.Copy(lockedWriter{&mu, &got}, io.LimitReader(stdin, maxStatuslineInput))
+	}()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return bytes.Clone(got.Bytes())
+}
+
+// lockedWriter writes to w under mu.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // decodeChain reads --chain: the previous command, base64 (RawURL, so the

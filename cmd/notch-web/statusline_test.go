@@ -234,3 +234,43 @@ func TestStatuslineUsage(t *testing.T) {
 		t.Errorf("err %v, stderr %q: want one clear line", err, errb.String())
 	}
 }
+
+// A stdin that is never closed (the JSON written, or half of it, and the
+// pipe left open) does not hang the statusline: after a short read
+// deadline the user's line is printed unchanged, with what came on its
+// stdin, and the command returns without an error.
+func TestStatuslineStdinNeverClosed(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("sh")
+	}
+	dead := deadURL(t)
+	for _, tc := range []struct {
+		name, written, chain, want string
+	}{
+		{"the whole JSON, chained", statusJSON, `printf 'mine %s' "$(wc -c | tr -d ' ')"`, "mine " + itoa(len(statusJSON))},
+		{"half of it, chained", statusJSON[:20], `printf 'mine %s' "$(wc -c | tr -d ' ')"`, "mine 20"},
+		{"nothing, chained", "", "echo mine", "mine\n"},
+		{"the whole JSON, its own line", statusJSON, "", "Opus 4.5 · ctx 42% · 5h 24% · 7d 41% · $0.42\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pr, pw := io.Pipe()
+			defer pw.Close() // only once the command is back: never while it reads
+			go pw.Write([]byte(tc.written))
+			args := []string{"--url", dead}
+			if tc.chain != "" {
+				args = append(args, "--chain", chainArg(tc.chain))
+			}
+			done := make(chan error, 1)
+			var out, errb bytes.Buffer
+			go func() {
+				done <- runStatusline(context.Background(), args, func(string) string { return "" }, pr, &out, &errb)
+			}()
+			if err := <-done; err != nil {
+				t.Fatalf("statusline: %v", err)
+			}
+			if out.String() != tc.want || errb.String() != "" {
+				t.Errorf("stdout %q (stderr %q), want %q", out.String(), errb.String(), tc.want)
+			}
+		})
+	}
+}
