@@ -116,7 +116,7 @@ func (b *Board) Has(id string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.ownsRemote(id) {
-		return true
+		return b.remote.Has(id) // a row that exists, not any id of a machine
 	}
 	if b.follow {
 		if b.followed != nil {

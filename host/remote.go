@@ -16,9 +16,14 @@ type Remote interface {
 	Attach(changed func())
 	// Compose adds the other machines' rows to the board's own document.
 	Compose(d state.Document, now time.Time) state.Document
-	// Owns reports whether a row id is another machine's. Restoring from
-	// state.json skips those: the remote keeps them in its own store.
+	// Owns reports whether a row id is in another machine's namespace,
+	// whether or not that row exists. Restoring from state.json skips
+	// those: the remote keeps them in its own store.
 	Owns(id string) bool
+	// Has reports whether another machine's board has the row id now:
+	// only such a row is one the board holds (its history, its
+	// statusline, its ✕).
+	Has(id string) bool
 	// Unknown returns the ids of the rows whose machine has gone quiet
 	// (their last state, not a current one), or nil.
 	Unknown() map[string]bool

@@ -21,6 +21,12 @@ type Mesh interface {
 	Revoke(name string) error
 }
 
+// HubLink is a joined machine's connection to its hub (host/mesh's Node):
+// why it is not connected, or "".
+type HubLink interface {
+	HubLink() string
+}
+
 // machineViews are the pane's rows for the machines.
 func machineViews(ms []mesh.Machine) []templates.Machine {
 	out := make([]templates.Machine, len(ms))

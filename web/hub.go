@@ -39,6 +39,9 @@ type Hub struct {
 	// Pushes are the push channels the pane lists (they are read at start
 	// and do not change); nil when there are no pushes. Set it before Run.
 	Pushes *templates.Pushes
+	// Link is a joined machine's word on its hub (host/mesh); nil when
+	// this machine joined none. Set it before Run.
+	Link HubLink
 	// MinRefresh is the least time between two renders: a burst of changes
 	// is rendered at this pace, the newest state each time (0: no pause).
 	MinRefresh time.Duration
@@ -115,6 +118,9 @@ func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
 		bv.Alert = templates.Alert{Seq: a.Seq, Status: a.Status, Session: a.Session}
 	}
 	pv := templates.PaneView{View: h.settings.View(), Summary: doc.Summary, Unknown: unknown, Window: h.window.Status(), Pushes: h.Pushes}
+	if h.Link != nil {
+		bv.HubLink = h.Link.HubLink()
+	}
 	if h.Mesh != nil {
 		bv.UnknownRows, pv.Machines = h.board.Unknown(), machineViews(h.Mesh.Machines())
 		pv.Summary, pv.UnknownRows = templates.TabSummary(doc, bv.UnknownRows)
@@ -139,6 +145,7 @@ type refreshKey struct {
 	unknown         bool
 	rows            int
 	window          windowKey
+	link            string // a joined machine's word on its hub (the tick finds its change)
 }
 
 // windowKey is what the pane draws of the window's state.
@@ -159,7 +166,7 @@ func (h *Hub) Refresh(now time.Time) bool {
 	// refresh bumps them past the key and is rendered by the next one.
 	key := refreshKey{board: h.board.Version(), settings: h.settings.Version()}
 	bv, pv := h.Models(now)
-	key.unknown, key.rows = bv.Unknown, len(bv.Doc.Sessions)
+	key.unknown, key.rows, key.link = bv.Unknown, len(bv.Doc.Sessions), bv.HubLink
 	w := pv.Window
 	key.window = windowKey{w.State, w.Since.UnixMilli(), w.Next.UnixMilli(), w.Crashed, w.LastExit}
 	if h.rendered && key == h.key {

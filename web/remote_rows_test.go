@@ -2,6 +2,8 @@ package web
 
 import (
 	"fmt"
+	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +24,15 @@ func (fakeRemote) Attach(func()) {}
 func (r fakeRemote) Compose(d state.Document, _ time.Time) state.Document {
 	return state.Compose(d, r.rows, true)
 }
-func (fakeRemote) Owns(id string) bool      { return strings.HasPrefix(id, "box/") }
+func (fakeRemote) Owns(id string) bool { return strings.HasPrefix(id, "box/") }
+func (r fakeRemote) Has(id string) bool {
+	for _, s := range r.rows {
+		if s.ID == id {
+			return true
+		}
+	}
+	return false
+}
 func (fakeRemote) Unknown() map[string]bool { return nil }
 func (fakeRemote) Retire(...string) bool    { return false }
 func (r fakeRemote) Cards() host.CardSet    { return host.CardSet{Cards: r.cards} }
@@ -31,6 +41,52 @@ func (r fakeRemote) Answer(a host.AnswerRequest) (host.Card, error) {
 		return host.Card{}, host.ErrMachineAway
 	}
 	return r.answer(a)
+}
+
+// TestRemoteIDsThatNoMachineHas (issue 31, item 6): the history, the
+// statusline and the ✕ take another machine's rows that exist, and refuse
+// any other id in its namespace (404) — none reaches manual.json.
+func TestRemoteIDsThatNoMachineHas(t *testing.T) {
+	e := newEnv(t, envOpts{remote: fakeRemote{rows: []state.Session{{ID: "box/a", Status: state.StatusWorking}}}})
+	for _, id := range []string{"box/nosuch", "box/a/sub", "box/"} {
+		if status, _ := e.do(t, "GET", "/agents-notch/history?session="+url.QueryEscape(id), "", nil); status != 404 {
+			t.Errorf("history of %q: %d, want 404", id, status)
+		}
+		if status, _ := e.do(t, "POST", "/agents-notch/statusline", `{"session":"`+id+`"}`, nil); status != 404 {
+			t.Errorf("statusline of %q: %d, want 404", id, status)
+		}
+		if status, _ := e.do(t, "POST", "/agents-notch/finish", `{"sessionId":"`+id+`"}`, nil); status != 404 {
+			t.Errorf("the ✕ of %q: %d, want 404", id, status)
+		}
+	}
+	if _, err := os.Stat(e.manual); !os.IsNotExist(err) {
+		t.Errorf("manual.json after ✕ of ids no machine has: %v", err)
+	}
+	if status, _ := e.do(t, "GET", "/agents-notch/history?session=box%2Fa", "", nil); status != 200 {
+		t.Errorf("history of box/a: %d, want 200", status)
+	}
+	if status, _ := e.do(t, "POST", "/agents-notch/statusline", `{"session":"box/a"}`, nil); status != 200 {
+		t.Errorf("statusline of box/a: %d, want 200", status)
+	}
+}
+
+// fakeLink is a joined machine's word on its hub.
+type fakeLink string
+
+func (l fakeLink) HubLink() string { return string(l) }
+
+// TestBoardSaysWhyNotOnTheHub (issue 31, item 5): a joined machine that
+// is not connected to its hub says why on its own board.
+func TestBoardSaysWhyNotOnTheHub(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.hub.Link = fakeLink("not connected to the hub: revoked")
+	if _, page := getPage(t, e, "/agents-notch/"); !strings.Contains(page, `role="status">not connected to the hub: revoked</p>`) {
+		t.Error("the board does not say the machine is not connected to its hub: revoked")
+	}
+	e.hub.Link = fakeLink("")
+	if _, page := getPage(t, e, "/agents-notch/"); strings.Contains(page, "hub-link") {
+		t.Error("a connected machine's board says it is not")
+	}
 }
 
 // TestOpenRefusesRemoteRows: the opener acts on this machine; a remote

@@ -166,6 +166,9 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	if node != nil && node.Remote() != nil {
 		hub.Mesh = node // the pane lists the machines
 	}
+	if node != nil {
+		hub.Link = node // a joined machine's board says why it is not on its hub
+	}
 	base := baseURL(cfg.addr, port)
 	webPush := openWebPush(cfg, getenv, log)             // nil in follow mode (push.go)
 	pusher := openPush(cfg, h, node, base, webPush, log) // nil in follow mode

@@ -20,21 +20,16 @@ import (
 
 // Approvals of another machine's session (issue 21 with issue 20). A
 // machine publishes its approval cards beside its board
-// (notch.<machine>.cards, live only: a held hook lasts seconds, and the
+// (notch.m.<machine>.cards, live only: a held hook lasts seconds, and the
 // machine sends them again whenever it reconnects). The hub draws them under
 // that machine's rows; a click on the hub's board goes, behind the hub's
-// own locks, as a NATS request to notch.<machine>.approve, which only that
+// own locks, as a NATS request to notch.m.<machine>.approve, which only that
 // machine receives (the hub's permissions) and which no machine may send
 // (not even to itself). The machine applies it with its own Answer — the
 // same code path, nonce and first-answer-wins rules as a click on its own
 // board — and replies with the outcome, which the hub turns into the same
 // HTTP statuses. A machine that is quiet, or does not reply within
 // answerWait, is ErrMachineAway: never a silent success.
-
-// cardsSubject is where a machine publishes its cards; approveSubject is
-// where it takes the hub's answers.
-func cardsSubject(machine string) string   { return "notch." + machine + ".cards" }
-func approveSubject(machine string) string { return "notch." + machine + ".approve" }
 
 // answerWait bounds how long the hub waits for the machine's reply.
 const answerWait = 3 * time.Second

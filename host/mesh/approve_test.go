@@ -189,6 +189,7 @@ func TestRemoteApproval(t *testing.T) {
 func TestRemoteApprovalNoReply(t *testing.T) {
 	hub := testHub(t)
 	hh := hubHost(t, hub)
+	pairRaw(t, hub, "ghost")
 	hub.remote.setBoard("ghost", mustEncode(t, state.Document{Schema: 4, Sessions: []state.Session{{ID: "s1", Status: state.StatusAttention}}}), true)
 	_, err := hh.Answer(host.AnswerRequest{Session: "ghost/s1", Nonce: "n", Decision: host.DecideAllow})
 	if !errors.Is(err, host.ErrMachineAway) || !strings.Contains(err.Error(), "not connected") {

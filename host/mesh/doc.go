@@ -3,11 +3,13 @@
 // A hub (notch-web --hub) embeds a NATS server with JetStream: a TLS
 // listener for machines (its self-signed certificate is made in the DSH home
 // on first start, or --tls-cert/--tls-key), an nkey per paired machine, and
-// two KV buckets — every machine's latest board and its presence, a key with
-// a TTL that the machine renews. A machine (--join) dials out, publishes its
-// own board and presence under its own name only (the hub's permissions
-// refuse anything else), and republishes both whenever it (re)connects.
-// --nats URL uses an existing NATS deployment instead of the embedded one.
+// two KV buckets — every machine's latest board, and its presence, a key
+// with a TTL that the machine's beats renew — which only the hub writes. A
+// machine (--join) dials out, publishes its own board, cards and beat on its
+// own subjects only (notch.m.<name>.…, a namespace no service of the hub
+// shares; the hub's permissions refuse anything else), and republishes them
+// whenever it (re)connects. --nats URL uses an existing NATS deployment
+// instead of the embedded one; there each machine writes its own keys.
 //
 // Pairing: notch-web pair writes a one-time secret (hashed) into the hub's
 // DSH home and prints a join code — the hub's address, its certificate's
@@ -15,8 +17,13 @@
 // hub over TLS pinned to that fingerprint, sends its new nkey's public half,
 // and keeps the seed (mode 0600) in its own DSH home, with the code's id: the
 // same code again on that machine is ErrJoined (run --join without one).
-// A machine the hub refuses — revoked, or forgotten — stops dialling: Run
-// returns ErrRefused, which says how to pair again.
+// The pairing request carries the secret again, and a used or expired code
+// logs in as nothing. A machine the hub refuses — revoked, or forgotten —
+// stops dialling and goes on serving its own board, which says why it is not
+// on the hub (HubLink), as does a wrong certificate pin; its log says so once
+// (ErrRefused says how to pair again). Revoke ends every connection of the
+// key (the server's own list), and the hub takes no board of a name it has
+// not paired now.
 //
 // On the hub's board the other machines' rows are keyed (machine, session):
 // their ids become "machine/session". When rows of more than one machine

@@ -21,15 +21,18 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
 
+	"github.com/notch-web/notch-web/internal/jsonx"
 	"github.com/notch-web/notch-web/internal/logx"
 )
 
-// Subjects and buckets. A machine publishes its board and presence as KV
-// entries keyed by its name, and listens under notch.<name>.>.
+// Buckets and the pairing service. The hub keeps each machine's latest
+// board and its presence as KV entries keyed by its name; the machines
+// themselves write none (names.go has their subjects).
 const (
 	boardsBucket   = "notch-boards"
 	presenceBucket = "notch-presence"
 	pairUser       = "notch-pair"
+	hubUser        = "notch-hub"
 	pairSubject    = "notch.pair."
 )
 
@@ -46,9 +49,15 @@ type hub struct {
 	fp   string
 	log  *slog.Logger
 
+	// ready is closed once the hub takes the machines' boards (its
+	// subscriptions in place, the stored boards loaded): a machine let in
+	// before would send its board on connect to no one, and no more
+	// until it changes.
+	ready     chan struct{}
+	readyOnce sync.Once
+
 	mu       sync.Mutex
-	machines []Paired            // machines.json
-	clients  map[string][]uint64 // a machine's recent connections, to end them on revoke
+	machines []Paired // machines.json
 	onChange func()
 }
 
@@ -77,14 +86,14 @@ func startHub(dir, name, addr, certFile, keyFile string, log *slog.Logger) (*hub
 	if err != nil {
 		return nil, err
 	}
-	h := &hub{dir: dir, name: name, self: self, fp: Fingerprint(cert.Certificate[0]), log: log, clients: map[string][]uint64{}}
+	h := &hub{dir: dir, name: name, self: self, fp: Fingerprint(cert.Certificate[0]), log: log, ready: make(chan struct{})}
 	var mj machinesJSON
 	if err := readJSON(filepath.Join(dir, machinesFile), &mj); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	h.machines = mj.Machines
 	opts := &server.Options{
-		ServerName:                 "notch-hub",
+		ServerName:                 hubUser,
 		Host:                       host,
 		Port:                       port,
 		JetStream:                  true,
@@ -127,14 +136,15 @@ func (h *hub) Port() int { return h.ns.Addr().(*net.TCPAddr).Port }
 // connect opens the hub's own in-process connection.
 func (h *hub) connect(opts ...nats.Option) (*nats.Conn, error) {
 	pub, _ := h.self.PublicKey()
-	opts = append([]nats.Option{nats.InProcessServer(h.ns), nats.Name("notch-hub"), nats.Nkey(pub, h.self.Sign), nats.MaxReconnects(-1)}, opts...)
+	opts = append([]nats.Option{nats.InProcessServer(h.ns), nats.Name(hubUser), nats.Nkey(pub, h.self.Sign), nats.MaxReconnects(-1)}, opts...)
 	return nats.Connect("", opts...)
 }
 
 // Check decides who may connect (server.Authentication): the hub itself;
 // a paired machine, by its nkey's signature of the server's nonce, limited
-// to its own subjects; or a machine pairing with a join code's secret,
-// limited to the pairing service.
+// to its own subjects; or a machine pairing with an unused, unexpired join
+// code's secret, limited to the pairing service. A used or expired code
+// logs in as nothing.
 func (h *hub) Check(c server.ClientAuthentication) bool {
 	if c.Kind() != server.CLIENT {
 		return false
@@ -146,28 +156,44 @@ func (h *hub) Check(c server.ClientAuthentication) bool {
 			return false
 		}
 		if pub, _ := h.self.PublicKey(); o.Nkey == pub {
-			c.RegisterUser(&server.User{Username: "notch-hub"})
+			c.RegisterUser(&server.User{Username: hubUser})
 			return true
 		}
+		// A machine waits until the hub takes its board (ready); Open
+		// gives up on the hub well before this.
+		select {
+		case <-h.ready:
+		case <-time.After(readyWait):
+			return false
+		}
+		// Under the lock Revoke marks a key under: a connection let in
+		// here is one Revoke's sweep finds (revoke).
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		i := slices.IndexFunc(h.machines, func(m Paired) bool { return m.Nkey == o.Nkey && m.RevokedMs == 0 })
-		if i < 0 {
+		if i < 0 || h.reservedLocked(h.machines[i].Name) {
 			return false
 		}
 		name := h.machines[i].Name
 		c.RegisterUser(&server.User{Username: name, Permissions: machinePerms(name)})
-		ids := append(h.clients[name], c.GetID())
-		h.clients[name] = ids[max(0, len(ids)-8):]
 		return true
 	case o.Username == pairUser:
 		id, secret, _ := strings.Cut(o.Password, ".")
-		found := false
+		var why string
 		_ = withPairs(h.dir, func(p *pairsJSON) (bool, error) {
-			_, found = findPair(p, id, secret)
+			r, found := findPair(p, id, secret)
+			switch {
+			case !found:
+				why = "unknown"
+			default:
+				why = r.unusable(time.Now())
+			}
 			return false, nil
 		})
-		if !found {
+		if why != "" {
+			if why != "unknown" { // the secret matched: someone holds a real code
+				h.log.Warn("join code refused", "log_type", logx.TypeMesh, slog.Group("error", "name", "JoinRefused", "message", why))
+			}
 			return false
 		}
 		c.RegisterUser(&server.User{Username: pairUser, Permissions: &server.Permissions{
@@ -179,24 +205,35 @@ func (h *hub) Check(c server.ClientAuthentication) bool {
 	return false
 }
 
+// readyWait bounds how long a machine's login waits for the hub to be
+// ready (Open's own bound is 10 s).
+const readyWait = 15 * time.Second
+
+// markReady lets machines in.
+func (h *hub) markReady() { h.readyOnce.Do(func() { close(h.ready) }) }
+
 // pairInbox is the inbox prefix of a pairing connection.
 func pairInbox(id string) string { return "_pair_" + id }
 
-// machinePerms are a paired machine's: its own KV keys and subjects only,
-// and replies to the hub's requests (a machine hears only its own, so it
-// cannot answer for another).
+// machinePerms are a paired machine's: it publishes its own board, cards,
+// beat and goodbye, hears the hub's requests to it (the ✕, the answers to
+// its cards), and replies to those. Nothing else: no other machine's
+// subjects, no service's, no KV bucket (the hub stores what it takes),
+// no JetStream API, and not even the requests only the hub sends it.
 func machinePerms(name string) *server.Permissions {
 	return &server.Permissions{
-		// Its own subjects, but not the requests only the hub sends it:
-		// answers to its approvals and close-outs.
 		Publish: &server.SubjectPermission{Allow: []string{
-			"$KV." + boardsBucket + "." + name,
-			"$KV." + presenceBucket + "." + name,
-			"notch." + name + ".>",
-		}, Deny: []string{approveSubject(name), "notch." + name + ".finish"}},
-		Subscribe: &server.SubjectPermission{Allow: []string{"notch." + name + ".>"}},
+			boardSubject(name), cardsSubject(name), beatSubject(name), goneSubject(name),
+		}},
+		Subscribe: &server.SubjectPermission{Allow: []string{finishSubject(name), approveSubject(name)}},
 		Response:  &server.ResponsePermission{MaxMsgs: 1, Expires: time.Minute},
 	}
+}
+
+// reservedLocked reports whether a machine may not be named name: the
+// hub's own name and those of its services and users (reservedNames).
+func (h *hub) reservedLocked(name string) bool {
+	return name == h.name || slices.Contains(reservedNames, name)
 }
 
 // verifyNonce checks an nkey's signature of the server's nonce, as
@@ -217,8 +254,9 @@ func verifyNonce(pub, sig string, nonce []byte) bool {
 
 // pairRequest is what a joining machine sends; pairReply the answer.
 type pairRequest struct {
-	Name string `json:"name"`
-	Nkey string `json:"nkey"`
+	Name   string `json:"name"`
+	Nkey   string `json:"nkey"`
+	Secret string `json:"secret"` // the code's, again: the login's is not enough
 }
 
 type pairReply struct {
@@ -231,6 +269,9 @@ type pairReply struct {
 func (h *hub) servePairing(nc *nats.Conn) error {
 	_, err := nc.Subscribe(pairSubject+"*", func(m *nats.Msg) {
 		id := strings.TrimPrefix(m.Subject, pairSubject)
+		if !strings.HasPrefix(m.Reply, pairInbox(id)+".") {
+			return // only the code's own pairing connection is answered
+		}
 		rep := h.pair(id, m.Data, time.Now())
 		b, _ := json.Marshal(rep)
 		_ = m.Respond(b)
@@ -238,34 +279,46 @@ func (h *hub) servePairing(nc *nats.Conn) error {
 	return err
 }
 
-// pair records a machine for a join code's secret, once.
-func (h *hub) pair(id string, body []byte, now time.Time) pairReply {
+// maxPairRequest bounds a pairing request's bytes.
+const maxPairRequest = 4096
+
+// parsePairRequest reads a joining machine's request strictly: one JSON
+// object of known fields, a machine name, a public user nkey, and a secret
+// of a join code's shape.
+func parsePairRequest(body []byte) (pairRequest, error) {
 	var req pairRequest
-	if len(body) > 4096 || json.Unmarshal(body, &req) != nil {
-		return pairReply{Error: "the pairing request is malformed"}
+	if len(body) > maxPairRequest || jsonx.DecodeOne(body, &req, jsonx.Options{Strict: true}) != nil {
+		return pairRequest{}, errors.New("the pairing request is malformed")
 	}
 	if err := CheckName(req.Name); err != nil {
-		return pairReply{Error: err.Error()}
+		return pairRequest{}, err
 	}
 	if !nkeys.IsValidPublicUserKey(req.Nkey) {
-		return pairReply{Error: "the pairing request carries no valid nkey"}
+		return pairRequest{}, errors.New("the pairing request carries no valid nkey")
+	}
+	if !isToken(req.Secret, 16, 64) {
+		return pairRequest{}, errors.New("this join code is unknown to the hub")
+	}
+	return req, nil
+}
+
+// pair records a machine for a join code's secret, once. The request
+// carries the secret again: the code's id alone (overheard, or in a log)
+// pairs nothing.
+func (h *hub) pair(id string, body []byte, now time.Time) pairReply {
+	req, err := parsePairRequest(body)
+	if err != nil {
+		return pairReply{Error: err.Error()}
 	}
 	var rep pairReply
-	err := withPairs(h.dir, func(p *pairsJSON) (bool, error) {
-		i := slices.IndexFunc(p.Pairs, func(r pairRec) bool { return r.ID == id })
-		if i < 0 {
+	err = withPairs(h.dir, func(p *pairsJSON) (bool, error) {
+		r, found := findPair(p, id, req.Secret)
+		if !found {
 			rep.Error = "this join code is unknown to the hub"
 			return false, nil
 		}
-		r := &p.Pairs[i]
-		switch {
-		case r.UsedMs != 0:
-			rep.Error = fmt.Sprintf("this join code was already used (by %s at %s): run notch-web pair on the hub for a new one",
-				r.UsedBy, time.UnixMilli(r.UsedMs).UTC().Format("15:04:05 UTC"))
-			return false, nil
-		case now.UnixMilli() > r.ExpiresMs:
-			rep.Error = fmt.Sprintf("this join code expired at %s (codes last %v): run notch-web pair on the hub for a new one",
-				time.UnixMilli(r.ExpiresMs).UTC().Format("15:04:05 UTC"), CodeTTL)
+		if why := r.unusable(now); why != "" {
+			rep.Error = why
 			return false, nil
 		}
 		if msg := h.add(req, now); msg != "" {
@@ -291,8 +344,8 @@ func (h *hub) pair(id string, body []byte, now time.Time) pairReply {
 func (h *hub) add(req pairRequest, now time.Time) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if req.Name == h.name {
-		return fmt.Sprintf("%q is the hub's own name: join with --machine NAME", req.Name)
+	if h.reservedLocked(req.Name) {
+		return fmt.Sprintf("%q is a name the hub uses (its own, or a service's): join with --machine NAME", req.Name)
 	}
 	for _, m := range h.machines {
 		if m.Name == req.Name && m.RevokedMs == 0 {
@@ -311,7 +364,11 @@ func (h *hub) add(req pairRequest, now time.Time) string {
 // ErrNotPaired: revoking a machine the hub has not paired.
 var ErrNotPaired = errors.New("no such paired machine")
 
-// revoke forgets a machine's nkey and ends its connections at once.
+// revoke forgets a machine's nkey and ends every connection of it at once.
+// The key is marked under the lock Check holds, so a connection is either
+// refused from here on or already presents the key, and the sweep finds
+// every such one: the server's own list of connections, by nkey, all of
+// them (not a list of recent ones kept here).
 func (h *hub) revoke(name string, now time.Time) error {
 	h.mu.Lock()
 	i := slices.IndexFunc(h.machines, func(m Paired) bool { return m.Name == name && m.RevokedMs == 0 })
@@ -326,14 +383,40 @@ func (h *hub) revoke(name string, now time.Time) error {
 		return err
 	}
 	h.machines = next
-	ids := h.clients[name]
-	delete(h.clients, name)
+	key := next[i].Nkey
 	h.mu.Unlock()
-	for _, id := range ids {
-		_ = h.ns.DisconnectClientByID(id) // gone already is fine
-	}
-	h.log.Info("machine revoked", "log_type", logx.TypeMesh, slog.Group("data", "machine", name, "connections", len(ids)))
+	n := h.disconnect(key)
+	h.log.Info("machine revoked", "log_type", logx.TypeMesh, slog.Group("data", "machine", name, "connections", n))
 	return nil
+}
+
+// disconnect ends every client connection that presents key, and says
+// how many it ended.
+func (h *hub) disconnect(key string) int {
+	n := 0
+	for offset := 0; ; {
+		cz, err := h.ns.Connz(&server.ConnzOptions{User: key, Offset: offset, Limit: 1024})
+		if err != nil {
+			return n
+		}
+		for _, c := range cz.Conns {
+			if h.ns.DisconnectClientByID(c.Cid) == nil {
+				n++
+			}
+		}
+		if len(cz.Conns) < 1024 {
+			return n
+		}
+		offset += len(cz.Conns)
+	}
+}
+
+// active reports whether name is a machine paired here now: not revoked,
+// not a name the hub uses. Only an active machine's boards are taken.
+func (h *hub) active(name string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return !h.reservedLocked(name) && slices.ContainsFunc(h.machines, func(m Paired) bool { return m.Name == name && m.RevokedMs == 0 })
 }
 
 // paired returns the machines paired now (not revoked).

@@ -86,7 +86,7 @@ func Join(ctx context.Context, dshHome, code, machine string, now time.Time) (Cr
 		return Creds{}, dialError(c.Addr, err)
 	}
 	defer nc.Close()
-	body, _ := json.Marshal(pairRequest{Name: machine, Nkey: pub})
+	body, _ := json.Marshal(pairRequest{Name: machine, Nkey: pub, Secret: c.Secret})
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	msg, err := nc.RequestWithContext(rctx, pairSubject+c.ID, body)
@@ -131,7 +131,7 @@ func dialError(addr string, err error) error {
 	case errors.Is(err, ErrPin):
 		return fmt.Errorf("the hub at %s presented another certificate than the join code names: not paired (a new hub certificate? run notch-web pair again)", addr)
 	case errors.Is(err, nats.ErrAuthorization), errors.Is(err, nats.ErrAuthExpired):
-		return fmt.Errorf("%w: the hub at %s does not know this join code (another hub, or a code it never made)", ErrJoin, addr)
+		return fmt.Errorf("%w: the hub at %s refuses this join code: it was used already, has expired, or is not one it made (its log says which); run notch-web pair on the hub for a new one", ErrJoin, addr)
 	}
 	return fmt.Errorf("cannot reach the hub at %s: %v (is notch-web --hub running there, its port open?)", addr, err)
 }

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/internal/waitfor"
-	"github.com/notch-web/notch-web/settings"
 )
 
 // TestJoinTwiceWithTheSameCode: a machine that paired with a code and is
@@ -59,11 +58,12 @@ func TestJoinTwiceWithTheSameCode(t *testing.T) {
 	}
 }
 
-// TestRevokedMachineStops: a machine the hub revokes stops dialling: Run
-// returns ErrRefused, saying what to do, within a few seconds — not a redial
-// three times a second for ever. A machine whose key the hub never knew
-// stops the same way at its start.
-func TestRevokedMachineStops(t *testing.T) {
+// TestRevokedMachineSaysSo: a machine the hub revokes stops dialling —
+// not a redial three times a second for ever — and goes on serving its own
+// board, which says why it is not on the hub; its log says so once, at
+// once, with what to do. A machine whose key the hub never knew says the
+// same at its start.
+func TestRevokedMachineSaysSo(t *testing.T) {
 	hub := testHub(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", hub.Port())
 	c, err := NewCode(hub.cfg.DSHHome, addr, CodeTTL, time.Now())
@@ -74,43 +74,30 @@ func TestRevokedMachineStops(t *testing.T) {
 	if _, err := Join(context.Background(), home, c.String(), "alpha", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	runMachine := func() <-chan error {
-		svc := settings.NewService(settings.Options{PanePath: filepath.Join(home, "settings.json")})
-		n, err := Open(context.Background(), Config{DSHHome: home, Join: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		ctx, cancel := context.WithCancel(context.Background())
-		t.Cleanup(func() { cancel(); n.Close() })
-		go func() { done <- n.Run(ctx, host.NewBoard(host.BoardConfig{HostPid: 1}, false, svc)) }()
-		return done
+	cr, err := LoadCreds(home)
+	if err != nil {
+		t.Fatal(err)
 	}
-	done := runMachine()
+	n, logs, done := runJoined(t, cr)
 	waitfor.Until(t, "alpha present on the hub", func() bool {
 		ms := hub.Machines()
-		return len(ms) == 1 && ms[0].Present
+		return len(ms) == 1 && ms[0].Present && n.HubLink() == ""
 	})
 	if err := hub.Revoke("alpha"); err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf(`the hub refuses this machine ("alpha", at %s): it was revoked, or the hub no longer knows it; to come back, run notch-web pair on the hub, then notch-web --join CODE here`, addr)
+	want := fmt.Sprintf(`the hub refuses this machine (\"alpha\", at %s): it was revoked, or the hub no longer knows it; this machine shows its own board only; to come back, run notch-web pair on the hub, then notch-web --join CODE here`, addr)
+	waitfor.Until(t, "alpha's board saying it is revoked", func() bool { return n.HubLink() == linkRevoked })
+	waitfor.Until(t, "the dialling ended", func() bool { return n.nc.IsClosed() })
+	if got := strings.Count(logs.String(), `"msg":"not connected to the hub: revoked"`); got != 1 || !strings.Contains(logs.String(), want) {
+		t.Errorf("the log says it %d times, want once with what to do:\n%s", got, logs)
+	}
 	select {
 	case err := <-done:
-		if !errors.Is(err, ErrRefused) || err.Error() != want {
-			t.Errorf("Run returned %v\nwant %s", err, want)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a revoked machine still dials after 5 s")
+		t.Fatalf("a revoked machine's Run ended (%v): its own board goes on", err)
+	default:
 	}
-	// Started again with its revoked key: it stops as soon.
-	done = runMachine()
-	select {
-	case err := <-done:
-		if !errors.Is(err, ErrRefused) {
-			t.Errorf("a revoked machine's start: Run returned %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a revoked machine's start still dials after 5 s")
-	}
+	// Started again with its revoked key: it says so as soon.
+	n, _, _ = runJoined(t, cr)
+	waitfor.Until(t, "a revoked machine's start saying so", func() bool { return n.HubLink() == linkRevoked && n.nc.IsClosed() })
 }

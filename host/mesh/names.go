@@ -16,8 +16,8 @@ var ErrName = errors.New("invalid machine name")
 
 // CheckName accepts a machine name: lower-case letters, digits and inner
 // hyphens, 1 to MaxName of them. A name is one token of the subjects a
-// machine may publish on (notch.<name>.…), so it can hold no dot, space or
-// wildcard.
+// machine may publish on (notch.m.<name>.…), so it can hold no dot, space
+// or wildcard.
 func CheckName(name string) error {
 	if name == "" || len(name) > MaxName {
 		return fmt.Errorf("%w %q: want 1 to %d characters", ErrName, name, MaxName)
@@ -56,4 +56,42 @@ func NameFrom(host string) string {
 func DefaultName() string {
 	h, _ := os.Hostname()
 	return NameFrom(h)
+}
+
+// reservedNames are names the hub itself uses — its pairing service's
+// subject token, its users' and its server's — which no machine may pair
+// under (nor the hub's own name: hub.reserved).
+var reservedNames = []string{"pair", pairUser, hubUser}
+
+// Subjects. Every machine's live in a namespace of their own, notch.m.,
+// that no service of the hub shares: a machine's rights (its own
+// notch.m.<name>.… subjects) can never reach the pairing service
+// (notch.pair.<id>) whatever it is named.
+const machineSpace = "notch.m."
+
+// machineSubject is one of a machine's subjects.
+func machineSubject(machine, what string) string { return machineSpace + machine + "." + what }
+
+// What a machine publishes — its board, its cards, its beat (presence) and
+// its goodbye — and what only the hub sends it: the ✕ and the answers to
+// its cards.
+func boardSubject(machine string) string   { return machineSubject(machine, "board") }
+func cardsSubject(machine string) string   { return machineSubject(machine, "cards") }
+func beatSubject(machine string) string    { return machineSubject(machine, "beat") }
+func goneSubject(machine string) string    { return machineSubject(machine, "gone") }
+func finishSubject(machine string) string  { return machineSubject(machine, "finish") }
+func approveSubject(machine string) string { return machineSubject(machine, "approve") }
+
+// subjectMachine reads the machine of one of its subjects ("" when the
+// subject is not a machine's what, or names no valid machine).
+func subjectMachine(subject, what string) string {
+	rest, ok := strings.CutPrefix(subject, machineSpace)
+	if !ok {
+		return ""
+	}
+	name, ok := strings.CutSuffix(rest, "."+what)
+	if !ok || CheckName(name) != nil {
+		return ""
+	}
+	return name
 }

@@ -40,9 +40,6 @@ const (
 	storePace = 250 * time.Millisecond
 )
 
-// boardSubject is where a machine publishes its board live.
-func boardSubject(machine string) string { return "notch." + machine + ".board" }
-
 // Config says which part this notch-web plays. With none of Hub, Join and
 // NATS set, Open is never called (nothing of the mesh runs).
 type Config struct {
@@ -85,7 +82,10 @@ type Node struct {
 	publish   bool          // this machine publishes its own board
 	reconnect chan struct{} // a (re)connection: publish everything again
 	joined    bool          // this machine dials the hub it joined (--join)
-	refused   chan error    // the hub refuses this machine for good: Run ends with it
+	creds     Creds         // what it dials with (--join)
+
+	linkMu sync.Mutex
+	link   string // why this joined machine is not connected to its hub ("": it is)
 
 	boardMu   sync.Mutex
 	board     Board    // set by Run
@@ -109,7 +109,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if cfg.HubAddr == "" {
 		cfg.HubAddr = DefaultHubAddr
 	}
-	n := &Node{cfg: cfg, log: cfg.Log, name: cfg.Name, reconnect: make(chan struct{}, 1), refused: make(chan error, 1)}
+	n := &Node{cfg: cfg, log: cfg.Log, name: cfg.Name, reconnect: make(chan struct{}, 1)}
 	dir := Dir(cfg.DSHHome)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -132,7 +132,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		if cr, err = LoadCreds(cfg.DSHHome); err != nil {
 			return nil, err
 		}
-		n.name = cr.Machine
+		n.name, n.creds = cr.Machine, cr
 		n.publish, n.joined = true, true
 		n.nc, err = n.dialHub(cr)
 	case cfg.NATS != "":
@@ -155,7 +155,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, err
 	}
 	if n.publish {
-		if _, err := n.nc.Subscribe("notch."+n.name+".finish", n.onFinish); err != nil {
+		if _, err := n.nc.Subscribe(finishSubject(n.name), n.onFinish); err != nil {
 			n.Close()
 			return nil, err
 		}
@@ -170,15 +170,18 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 			return nil, err
 		}
 	}
+	if n.hub != nil {
+		n.hub.markReady()
+	}
 	return n, nil
 }
 
 // clientOpts are a dialling machine's: reconnect for ever and soon, drop
 // what cannot be sent while away (the latest state goes on reconnect), and
-// say so in the log. A hub that refuses the machine's key twice in a row
-// ends the dialling (nats.go's own rule; --nats opts out): see dialHub.
+// say why it is not connected — in the log once, at once, and on its own
+// board (HubLink). A hub that refuses the machine's key twice in a row ends
+// the dialling (nats.go's own rule; --nats opts out): see dialHub.
 func (n *Node) clientOpts() []nats.Option {
-	warned := false
 	return []nats.Option{
 		nats.Name("notch-web " + n.name),
 		nats.MaxReconnects(-1),
@@ -186,32 +189,94 @@ func (n *Node) clientOpts() []nats.Option {
 		nats.ReconnectJitter(100*time.Millisecond, 100*time.Millisecond),
 		nats.ReconnectBufSize(-1),
 		nats.RetryOnFailedConnect(true),
-		nats.ConnectHandler(func(*nats.Conn) { n.kick() }),
-		nats.ReconnectHandler(func(*nats.Conn) {
-			n.log.Info("hub reached again", "log_type", logx.TypeMesh)
-			warned = false
-			n.kick()
-		}),
+		nats.ConnectHandler(func(*nats.Conn) { n.setLink("", nil); n.kick() }),
+		nats.ReconnectHandler(func(*nats.Conn) { n.setLink("", nil); n.kick() }),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
-			if err != nil && !warned {
-				warned = true
-				n.log.Warn("hub lost; dialling again", "log_type", logx.TypeMesh, slog.Group("error", "name", "HubLost", "message", err.Error()))
+			if err != nil {
+				n.setLink(linkLost, err)
 			}
 		}),
+		nats.ReconnectErrHandler(func(_ *nats.Conn, err error) { n.setLink(linkOf(err), err) }),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
-			msg := err.Error()
 			if errors.Is(err, nats.ErrAuthorization) {
 				if n.joined {
-					return // said once, as the error Run ends with (refusal)
+					n.setLink(linkRevoked, err)
+					return
 				}
-				msg = "the NATS server refuses these credentials: " + msg
+				n.log.Warn("hub said no", "log_type", logx.TypeMesh, slog.Group("error", "name", "HubError", "message",
+					"the NATS server refuses these credentials: "+err.Error()))
+				return
 			}
-			n.log.Warn("hub said no", "log_type", logx.TypeMesh, slog.Group("error", "name", "HubError", "message", msg))
+			n.log.Warn("hub said no", "log_type", logx.TypeMesh, slog.Group("error", "name", "HubError", "message", err.Error()))
 		}),
 	}
 }
 
-// dialHub connects to the joined hub: TLS pinned, the machine's nkey.
+// Why a joined machine is not connected to its hub, as its board says it.
+const (
+	linkLost    = "not connected to the hub: dialling again"
+	linkRevoked = "not connected to the hub: revoked"
+	linkPin     = "not connected to the hub: certificate does not match"
+)
+
+// linkOf names a failed dial.
+func linkOf(err error) string {
+	switch {
+	case errors.Is(err, nats.ErrAuthorization):
+		return linkRevoked
+	case errors.Is(err, ErrPin) || err != nil && strings.Contains(err.Error(), ErrPin.Error()):
+		return linkPin
+	}
+	return linkLost
+}
+
+// setLink records why this machine is not connected to its hub ("": it
+// is) and says so in the log once per change: at once, not after a
+// timeout.
+func (n *Node) setLink(link string, err error) {
+	n.linkMu.Lock()
+	was := n.link
+	n.link = link
+	n.linkMu.Unlock()
+	if link == was || !n.joined {
+		return
+	}
+	cr := n.creds
+	switch link {
+	case "":
+		if was != "" {
+			n.log.Info("hub reached again", "log_type", logx.TypeMesh)
+		}
+	case linkRevoked:
+		n.log.Error(link, "log_type", logx.TypeMesh, slog.Group("error", "name", "HubRefused", "message", refusal(cr).Error()))
+	case linkPin:
+		n.log.Error(link, "log_type", logx.TypeMesh, slog.Group("error", "name", "HubPin", "message",
+			fmt.Sprintf("the hub at %s presented another certificate than this machine paired with (a new hub certificate, or not the hub): not sending; to pair again, run notch-web pair on the hub, then notch-web --join CODE here", cr.Hub)))
+	default:
+		msg := "no answer"
+		if err != nil {
+			msg = err.Error()
+		}
+		n.log.Warn(link, "log_type", logx.TypeMesh, slog.Group("error", "name", "HubLost", "message", msg))
+	}
+}
+
+// HubLink says why this joined machine is not connected to its hub — "not
+// connected to the hub: revoked", "…: certificate does not match", "…:
+// dialling again" — or "" when it is (and on a hub, or under --nats).
+func (n *Node) HubLink() string {
+	if !n.joined {
+		return ""
+	}
+	n.linkMu.Lock()
+	defer n.linkMu.Unlock()
+	return n.link
+}
+
+// dialHub connects to the joined hub: TLS pinned, the machine's nkey. A
+// hub that refuses the key (revoked) ends the dialling — trying again
+// cannot help — and the machine goes on showing its own board, which says
+// so (HubLink).
 func (n *Node) dialHub(cr Creds) (*nats.Conn, error) {
 	kp, err := nkeys.FromSeed([]byte(cr.Seed))
 	if err != nil {
@@ -221,7 +286,7 @@ func (n *Node) dialHub(cr Creds) (*nats.Conn, error) {
 	opts := append(n.clientOpts(), nats.Secure(pinnedTLS(cr.Fingerprint)), nats.Nkey(pub, kp.Sign),
 		nats.ClosedHandler(func(nc *nats.Conn) {
 			if errors.Is(nc.LastError(), nats.ErrAuthorization) {
-				n.refuse(refusal(cr))
+				n.setLink(linkRevoked, nc.LastError())
 			}
 		}))
 	nc, err := nats.Connect("tls://"+cr.Hub, opts...)
@@ -235,18 +300,10 @@ func (n *Node) dialHub(cr Creds) (*nats.Conn, error) {
 // hub no longer knows it); dialling again cannot help.
 var ErrRefused = errors.New("the hub refuses this machine")
 
-// refusal is the one line a refused machine ends with.
+// refusal is what the log says of a refused machine.
 func refusal(cr Creds) error {
-	return fmt.Errorf("%w (%q, at %s): it was revoked, or the hub no longer knows it; to come back, run notch-web pair on the hub, then notch-web --join CODE here",
+	return fmt.Errorf("%w (%q, at %s): it was revoked, or the hub no longer knows it; this machine shows its own board only; to come back, run notch-web pair on the hub, then notch-web --join CODE here",
 		ErrRefused, cr.Machine, cr.Hub)
-}
-
-// refuse ends Run with err (the first one only).
-func (n *Node) refuse(err error) {
-	select {
-	case n.refused <- err:
-	default:
-	}
 }
 
 func (n *Node) kick() {
@@ -257,7 +314,9 @@ func (n *Node) kick() {
 }
 
 // openViewer creates the buckets (when missing) and loads every machine's
-// latest board and presence before returning.
+// latest board and presence before returning. On the hub it also takes
+// the machines' beats and stores their boards: no machine writes a bucket
+// itself (machinePerms).
 func (n *Node) openViewer(ctx context.Context) error {
 	js, err := jetstream.New(n.nc)
 	if err != nil {
@@ -265,11 +324,7 @@ func (n *Node) openViewer(ctx context.Context) error {
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	n.kvB, err = js.CreateOrUpdateKeyValue(cctx, jetstream.KeyValueConfig{
-		Bucket: boardsBucket, Description: "notch-web: each machine's latest board", History: 1,
-		Storage: jetstream.FileStorage, MaxValueSize: maxBoard,
-	})
-	if err != nil {
+	if n.kvB, err = boardsKV(cctx, js); err != nil {
 		return fmt.Errorf("the boards bucket: %w", err)
 	}
 	n.kvP, err = js.CreateOrUpdateKeyValue(cctx, jetstream.KeyValueConfig{
@@ -288,28 +343,37 @@ func (n *Node) openViewer(ctx context.Context) error {
 	n.remote.sendAns = n.sendAnswer
 	if n.hub != nil {
 		n.remote.known = n.hub.known
+		n.remote.allowed = n.hub.active
+		n.remote.store = n.storeBoard
 		n.hub.onChange = func() { n.remote.mu.Lock(); c := n.remote.changed; n.remote.mu.Unlock(); c() }
 	}
 	wctx, stop := context.WithCancel(context.Background())
 	n.stop = stop
 	ready := make(chan struct{})
 	// The live boards, subscribed before the stored ones load so nothing
-	// falls between; an older stored board never replaces a live one.
-	if _, err := n.nc.Subscribe(boardSubject("*"), func(m *nats.Msg) {
-		if name := strings.TrimSuffix(strings.TrimPrefix(m.Subject, "notch."), ".board"); CheckName(name) == nil {
-			n.remote.setBoard(name, m.Data, true)
-		}
-	}); err != nil {
-		stop()
-		return err
+	// falls between; a stored board never replaces a live one.
+	type take struct {
+		what string
+		f    func(name string, m *nats.Msg)
 	}
-	if _, err := n.nc.Subscribe(cardsSubject("*"), func(m *nats.Msg) {
-		if name := strings.TrimSuffix(strings.TrimPrefix(m.Subject, "notch."), ".cards"); CheckName(name) == nil {
-			n.remote.setCards(name, m.Data)
+	takes := []take{
+		{"board", func(name string, m *nats.Msg) { n.remote.setBoard(name, m.Data, true) }},
+		{"cards", func(name string, m *nats.Msg) { n.remote.setCards(name, m.Data) }},
+	}
+	if n.hub != nil {
+		takes = append(takes,
+			take{"beat", func(name string, _ *nats.Msg) { n.present(name, true) }},
+			take{"gone", func(name string, _ *nats.Msg) { n.present(name, false) }})
+	}
+	for _, t := range takes {
+		if _, err := n.nc.Subscribe(machineSubject("*", t.what), func(m *nats.Msg) {
+			if name := subjectMachine(m.Subject, t.what); name != "" {
+				t.f(name, m)
+			}
+		}); err != nil {
+			stop()
+			return err
 		}
-	}); err != nil {
-		stop()
-		return err
 	}
 	n.wg.Add(1)
 	go func() {
@@ -318,12 +382,80 @@ func (n *Node) openViewer(ctx context.Context) error {
 			n.log.Error("watching the machines stopped", "log_type", logx.TypeMesh, slog.Group("error", "name", "WatchError", "message", err.Error()))
 		}
 	}()
+	if n.hub != nil {
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			t := time.NewTicker(storePace)
+			defer t.Stop()
+			for {
+				select {
+				case <-wctx.Done():
+					return
+				case now := <-t.C:
+					n.remote.flushStores(now)
+				}
+			}
+		}()
+	}
 	select {
 	case <-ready:
 		return nil
 	case <-cctx.Done():
 		return errors.New("the machines' boards did not load within 10 s")
 	}
+}
+
+// boardsKV is the boards bucket, made (or brought up to date) as a KV
+// stream that refuses roll-ups: a Nats-Rollup header on any key is
+// refused by the server, so no write to one key can purge the others
+// (the hub deletes a key with a delete marker, which reaches that key
+// only). Otherwise it is the stream nats.go's KV would make.
+func boardsKV(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, error) {
+	_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:              "KV_" + boardsBucket,
+		Description:       "notch-web: each machine's latest board",
+		Subjects:          []string{"$KV." + boardsBucket + ".>"},
+		MaxMsgsPerSubject: 1,
+		MaxBytes:          -1,
+		MaxMsgSize:        maxBoard,
+		MaxMsgs:           -1,
+		MaxConsumers:      -1,
+		Storage:           jetstream.FileStorage,
+		Replicas:          1,
+		AllowRollup:       false,
+		DenyDelete:        true,
+		Duplicates:        2 * time.Minute,
+		AllowDirect:       true,
+		Discard:           jetstream.DiscardNew,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return js.KeyValue(ctx, boardsBucket)
+}
+
+// present is the hub's side of a machine's beat (or its goodbye): the
+// machine's presence key, written by the hub with the hub's TTL — the
+// machine writes no key itself. A name not paired now gets none.
+func (n *Node) present(name string, on bool) {
+	if !n.hub.active(name) {
+		return
+	}
+	m := nats.NewMsg("$KV." + presenceBucket + "." + name)
+	if on {
+		m.Header.Set(jetstream.MsgTTLHeader, strconv.Itoa(int(n.cfg.PresenceTTL/time.Second))+"s")
+		m.Data = encodePresence(time.Now())
+	} else {
+		m.Header.Set("KV-Operation", "DEL")
+	}
+	_ = n.nc.PublishMsg(m)
+}
+
+// storeBoard is the hub keeping a machine's board, as it took it, for its
+// next start.
+func (n *Node) storeBoard(name string, data []byte) {
+	_ = n.nc.Publish("$KV."+boardsBucket+"."+name, data)
 }
 
 // Remote is the other machines' rows for the host's board, or nil when this
@@ -360,7 +492,9 @@ func (n *Node) Machines() []Machine {
 }
 
 // Revoke unpairs a machine on the hub: its nkey is refused from now on,
-// its connections end at once, and its board and presence are deleted.
+// every connection of it ends at once, boards under its name are refused,
+// and its board and presence are deleted — and stay so after a restart
+// (machines.json says revoked; a board left in the store is not taken).
 func (n *Node) Revoke(name string) error {
 	if n.hub == nil {
 		return errors.New("only the hub revokes machines")
@@ -368,11 +502,11 @@ func (n *Node) Revoke(name string) error {
 	if err := n.hub.revoke(name, time.Now()); err != nil {
 		return err
 	}
+	n.remote.forget(name)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = n.kvB.Purge(ctx, name)
-	_ = n.kvP.Purge(ctx, name)
-	n.remote.forget(name)
+	_ = n.kvB.Delete(ctx, name)
+	_ = n.kvP.Delete(ctx, name)
 	return nil
 }
 
@@ -380,7 +514,7 @@ func (n *Node) Revoke(name string) error {
 func (n *Node) sendFinish(machine string, ids []string) {
 	body, _ := json.Marshal(finishRequest{IDs: ids})
 	go func() {
-		if _, err := n.nc.Request("notch."+machine+".finish", body, 2*time.Second); err != nil {
+		if _, err := n.nc.Request(finishSubject(machine), body, 2*time.Second); err != nil {
 			n.log.Warn("close-out not delivered to its machine", "log_type", logx.TypeMesh,
 				slog.Group("data", "machine", machine), slog.Group("error", "name", "FinishError", "message", err.Error()))
 		}
@@ -414,7 +548,8 @@ func (n *Node) onFinish(m *nats.Msg) {
 
 // Run publishes this machine's board and presence (when it publishes) until
 // ctx ends, then closes everything it opened. A joined machine the hub
-// refuses (revoked) stops: Run returns ErrRefused, saying what to do.
+// refuses (revoked) stops dialling and goes on until ctx ends, its own
+// board saying why (HubLink).
 func (n *Node) Run(ctx context.Context, b Board) error {
 	defer n.Close()
 	if !n.publish {
@@ -434,10 +569,11 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 	var latest []byte       // the board last sent live
 	var storedAt time.Time
 	// store keeps the latest board in the KV bucket, at most every
-	// storePace: the hub reads it when it restarts (and the machine sends
-	// it again when it reconnects).
+	// storePace, under --nats: a viewer reads it when it starts. A joined
+	// machine's hub stores what it takes itself (no machine writes its
+	// buckets), and the machine sends its board again on reconnect.
 	store := func(force bool) {
-		if latest == nil || (!force && (bytes.Equal(last, stored) || time.Since(storedAt) < storePace)) {
+		if n.joined || latest == nil || (!force && (bytes.Equal(last, stored) || time.Since(storedAt) < storePace)) {
 			return
 		}
 		if n.nc.Publish("$KV."+boardsBucket+"."+n.name, latest) == nil {
@@ -472,9 +608,14 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 	flush := time.NewTicker(storePace)
 	defer flush.Stop()
 	ttl := strconv.Itoa(int(n.cfg.PresenceTTL/time.Second)) + "s"
+	// A joined machine beats on its own subject, and the hub writes its
+	// presence key; under --nats it writes the key itself.
 	present := func() {
-		m := nats.NewMsg("$KV." + presenceBucket + "." + n.name)
-		m.Header.Set(jetstream.MsgTTLHeader, ttl)
+		m := nats.NewMsg(beatSubject(n.name))
+		if !n.joined {
+			m = nats.NewMsg("$KV." + presenceBucket + "." + n.name)
+			m.Header.Set(jetstream.MsgTTLHeader, ttl)
+		}
 		m.Data = encodePresence(time.Now())
 		_ = n.nc.PublishMsg(m)
 	}
@@ -482,8 +623,11 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 	// once rather than when the key would expire — whichever wait the stop
 	// came in.
 	gone := func() error {
-		m := nats.NewMsg("$KV." + presenceBucket + "." + n.name)
-		m.Header.Set("KV-Operation", "DEL")
+		m := nats.NewMsg(goneSubject(n.name))
+		if !n.joined {
+			m = nats.NewMsg("$KV." + presenceBucket + "." + n.name)
+			m.Header.Set("KV-Operation", "DEL")
+		}
 		if n.nc.PublishMsg(m) == nil {
 			_ = n.nc.FlushTimeout(500 * time.Millisecond)
 		}
@@ -495,8 +639,6 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 		select {
 		case <-ctx.Done():
 			return gone()
-		case err := <-n.refused:
-			return err
 		case <-n.reconnect:
 			send(true)
 			present()

@@ -100,6 +100,20 @@ func NewCode(dshHome, addr string, ttl time.Duration, now time.Time) (Code, erro
 	return c, err
 }
 
+// unusable says why a join code's record can pair nothing more ("" when
+// it can): used, or expired.
+func (r *pairRec) unusable(now time.Time) string {
+	switch {
+	case r.UsedMs != 0:
+		return fmt.Sprintf("this join code was already used (by %s at %s): run notch-web pair on the hub for a new one",
+			r.UsedBy, time.UnixMilli(r.UsedMs).UTC().Format("15:04:05 UTC"))
+	case now.UnixMilli() > r.ExpiresMs:
+		return fmt.Sprintf("this join code expired at %s (codes last %v): run notch-web pair on the hub for a new one",
+			time.UnixMilli(r.ExpiresMs).UTC().Format("15:04:05 UTC"), CodeTTL)
+	}
+	return ""
+}
+
 // findPair returns the record of id whose secret is secret.
 func findPair(p *pairsJSON, id, secret string) (*pairRec, bool) {
 	want := hashSecret(secret)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -32,6 +33,12 @@ type remote struct {
 	sendFin func(machine string, ids []string)
 	sendAns func(machine string, a host.AnswerRequest) (host.Card, error)
 	known   func(name string) bool // a name paired here, revoked or not
+	// allowed says whose boards, cards and presence are taken (on the hub:
+	// machines paired now; nil under --nats: every one).
+	allowed func(name string) bool
+	// store keeps a machine's board as taken, for the hub's next start
+	// (nil: the machines store their own, under --nats).
+	store func(name string, data []byte)
 
 	mu       sync.Mutex
 	machines map[string]*remoteMachine
@@ -44,7 +51,22 @@ type remoteMachine struct {
 	lastSeen int64
 	cards    []host.Card       // its approval cards (approve.go)
 	agents   map[string]string // which agent each of its asking rows is
+	// live: a board came from the machine since this viewer started, so
+	// no stored one replaces it. Its boards are taken in the order they
+	// arrive (one subscription, in order): never by the wallMs the
+	// machine stamps, which its clock can put anywhere.
+	live bool
+	// skew is how far the machine's clock was from this one's when its
+	// last live board came (0 within maxSkew); the board says so.
+	skew time.Duration
+	// pending is a board taken but not yet stored (store), storedAt when
+	// the last was.
+	pending  []byte
+	storedAt time.Time
 }
+
+// maxSkew is how far a machine's clock may be off before its rows say so.
+const maxSkew = 10 * time.Second
 
 func newRemote(self string) *remote {
 	return &remote{self: self, machines: map[string]*remoteMachine{}, changed: func() {}}
@@ -72,7 +94,8 @@ const maxBoard = 1 << 20
 // setBoard records a machine's latest board (nil: deleted). live says it
 // came from the machine just now (boardSubject), which is proof of life as
 // good as its presence key, so the machine is present from then on (until
-// the key expires).
+// the key expires). Boards are taken as they come; a stored one only until
+// the first live one. A name the hub has not paired (revoked) is refused.
 func (r *remote) setBoard(name string, data []byte, live bool) {
 	var doc *state.Document
 	if data != nil {
@@ -86,10 +109,16 @@ func (r *remote) setBoard(name string, data []byte, live bool) {
 		d = state.Sanitize(d)
 		doc = &d
 	}
+	now := time.Now()
+	var store []byte
 	r.mu.Lock()
-	if m := r.machines[name]; doc != nil && m != nil && m.doc != nil && doc.WallMs < m.doc.WallMs {
+	if r.allowed != nil && !r.allowed(name) {
 		r.mu.Unlock()
-		return // an older board (the store's, behind the live one)
+		return
+	}
+	if m := r.machines[name]; !live && m != nil && m.live {
+		r.mu.Unlock()
+		return // the store's, behind the live one
 	}
 	if doc == nil {
 		if m := r.machines[name]; m != nil {
@@ -102,18 +131,80 @@ func (r *remote) setBoard(name string, data []byte, live bool) {
 		m := r.get(name)
 		m.doc = doc
 		if live {
-			m.present, m.lastSeen = true, time.Now().UnixMilli()
+			m.live = true
+			m.present, m.lastSeen = true, now.UnixMilli()
+			m.skew = 0
+			if doc.WallMs > 0 {
+				m.skew = skewOf(time.UnixMilli(doc.WallMs).Sub(now))
+			}
+			if r.store != nil {
+				if now.Sub(m.storedAt) >= storePace {
+					store, m.storedAt, m.pending = data, now, nil
+				} else {
+					m.pending = data
+				}
+			}
 		}
 	}
 	changed := r.changed
 	r.mu.Unlock()
+	if store != nil {
+		r.store(name, store)
+	}
 	changed()
+}
+
+// skewOf is a clock's offset as the board tells it: 0 within maxSkew.
+func skewOf(d time.Duration) time.Duration {
+	if d > -maxSkew && d < maxSkew {
+		return 0
+	}
+	return d.Round(time.Second)
+}
+
+// skewLabel says a machine's clock is off, in its rows' project.
+func skewLabel(d time.Duration) string {
+	dir := "ahead"
+	if d < 0 {
+		d, dir = -d, "behind"
+	}
+	var t string
+	switch {
+	case d < time.Minute:
+		t = fmt.Sprintf("%ds", int(d/time.Second))
+	case d < time.Hour:
+		t = fmt.Sprintf("%dm", int(d/time.Minute))
+	default:
+		t = fmt.Sprintf("%dh%dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+	}
+	return " (clock " + t + " " + dir + ")"
+}
+
+// flushStores stores the boards taken since their machine's last store,
+// storePace after it.
+func (r *remote) flushStores(now time.Time) {
+	type put struct {
+		name string
+		data []byte
+	}
+	var puts []put
+	r.mu.Lock()
+	for name, m := range r.machines {
+		if m.pending != nil && now.Sub(m.storedAt) >= storePace {
+			puts = append(puts, put{name, m.pending})
+			m.pending, m.storedAt = nil, now
+		}
+	}
+	r.mu.Unlock()
+	for _, p := range puts {
+		r.store(p.name, p.data)
+	}
 }
 
 // setPresence records a machine's presence key: put (at) or expired.
 func (r *remote) setPresence(name string, present bool, at time.Time) {
 	r.mu.Lock()
-	if !present && r.machines[name] == nil {
+	if r.allowed != nil && !r.allowed(name) || !present && r.machines[name] == nil {
 		r.mu.Unlock()
 		return // the expiry of a machine already forgotten (revoked)
 	}
@@ -190,6 +281,8 @@ func (r *remote) Compose(d state.Document, _ time.Time) state.Document {
 			switch {
 			case !m.present:
 				s.Project = labelled(name, unknownLabel, s.Project)
+			case m.skew != 0:
+				s.Project = labelled(name, skewLabel(m.skew), s.Project)
 			case label:
 				s.Project = labelled(name, "", s.Project)
 			}
@@ -207,7 +300,7 @@ func labelled(machine, mark, project string) string {
 }
 
 // Owns is host.Remote's: an id "machine/session" of a machine this board
-// has a board of, or has paired.
+// has a board of, or has paired — whether or not that row exists.
 func (r *remote) Owns(id string) bool {
 	name, _, ok := strings.Cut(id, "/")
 	if !ok || CheckName(name) != nil || name == r.self {
@@ -217,6 +310,19 @@ func (r *remote) Owns(id string) bool {
 	_, have := r.machines[name]
 	r.mu.Unlock()
 	return have || (r.known != nil && r.known(name))
+}
+
+// Has is host.Remote's: a row "machine/session" that machine's latest
+// board has.
+func (r *remote) Has(id string) bool {
+	name, sid, ok := strings.Cut(id, "/")
+	if !ok || name == r.self {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := r.machines[name]
+	return m != nil && m.doc != nil && slices.ContainsFunc(m.doc.Sessions, func(s state.Session) bool { return s.ID == sid })
 }
 
 // Unknown is host.Remote's: the rows of machines that are not present.
@@ -242,10 +348,14 @@ func (r *remote) Unknown() map[string]bool {
 // the session, whose board then drops it.
 func (r *remote) Retire(ids ...string) bool {
 	by := map[string][]string{}
+	owned := false
 	for _, id := range ids {
 		if r.Owns(id) {
-			name, sid, _ := strings.Cut(id, "/")
-			by[name] = append(by[name], sid)
+			owned = true
+			if r.Has(id) { // only rows that exist go to their machine
+				name, sid, _ := strings.Cut(id, "/")
+				by[name] = append(by[name], sid)
+			}
 		}
 	}
 	for name, sids := range by {
@@ -253,7 +363,7 @@ func (r *remote) Retire(ids ...string) bool {
 			r.sendFin(name, sids)
 		}
 	}
-	return len(by) > 0
+	return owned
 }
 
 // Machines lists the machines with a board or a presence here, merged with

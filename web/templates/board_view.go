@@ -50,6 +50,10 @@ type BoardView struct {
 	// one (host/terminal), by row id: a tmux pane the host switches to, or
 	// a command the page copies. Other machines' rows have none here.
 	Doors map[string]terminal.Door
+	// HubLink says why this joined machine is not connected to its hub
+	// ("not connected to the hub: revoked", host/mesh's Node.HubLink), or
+	// "": the board says it above its rows.
+	HubLink string
 }
 
 // Alert is an alert as the page gets it: notch.js plays one it has not
