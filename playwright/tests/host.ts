@@ -17,11 +17,15 @@ export type Host = {
   stop: () => Promise<void>;
 };
 
-/** startHost runs a private notch-web on a free port and resolves once it prints its URL. */
-export async function startHost(args: string[] = [], home?: string): Promise<Host> {
+/**
+ * startHost runs a private notch-web on a free port and resolves once it
+ * prints its URL; env is added to this process's environment for it.
+ */
+export async function startHost(args: string[] = [], home?: string, env: Record<string, string> = {}): Promise<Host> {
   home ??= fs.mkdtempSync(path.join(os.tmpdir(), 'notch-web-pw-'));
   const proc = spawn(BIN, ['--addr', '127.0.0.1:0', '--dsh-home', home, '--log-level', 'warning', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   const log: Array<Record<string, any>> = [];
   let partial = '';

@@ -1620,6 +1620,155 @@ function refused(el, raw) {
   }
 }
 
+// ---------- push to this device ----------
+
+// The pane's "Push to this device" is this browser's push subscription,
+// made through the board's service worker (sw.js, scope /agents-notch/)
+// with the host's VAPID key and handed to the host, which pushes to it
+// (docs/pushes.md#web-push). What the browser can do decides the state:
+// needs https, not supported, blocked (the permission was denied), on, off.
+// A subscription made with another key (the host made a new one) is of no
+// use and is dropped; one the host may have lost is handed to it again.
+const PUSH_SW = '/agents-notch/sw.js';
+const PUSH_SCOPE = '/agents-notch/';
+const pushUI = { state: 'checking', text: 'Checking what this browser can do…', busy: false };
+
+function showPush(state, text) {
+  Object.assign(pushUI, { state, text });
+  applyPush();
+}
+
+function applyPush() {
+  const wrap = $('push-pref');
+  const box = $('pref-push');
+  const out = $('push-state');
+  if (!wrap || !box || !out) return;
+  wrap.dataset.state = pushUI.state;
+  box.checked = pushUI.state === 'on';
+  box.disabled = pushUI.busy || !['on', 'off', 'error'].includes(pushUI.state);
+  if (out.textContent !== pushUI.text) out.textContent = pushUI.text;
+}
+
+function keyBytes(b64url) {
+  const b64 = b64url.replace(/-/g, '+').replace(/_/g, '/');
+  const bin = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+
+function sameKey(sub, key) {
+  const k = sub?.options?.applicationServerKey;
+  if (!k) return false;
+  const a = new Uint8Array(k);
+  const b = keyBytes(key);
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+// pushFetch calls a push route; a refusal throws the host's words.
+async function pushFetch(route, body) {
+  const init = { credentials: 'same-origin' };
+  if (body !== undefined) {
+    Object.assign(init, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  }
+  let r;
+  try {
+    r = await fetch(`/agents-notch/push/${route}`, init);
+  } catch {
+    throw Object.assign(new Error('notch-web could not be reached.'), { state: 'error' });
+  }
+  const j = await r.json().catch(() => ({}));
+  if (!r.ok) {
+    const why = typeof j.error === 'string' && j.error ? j.error : `notch-web answered ${r.status}`;
+    throw Object.assign(new Error(why), { state: r.status === 404 ? 'unavailable' : 'error' });
+  }
+  return j;
+}
+
+function pushBlocked() {
+  showPush('blocked', 'Blocked by the browser: allow notifications for this site in its settings, then reload this page.');
+}
+
+async function refreshPush() {
+  if (!$('pref-push')) return;
+  if (!window.isSecureContext) {
+    showPush('insecure', 'Needs a secure address: open the board over https (or as localhost on this machine).');
+    return;
+  }
+  if (!('serviceWorker' in navigator) || !('PushManager' in window) || !('Notification' in window)) {
+    showPush('unsupported', 'Not supported in this browser. On an iPhone or iPad: add the board to the home screen, open it from there.');
+    return;
+  }
+  if (Notification.permission === 'denied') {
+    pushBlocked();
+    return;
+  }
+  try {
+    const { key } = await pushFetch('key');
+    const reg = await navigator.serviceWorker.getRegistration(PUSH_SCOPE);
+    const sub = await reg?.pushManager.getSubscription();
+    if (sub && !sameKey(sub, key)) await sub.unsubscribe();
+    else if (sub && Notification.permission === 'granted') {
+      await pushFetch('subscribe', sub.toJSON());
+      showPush('on', 'On: this device gets the pushes.');
+      return;
+    }
+    showPush('off', 'Off: this device gets no pushes.');
+  } catch (e) {
+    showPush(e.state ?? 'error', `${e.message}`);
+  }
+}
+
+async function pushOn() {
+  const perm = await Notification.requestPermission();
+  if (perm === 'denied') return pushBlocked();
+  if (perm !== 'granted') return showPush('off', 'Off: notifications were not allowed.');
+  const { key } = await pushFetch('key');
+  await navigator.serviceWorker.register(PUSH_SW, { scope: PUSH_SCOPE });
+  const reg = await navigator.serviceWorker.ready;
+  let sub = await reg.pushManager.getSubscription();
+  if (sub && !sameKey(sub, key)) {
+    await sub.unsubscribe();
+    sub = null;
+  }
+  sub ??= await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) });
+  await pushFetch('subscribe', sub.toJSON());
+  showPush('on', 'On: this device gets the pushes.');
+}
+
+async function pushOff() {
+  const reg = await navigator.serviceWorker.getRegistration(PUSH_SCOPE);
+  const sub = await reg?.pushManager.getSubscription();
+  if (sub) {
+    // The host first (it stops sending), then the browser, even when the
+    // host could not be told: its push service then answers 410.
+    await pushFetch('unsubscribe', { endpoint: sub.endpoint }).catch(() => {});
+    await sub.unsubscribe();
+  }
+  showPush('off', 'Off: this device gets no pushes.');
+}
+
+function initPush() {
+  document.addEventListener('change', async (e) => {
+    if (e.target?.id !== 'pref-push' || pushUI.busy) return;
+    const on = e.target.checked;
+    pushUI.busy = true;
+    showPush(pushUI.state, on ? 'Turning on…' : 'Turning off…');
+    try {
+      await (on ? pushOn() : pushOff());
+    } catch (err) {
+      // The push service refused (headless, offline, a browser without
+      // one), or the host did: say so, beside what is true now.
+      const why = `Could not turn it ${on ? 'on' : 'off'}: ${err?.message || 'the browser refused'}`;
+      await refreshPush();
+      if (pushUI.state === 'on' || pushUI.state === 'off') showPush(pushUI.state === 'on' ? 'on' : 'error', why);
+    } finally {
+      pushUI.busy = false;
+      applyPush();
+      $('pref-push')?.focus();
+    }
+  });
+  refreshPush();
+}
+
 // ---------- the pane ----------
 
 function fmtUnit(input, v) {
@@ -1635,6 +1784,7 @@ function applyPrefs() {
 }
 
 function initPane() {
+  initPush();
   // Send a test (the Pushes group): each channel's answer, as text.
   document.addEventListener('click', async (e) => {
     if (e.target?.id !== 'push-test') return;
@@ -1788,6 +1938,7 @@ function afterPatch() {
     tickWindow();
     tickTimes(); // the Machines group's "last seen"
     applyPrefs();
+    applyPush();
   }
   applyLinks();
   sayStatus();

@@ -1811,6 +1811,11 @@ func pushes(p Pushes) templ.Component {
 // notch.js: not settings of the notch (docs/contract.md rule 4 is about
 // those), as the notification permission is not. The checkbox is set from
 // storage after every patch.
+//
+// Push to this device is this browser's push subscription (the service
+// worker's, docs/pushes.md#web-push): notch.js finds out what the browser
+// can do and says it in #push-state (not supported, needs https, blocked,
+// on, off); the morph leaves the whole control to it (data-ignore-morph).
 func browserPrefs() templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -1828,7 +1833,7 @@ func browserPrefs() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 177, "<section class=\"group\" id=\"g-browser\" aria-labelledby=\"browser-h\"><h2 id=\"browser-h\">This browser</h2><div class=\"pref\"><input type=\"checkbox\" id=\"pref-sounds\" checked aria-describedby=\"help-sounds\"><div><label for=\"pref-sounds\">Sounds with alerts</label><p class=\"help\" id=\"help-sounds\">A rising chime when a session needs you, a falling one when it fails, one note when it is done (with alerts on all). Only while the board is not in front. Kept in this browser only.</p></div></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 177, "<section class=\"group\" id=\"g-browser\" aria-labelledby=\"browser-h\"><h2 id=\"browser-h\">This browser</h2><div class=\"pref\"><input type=\"checkbox\" id=\"pref-sounds\" checked aria-describedby=\"help-sounds\"><div><label for=\"pref-sounds\">Sounds with alerts</label><p class=\"help\" id=\"help-sounds\">A rising chime when a session needs you, a falling one when it fails, one note when it is done (with alerts on all). Only while the board is not in front. Kept in this browser only.</p></div></div><div class=\"pref pref-push\" id=\"push-pref\" data-state=\"checking\" data-ignore-morph><input type=\"checkbox\" id=\"pref-push\" disabled aria-describedby=\"push-state help-push\"><div><label for=\"pref-push\">Push to this device</label><p class=\"push-state\" id=\"push-state\" role=\"status\">Checking what this browser can do…</p><p class=\"help\" id=\"help-push\">A notification on this device when a session needs you and no board is in front of you, even with the browser closed; its Allow once and Deny answer a permission request, and it goes away once answered anywhere. On an iPhone or iPad, add the board to the home screen and turn this on there.</p></div></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
