@@ -72,6 +72,7 @@ func TestParseSubscription(t *testing.T) {
 		{"p256dh off the curve", subJSON("https://p.example/x", b64.EncodeToString(offCurve), testAuth), "not a point"},
 		{"auth short", subJSON("https://p.example/x", testP256, b64.EncodeToString([]byte("short"))), "16-byte"},
 		{"auth long", subJSON("https://p.example/x", testP256, b64.EncodeToString(make([]byte, 32))), "16-byte"},
+		{"endpoint twice", `{"endpoint": "https://a.example/x", "endpoint": "https://b.example/x", "keys": {"p256dh": "` + testP256 + `", "auth": "` + testAuth + `"}}`, "twice"},
 		{"keys a string", `{"endpoint": "https://p.example/x", "keys": "k"}`, "keys is a JSON string"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

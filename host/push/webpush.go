@@ -28,6 +28,9 @@ var (
 	ErrTooManySubscriptions = errors.New("too many push subscriptions")
 	// ErrInsecureEndpoint: an http endpoint, which only tests may use.
 	ErrInsecureEndpoint = errors.New("endpoint must be https")
+	// ErrNoSubscriptions: a test message found no browser to go to (a
+	// test that reaches nobody has not worked).
+	ErrNoSubscriptions = errors.New("no browser has turned pushes on (the pane's This browser group, Push to this device)")
 )
 
 // DefaultSubscriber is the VAPID "sub" claim unless WebPushOptions names
@@ -323,10 +326,16 @@ func (w *WebPush) Subscriptions() ([]Subscription, error) {
 // for it (recipient: the subscription's ID; device: its device). A
 // subscription its push service says is gone (404, 410) is dropped; any
 // other failure is returned (naming the push service's host only), after
-// every subscription was tried.
+// every subscription was tried. A test message (KindTest) with nobody
+// subscribed is ErrNoSubscriptions; any other is then sent to nobody.
 func (w *WebPush) Send(ctx context.Context, m Message) error {
 	if m.Tag == "" {
 		return errors.New("webpush: a message without a tag")
+	}
+	if m.Kind == KindTest {
+		if subs, err := w.Subscriptions(); err == nil && len(subs) == 0 {
+			return ErrNoSubscriptions
+		}
 	}
 	return w.deliver(ctx, topicOf(m.Tag), timingOf(m.Kind), func(s Subscription) ([]byte, error) {
 		var actions []Action
