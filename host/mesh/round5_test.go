@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/internal/syncbuf"
 	"github.com/notch-web/notch-web/internal/waitfor"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
@@ -221,33 +221,15 @@ func TestClockAheadDoesNotFreeze(t *testing.T) {
 	}
 }
 
-// syncBuf is a log sink tests read while it is written.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // runJoined runs a joined machine from creds, logging to the returned
 // buffer; Run's result comes on the channel.
-func runJoined(t *testing.T, cr Creds) (*Node, *syncBuf, <-chan error) {
+func runJoined(t *testing.T, cr Creds) (*Node, *syncbuf.Buffer, <-chan error) {
 	t.Helper()
 	home := t.TempDir()
 	if err := writeJSON(filepath.Join(Dir(home), joinFile), cr); err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuf{}
+	logs := &syncbuf.Buffer{}
 	n, err := Open(context.Background(), Config{DSHHome: home, Join: true, Log: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)

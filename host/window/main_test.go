@@ -1,7 +1,6 @@
 package window
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/notch-web/notch-web/internal/logx"
 
+	"github.com/notch-web/notch-web/internal/syncbuf"
 	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
@@ -141,16 +141,7 @@ func (c *fakeClock) Jump(d time.Duration) {
 }
 
 // logBuf collects log lines from many goroutines.
-type logBuf struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuf) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
+type logBuf struct{ syncbuf.Buffer }
 
 type record struct {
 	Level   string         `json:"level"`
@@ -160,11 +151,7 @@ type record struct {
 	Data    map[string]any `json:"data"`
 }
 
-func (b *logBuf) text() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+func (b *logBuf) text() string { return b.String() }
 
 func (b *logBuf) records(t testing.TB, message string) []record {
 	t.Helper()

@@ -1,31 +1,20 @@
 package logx
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/notch-web/notch-web/internal/syncbuf"
 )
 
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
+type lockedBuf struct{ syncbuf.Buffer }
 
 func (l *lockedBuf) lines() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := strings.TrimSpace(l.b.String())
+	s := strings.TrimSpace(l.String())
 	if s == "" {
 		return nil
 	}
