@@ -647,6 +647,9 @@ func (a *approvals) record(e *entry, by, outcome string, now time.Time) {
 	a.log.Info("approval "+outcome, "log_type", logx.TypeApproval, slog.Group("data",
 		"agent", e.Agent, "session", e.Session, "call", e.Call, "tool", e.Tool,
 		"outcome", outcome, "by", by, "waitedMs", now.Sub(e.Since).Milliseconds()))
+	if r := a.board.recorder(); r != nil {
+		r.RecordAnswer(RecordedAnswer{Session: e.Session, Call: e.Call, Agent: e.Agent, Tool: e.Tool, By: by, Outcome: outcome, Asked: e.Since, Answered: now})
+	}
 }
 
 // unhold turns a waiting card into a terminal one: the hold ended, the

@@ -51,6 +51,8 @@ type Board struct {
 	facts map[string]rowFacts
 	// factsVersion counts changes of facts, for the sidecar (live.go).
 	factsVersion atomic.Uint64
+	// rec keeps the lasting history (recorder.go); nil for none; under mu.
+	rec Recorder
 }
 
 // NewBoard returns an empty board; follow makes it a follower's.
@@ -253,6 +255,7 @@ func (b *Board) applyLocked(evs ...state.Event) ([]string, error) {
 	warns, err := b.fold.Apply(evs...)
 	if err == nil {
 		b.recordLocked(evs)
+		b.recordToLocked(evs)
 		b.pruneLocked()
 	}
 	return warns, err

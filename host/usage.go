@@ -175,6 +175,9 @@ func (b *Board) Report(r StatuslineReport, now time.Time) bool {
 		u.Sessions[r.Session] = su
 	}
 	b.usage.mu.Unlock()
+	if rec := b.recorder(); rec != nil && r.CostUSD != nil {
+		rec.RecordCost(r.Session, *r.CostUSD, now)
+	}
 	b.changed()
 	return true
 }

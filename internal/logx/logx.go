@@ -136,6 +136,7 @@ const (
 	TypeDemo     = "agents-notch.demo.v1"     // the --demo player
 	TypeEvents   = "agents-notch.events.v1"   // POST /agents-notch/events
 	TypeFollow   = "agents-notch.follow.v1"   // --follow's reads
+	TypeHistory  = "agents-notch.history.v1"  // the lasting history (host/store)
 	TypeHooks    = "agents-notch.hooks.v1"    // the agents' hooks
 	TypeHost     = "agents-notch.host.v1"     // start-up, shutdown
 	TypeHTTP     = "agents-notch.http.v1"     // the HTTP server's own errors

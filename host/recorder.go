@@ -1,0 +1,61 @@
+package host
+
+import (
+	"time"
+
+	"github.com/notch-web/notch-web/state"
+)
+
+// Recorder keeps the lasting history (host/store): the board hands it every
+// event its fold applied, every answer to a card, and the costs the agents
+// report. Its methods are called with the board's lock held and must never
+// block: a recorder queues and writes elsewhere, and drops (and says so)
+// when it cannot keep up — the board never waits on the history.
+type Recorder interface {
+	RecordEvents(evs []RecordedEvent)
+	RecordAnswer(a RecordedAnswer)
+	RecordCost(session string, usd float64, at time.Time)
+}
+
+// RecordedEvent is one applied event with what the host knows of its row
+// beside it: the agent that sent it ("" when no hook said).
+type RecordedEvent struct {
+	state.Event
+	Agent string
+}
+
+// RecordedAnswer is a card's end: who answered it (ByBoard, ByTerminal,
+// ByPush, ByHold …), how, and when it was asked and answered.
+type RecordedAnswer struct {
+	Session, Call, Agent, Tool string
+	By, Outcome                string
+	Asked, Answered            time.Time
+}
+
+// SetRecorder gives the board its history recorder; nil keeps none. Set it
+// before the host runs.
+func (b *Board) SetRecorder(r Recorder) {
+	b.mu.Lock()
+	b.rec = r
+	b.mu.Unlock()
+}
+
+// recordToLocked hands applied events to the recorder; the caller holds
+// b.mu.
+func (b *Board) recordToLocked(evs []state.Event) {
+	if b.rec == nil || len(evs) == 0 {
+		return
+	}
+	out := make([]RecordedEvent, len(evs))
+	for i, ev := range evs {
+		out[i] = RecordedEvent{Event: ev, Agent: b.facts[ev.Session].agent}
+	}
+	b.rec.RecordEvents(out)
+}
+
+// recorder is the board's recorder, nil for none.
+func (b *Board) recorder() Recorder {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.rec
+}

@@ -1,0 +1,228 @@
+// Package store is the lasting history: every session, turn and answer of
+// every machine in one embedded SQLite file (modernc.org/sqlite: pure Go,
+// no cgo, the C SQLite translated), so the History page, the row's ▸ panel
+// after a restart, `notch-web history export` and the day's pictures read
+// what came before.
+//
+// The board never waits on it: the host hands it facts (host.Recorder)
+// that queue in memory and are written in batches by the store's own
+// goroutine. A file that cannot be written (full, broken, locked too long)
+// makes the history "unavailable" — one log record, the page says so —
+// and the board goes on. The schema is versioned (PRAGMA user_version),
+// migrated at open, and a file from a newer notch-web is refused.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+
+	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/notify"
+)
+
+// File is the store's name in $DSH_HOME/state/agents-notch/.
+const File = "history.db"
+
+// Defaults of retention.
+const (
+	DefaultDays     = 90
+	DefaultMaxBytes = 512 << 20
+)
+
+// ErrNewer: the file was written by a newer notch-web (its schema version
+// is beyond this build's).
+var ErrNewer = errors.New("the history file is from a newer notch-web")
+
+// Options configure a Store.
+type Options struct {
+	Days     int   // keep sessions this many days (0: DefaultDays)
+	MaxBytes int64 // and the file within this size (0: DefaultMaxBytes)
+	Log      *slog.Logger
+	Now      func() time.Time
+}
+
+// Store is the history. Open it, Run its writer, Close it.
+type Store struct {
+	db   *sql.DB
+	path string
+	opts Options
+	log  *slog.Logger
+	now  func() time.Time
+
+	in      chan fact
+	changes notify.Broadcast
+	dropped atomic.Int64 // facts dropped because the queue was full
+
+	mu      sync.Mutex
+	problem string // "" healthy
+	oseq    int64  // the last local event's sequence (the writer's)
+	open    map[turnKey]*openTurn
+}
+
+// queueLen bounds the facts waiting to be written: beyond it a fact is
+// dropped and counted (the board never blocks).
+const queueLen = 8192
+
+// Open opens (or creates, mode 0600) the store at path and migrates it.
+func Open(path string, o Options) (*Store, error) {
+	if o.Days <= 0 {
+		o.Days = DefaultDays
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	// Created by hand so the mode is 0600 before SQLite writes a byte.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening the history: %w", err)
+	}
+	f.Close()
+	dsn := "file:" + path + "?_pragma=busy_timeout(2000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=auto_vacuum(2)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(4)
+	s := &Store{db: db, path: path, opts: o, log: o.Log, now: o.Now, in: make(chan fact, queueLen), open: map[turnKey]*openTurn{}}
+	if err := s.migrate(context.Background()); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := db.QueryRow(`SELECT coalesce(max(oseq), 0) FROM events WHERE machine = ?`, Local).Scan(&s.oseq); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("reading the history: %w", err)
+	}
+	return s, nil
+}
+
+// Close closes the file. Call it after Run returned.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path is the file's path.
+func (s *Store) Path() string { return s.path }
+
+// Problem is "" while the history is written, else why it is unavailable.
+func (s *Store) Problem() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.problem
+}
+
+// Changes wakes its subscribers after each batch written.
+func (s *Store) Changes() (<-chan struct{}, func()) { return s.changes.Subscribe() }
+
+// setProblem records the history's health, logging each change once.
+func (s *Store) setProblem(err error) {
+	why := ""
+	if err != nil {
+		why = "history unavailable: " + err.Error()
+	}
+	s.mu.Lock()
+	was := s.problem
+	s.problem = why
+	s.mu.Unlock()
+	switch {
+	case why != "" && was == "":
+		s.log.Error(why+"; the board goes on without it", "log_type", logx.TypeHistory, logx.Err("history", err))
+	case why == "" && was != "":
+		s.log.Info("the history is written again", "log_type", logx.TypeHistory)
+	}
+}
+
+// migrations are the schema, one step per version: user_version N means
+// the first N ran. Append; never edit a step that shipped.
+var migrations = []string{
+	// 1: sessions, turns, status spans, answers, costs and the events
+	// they were made from (each machine's own sequence: replays are
+	// idempotent).
+	`CREATE TABLE sessions (
+		machine TEXT NOT NULL, id TEXT NOT NULL,
+		agent TEXT NOT NULL DEFAULT '', project TEXT NOT NULL DEFAULT '', cwd TEXT NOT NULL DEFAULT '',
+		title TEXT NOT NULL DEFAULT '', parent TEXT NOT NULL DEFAULT '',
+		started_ms INTEGER NOT NULL, ended_ms INTEGER NOT NULL DEFAULT 0, outcome TEXT NOT NULL DEFAULT '',
+		cost_usd REAL,
+		PRIMARY KEY (machine, id)
+	) WITHOUT ROWID;
+	CREATE INDEX sessions_started ON sessions (started_ms);
+	CREATE TABLE turns (
+		machine TEXT NOT NULL, session TEXT NOT NULL, seq INTEGER NOT NULL,
+		started_ms INTEGER NOT NULL, ended_ms INTEGER NOT NULL DEFAULT 0, outcome TEXT NOT NULL DEFAULT '',
+		tools TEXT NOT NULL DEFAULT '{}', errors INTEGER NOT NULL DEFAULT 0,
+		context_tokens INTEGER NOT NULL DEFAULT 0, cost_usd REAL,
+		PRIMARY KEY (machine, session, seq)
+	) WITHOUT ROWID;
+	CREATE INDEX turns_started ON turns (started_ms);
+	CREATE TABLE spans (
+		machine TEXT NOT NULL, session TEXT NOT NULL, from_ms INTEGER NOT NULL,
+		status TEXT NOT NULL, to_ms INTEGER NOT NULL DEFAULT 0,
+		PRIMARY KEY (machine, session, from_ms, status)
+	) WITHOUT ROWID;
+	CREATE INDEX spans_from ON spans (from_ms);
+	CREATE TABLE answers (
+		machine TEXT NOT NULL, session TEXT NOT NULL, call TEXT NOT NULL, asked_ms INTEGER NOT NULL,
+		answered_ms INTEGER NOT NULL, agent TEXT NOT NULL DEFAULT '', tool TEXT NOT NULL DEFAULT '',
+		by TEXT NOT NULL, outcome TEXT NOT NULL,
+		PRIMARY KEY (machine, session, call, asked_ms)
+	) WITHOUT ROWID;
+	CREATE TABLE costs (
+		machine TEXT NOT NULL, session TEXT NOT NULL, at_ms INTEGER NOT NULL, usd REAL NOT NULL,
+		PRIMARY KEY (machine, session, at_ms)
+	) WITHOUT ROWID;
+	CREATE TABLE events (
+		machine TEXT NOT NULL, oseq INTEGER NOT NULL, session TEXT NOT NULL, at_ms INTEGER NOT NULL,
+		type TEXT NOT NULL, tool TEXT NOT NULL DEFAULT '', outcome TEXT NOT NULL DEFAULT '',
+		PRIMARY KEY (machine, oseq)
+	) WITHOUT ROWID;
+	CREATE INDEX events_session ON events (machine, session, at_ms);`,
+}
+
+// Version is the schema version this build writes.
+var Version = len(migrations)
+
+// migrate brings the file to Version, refusing a newer one.
+func (s *Store) migrate(ctx context.Context) error {
+	var v int
+	if err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		return fmt.Errorf("reading the history's version: %w", err)
+	}
+	if v > Version {
+		return fmt.Errorf("%w (schema %d; this build reads up to %d): upgrade notch-web, or move %s aside", ErrNewer, v, Version, s.path)
+	}
+	for ; v < Version; v++ {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrating the history to schema %d: %w", v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, v+1)); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,428 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/state"
+)
+
+// Event is one event as the store keeps it: whose (Machine: Local for this
+// host's own), its place in that machine's own sequence (Seq, from 1), the
+// agent that sent it, and the event. A machine's events are inserted once
+// by (Machine, Seq), so a replay after a lost link counts nothing twice.
+type Event struct {
+	Machine string
+	Seq     int64
+	Agent   string
+	state.Event
+}
+
+// fact is one thing to write.
+type fact struct {
+	ev     *Event
+	answer *host.RecordedAnswer
+	cost   *costFact
+	done   chan struct{} // Flush's marker
+}
+
+type costFact struct {
+	session string
+	usd     float64
+	at      int64
+}
+
+// Batching: the writer takes what has queued, up to batchMax facts, in one
+// transaction; it waits batchWait for more after the first so a burst is
+// one write, and never wakes while nothing comes.
+const (
+	batchMax  = 1024
+	batchWait = 50 * time.Millisecond
+	pruneEach = 6 * time.Hour
+)
+
+// RecordEvents is host.Recorder's: this host's applied events, queued.
+func (s *Store) RecordEvents(evs []host.RecordedEvent) {
+	for _, e := range evs {
+		ev := e.Event
+		if ev.At == 0 {
+			ev.At = s.now().UnixMilli()
+		}
+		s.put(fact{ev: &Event{Machine: Local, Agent: e.Agent, Event: ev}})
+	}
+}
+
+// RecordAnswer is host.Recorder's: a card's end.
+func (s *Store) RecordAnswer(a host.RecordedAnswer) { s.put(fact{answer: &a}) }
+
+// RecordCost is host.Recorder's: the cost an agent reports for a session.
+func (s *Store) RecordCost(session string, usd float64, at time.Time) {
+	s.put(fact{cost: &costFact{session: session, usd: usd, at: at.UnixMilli()}})
+}
+
+// Add queues other machines' events (a hub's feed: Seq set by their
+// machine).
+func (s *Store) Add(evs []Event) {
+	for i := range evs {
+		e := evs[i]
+		s.put(fact{ev: &e})
+	}
+}
+
+// put queues f, or drops it when the queue is full (counted, logged at the
+// next batch).
+func (s *Store) put(f fact) {
+	select {
+	case s.in <- f:
+	default:
+		s.dropped.Add(1)
+	}
+}
+
+// Flush waits until everything queued before it is written (tests, the
+// export of a running host).
+func (s *Store) Flush(ctx context.Context) error {
+	done := make(chan struct{})
+	select {
+	case s.in <- fact{done: done}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Run writes what is queued until ctx ends, then what is left. It prunes
+// at start and every few hours.
+func (s *Store) Run(ctx context.Context) error {
+	s.prune(ctx)
+	prune := time.NewTicker(pruneEach)
+	defer prune.Stop()
+	for {
+		var first fact
+		select {
+		case first = <-s.in:
+		case <-prune.C:
+			s.prune(ctx)
+			continue
+		case <-ctx.Done():
+			s.drain()
+			return nil
+		}
+		batch := []fact{first}
+		timer := time.NewTimer(batchWait)
+	more:
+		for len(batch) < batchMax {
+			select {
+			case f := <-s.in:
+				batch = append(batch, f)
+			case <-timer.C:
+				break more
+			case <-ctx.Done():
+				break more
+			}
+		}
+		timer.Stop()
+		s.write(batch)
+	}
+}
+
+// drain writes what is queued at shutdown.
+func (s *Store) drain() {
+	for {
+		var batch []fact
+	take:
+		for len(batch) < batchMax {
+			select {
+			case f := <-s.in:
+				batch = append(batch, f)
+			default:
+				break take
+			}
+		}
+		if len(batch) == 0 {
+			return
+		}
+		s.write(batch)
+	}
+}
+
+// write applies a batch in one transaction.
+func (s *Store) write(batch []fact) {
+	if n := s.dropped.Swap(0); n > 0 {
+		s.log.Warn("the history fell behind: facts were dropped", "log_type", logx.TypeHistory, slog.Group("data", "dropped", n))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		for _, f := range batch {
+			var err error
+			switch {
+			case f.ev != nil:
+				err = s.applyEvent(ctx, tx, f.ev)
+			case f.answer != nil:
+				err = s.applyAnswer(ctx, tx, f.answer)
+			case f.cost != nil:
+				err = s.applyCost(ctx, tx, f.cost)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		s.mu.Lock()
+		s.open = map[turnKey]*openTurn{} // the cache may hold what was rolled back
+		s.mu.Unlock()
+	}
+	s.setProblem(err)
+	for _, f := range batch {
+		if f.done != nil {
+			close(f.done)
+		}
+	}
+	s.changes.Notify()
+}
+
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+type turnKey struct{ machine, session string }
+
+// openTurn is a session's latest turn, kept while the writer adds to it.
+type openTurn struct {
+	seq    int
+	ended  bool
+	tools  map[string]int
+	errors int
+}
+
+// status words of a span, from the event that starts it ("" starts none).
+func spanOf(e *Event) string {
+	switch e.Type {
+	case state.TypeTurnStarted, state.TypeApprovalResolved:
+		return state.StatusWorking
+	case state.TypeApprovalRequested:
+		return state.StatusAttention
+	case state.TypeTurnEnded, state.TypeSessionEnded:
+		if e.Outcome == state.OutcomeError {
+			return state.StatusError
+		}
+		return state.StatusDone
+	}
+	return ""
+}
+
+// outcomeOf is a turn's or session's end in the store's words.
+func outcomeOf(o string) string {
+	if o == state.OutcomeError {
+		return "error"
+	}
+	return "done"
+}
+
+func (s *Store) applyEvent(ctx context.Context, tx *sql.Tx, e *Event) error {
+	if e.Machine == Local && e.Seq == 0 {
+		s.oseq++
+		e.Seq = s.oseq
+	}
+	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO events (machine, oseq, session, at_ms, type, tool, outcome) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		e.Machine, e.Seq, e.Session, e.At, e.Type, e.Tool, e.Outcome)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil // a replay: counted already
+	}
+	if e.Type == state.TypeContextTokens && !s.knows(ctx, tx, e) {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (machine, id, agent, project, cwd, title, parent, started_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (machine, id) DO UPDATE SET
+			agent = CASE WHEN excluded.agent != '' THEN excluded.agent ELSE agent END,
+			project = CASE WHEN excluded.project != '' THEN excluded.project ELSE project END,
+			cwd = CASE WHEN excluded.cwd != '' THEN excluded.cwd ELSE cwd END,
+			title = CASE WHEN excluded.title != '' THEN excluded.title ELSE title END,
+			parent = CASE WHEN excluded.parent != '' THEN excluded.parent ELSE parent END`,
+		e.Machine, e.Session, e.Agent, e.Project, e.Cwd, e.Title, e.Parent, e.At); err != nil {
+		return err
+	}
+	k := turnKey{e.Machine, e.Session}
+	switch e.Type {
+	case state.TypeSessionOpened:
+		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_ms = 0, outcome = '' WHERE machine = ? AND id = ? AND ended_ms != 0`, e.Machine, e.Session); err != nil {
+			return err
+		}
+	case state.TypeTurnStarted:
+		t, err := s.turn(ctx, tx, k)
+		if err != nil {
+			return err
+		}
+		seq := 1
+		if t != nil {
+			seq = t.seq + 1
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO turns (machine, session, seq, started_ms) VALUES (?, ?, ?, ?)`, e.Machine, e.Session, seq, e.At); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.open[k] = &openTurn{seq: seq, tools: map[string]int{}}
+		s.mu.Unlock()
+	case state.TypeToolStarted, state.TypeToolEnded:
+		t, err := s.turn(ctx, tx, k)
+		if err != nil || t == nil || t.ended {
+			return err
+		}
+		if e.Type == state.TypeToolStarted {
+			t.tools[state.Cut(e.Tool, 100)]++
+		} else if e.Outcome == state.OutcomeError {
+			t.errors++
+		}
+		tools, _ := json.Marshal(t.tools)
+		if _, err := tx.ExecContext(ctx, `UPDATE turns SET tools = ?, errors = ? WHERE machine = ? AND session = ? AND seq = ?`, string(tools), t.errors, e.Machine, e.Session, t.seq); err != nil {
+			return err
+		}
+	case state.TypeContextTokens:
+		if e.Tokens != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE turns SET context_tokens = ? WHERE machine = ? AND session = ? AND seq = (SELECT max(seq) FROM turns WHERE machine = ? AND session = ?)`,
+				*e.Tokens, e.Machine, e.Session, e.Machine, e.Session); err != nil {
+				return err
+			}
+		}
+	case state.TypeTurnEnded, state.TypeSessionEnded:
+		t, err := s.turn(ctx, tx, k)
+		if err != nil {
+			return err
+		}
+		if t != nil && !t.ended {
+			t.ended = true
+			if _, err := tx.ExecContext(ctx, `UPDATE turns SET ended_ms = ?, outcome = ? WHERE machine = ? AND session = ? AND seq = ?`, e.At, outcomeOf(e.Outcome), e.Machine, e.Session, t.seq); err != nil {
+				return err
+			}
+		}
+		if e.Type == state.TypeSessionEnded {
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_ms = ?, outcome = ? WHERE machine = ? AND id = ?`, e.At, outcomeOf(e.Outcome), e.Machine, e.Session); err != nil {
+				return err
+			}
+		}
+	case state.TypeSessionFinished:
+		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_ms = ?, outcome = CASE WHEN outcome = '' THEN 'ended' ELSE outcome END WHERE machine = ? AND id = ? AND ended_ms = 0`, e.At, e.Machine, e.Session); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE spans SET to_ms = ? WHERE machine = ? AND session = ? AND to_ms = 0`, e.At, e.Machine, e.Session)
+		return err
+	}
+	return s.span(ctx, tx, e)
+}
+
+// knows reports whether the store has the event's session (a count for a
+// session it never saw opens nothing).
+func (s *Store) knows(ctx context.Context, tx *sql.Tx, e *Event) bool {
+	var one int
+	return tx.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE machine = ? AND id = ?`, e.Machine, e.Session).Scan(&one) == nil
+}
+
+// span moves a session's status band on, when the event changes it.
+func (s *Store) span(ctx context.Context, tx *sql.Tx, e *Event) error {
+	status := spanOf(e)
+	if status == "" {
+		return nil
+	}
+	var cur string
+	err := tx.QueryRowContext(ctx, `SELECT status FROM spans WHERE machine = ? AND session = ? AND to_ms = 0 ORDER BY from_ms DESC LIMIT 1`, e.Machine, e.Session).Scan(&cur)
+	if err != nil && err != sql.ErrNoRows {
+		return err
+	}
+	if cur == status {
+		return nil
+	}
+	if e.Type == state.TypeApprovalResolved && cur != state.StatusAttention {
+		return nil // an answer outside a wait moves nothing
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE spans SET to_ms = ? WHERE machine = ? AND session = ? AND to_ms = 0`, e.At, e.Machine, e.Session); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT OR IGNORE INTO spans (machine, session, from_ms, status) VALUES (?, ?, ?, ?)`, e.Machine, e.Session, e.At, status)
+	return err
+}
+
+// turn is the session's latest turn from the cache, else the file; nil
+// before its first.
+func (s *Store) turn(ctx context.Context, tx *sql.Tx, k turnKey) (*openTurn, error) {
+	s.mu.Lock()
+	t := s.open[k]
+	s.mu.Unlock()
+	if t != nil {
+		return t, nil
+	}
+	var tools string
+	var ended int64
+	t = &openTurn{}
+	err := tx.QueryRowContext(ctx, `SELECT seq, tools, errors, ended_ms FROM turns WHERE machine = ? AND session = ? ORDER BY seq DESC LIMIT 1`, k.machine, k.session).
+		Scan(&t.seq, &tools, &t.errors, &ended)
+	if err == sql.ErrNoRows {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	t.ended = ended != 0
+	if json.Unmarshal([]byte(tools), &t.tools) != nil || t.tools == nil {
+		t.tools = map[string]int{}
+	}
+	s.mu.Lock()
+	if len(s.open) > 4096 {
+		s.open = map[turnKey]*openTurn{}
+	}
+	s.open[k] = t
+	s.mu.Unlock()
+	return t, nil
+}
+
+func (s *Store) applyAnswer(ctx context.Context, tx *sql.Tx, a *host.RecordedAnswer) error {
+	_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO answers (machine, session, call, asked_ms, answered_ms, agent, tool, by, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		Local, a.Session, a.Call, a.Asked.UnixMilli(), a.Answered.UnixMilli(), a.Agent, state.Cut(a.Tool, 100), a.By, a.Outcome)
+	return err
+}
+
+func (s *Store) applyCost(ctx context.Context, tx *sql.Tx, c *costFact) error {
+	var last sql.NullFloat64
+	if err := tx.QueryRowContext(ctx, `SELECT cost_usd FROM sessions WHERE machine = ? AND id = ?`, Local, c.session).Scan(&last); err != nil {
+		if err == sql.ErrNoRows {
+			return nil
+		}
+		return err
+	}
+	if last.Valid && last.Float64 == c.usd {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO costs (machine, session, at_ms, usd) VALUES (?, ?, ?, ?)`, Local, c.session, c.at, c.usd); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET cost_usd = ? WHERE machine = ? AND id = ?`, c.usd, Local, c.session); err != nil {
+		return err
+	}
+	// The turn the report falls in: the last to start before it.
+	_, err := tx.ExecContext(ctx, `UPDATE turns SET cost_usd = ? WHERE machine = ? AND session = ? AND seq = (SELECT max(seq) FROM turns WHERE machine = ? AND session = ? AND started_ms <= ?)`,
+		c.usd, Local, c.session, Local, c.session, c.at)
+	return err
+}
