@@ -89,8 +89,9 @@ func TestRevokedMachineSaysSo(t *testing.T) {
 	want := fmt.Sprintf(`the hub refuses this machine (\"alpha\", at %s): it was revoked, or the hub no longer knows it; this machine shows its own board only; to come back, run notch-web pair on the hub, then notch-web --join CODE here`, addr)
 	waitfor.Until(t, "alpha's board saying it is revoked", func() bool { return n.HubLink() == linkRevoked })
 	waitfor.Until(t, "the dialling ended", func() bool { return n.nc.IsClosed() })
-	if got := strings.Count(logs.String(), `"msg":"not connected to the hub: revoked"`); got != 1 || !strings.Contains(logs.String(), want) {
-		t.Errorf("the log says it %d times, want once with what to do:\n%s", got, logs)
+	if got := strings.Count(logs.String(), `"msg":"not connected to the hub: revoked"`); got != 1 || !strings.Contains(logs.String(), want) ||
+		strings.Contains(logs.String(), linkLost) {
+		t.Errorf("the log says it %d times, want once with what to do, and nothing else:\n%s", got, logs)
 	}
 	select {
 	case err := <-done:

@@ -84,8 +84,9 @@ type Node struct {
 	joined    bool          // this machine dials the hub it joined (--join)
 	creds     Creds         // what it dials with (--join)
 
-	linkMu sync.Mutex
-	link   string // why this joined machine is not connected to its hub ("": it is)
+	linkMu   sync.Mutex
+	link     string // why this joined machine is not connected to its hub ("": it is)
+	linkSaid bool   // the log has said link
 
 	boardMu   sync.Mutex
 	board     Board    // set by Run
@@ -191,9 +192,14 @@ func (n *Node) clientOpts() []nats.Option {
 		nats.RetryOnFailedConnect(true),
 		nats.ConnectHandler(func(*nats.Conn) { n.setLink("", nil); n.kick() }),
 		nats.ReconnectHandler(func(*nats.Conn) { n.setLink("", nil); n.kick() }),
+		// A connection lost is said once the next dial fails too: the hub
+		// restarting is back before, and a revoked machine is refused then
+		// (one line: revoked).
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil {
-				n.setLink(linkLost, err)
+				n.linkMu.Lock()
+				n.link, n.linkSaid = linkLost, false
+				n.linkMu.Unlock()
 			}
 		}),
 		nats.ReconnectErrHandler(func(_ *nats.Conn, err error) { n.setLink(linkOf(err), err) }),
@@ -235,16 +241,16 @@ func linkOf(err error) string {
 // timeout.
 func (n *Node) setLink(link string, err error) {
 	n.linkMu.Lock()
-	was := n.link
-	n.link = link
+	was, said := n.link, n.linkSaid
+	n.link, n.linkSaid = link, true
 	n.linkMu.Unlock()
-	if link == was || !n.joined {
+	if link == was && said || !n.joined {
 		return
 	}
 	cr := n.creds
 	switch link {
 	case "":
-		if was != "" {
+		if was != "" && said {
 			n.log.Info("hub reached again", "log_type", logx.TypeMesh)
 		}
 	case linkRevoked:
