@@ -211,7 +211,7 @@ func TestAHubPushesAnotherMachinesCard(t *testing.T) {
 		},
 	}
 	e := newEnv(t, envOpts{run: true, remote: r, push: &push.Options{
-		Config: push.Config{Ntfy: []push.NtfyConfig{{Name: "phone", URL: ntfy.URL + "/t", Token: "tk", ChannelConfig: push.ChannelConfig{Send: []string{push.KindNeedsYou}}}}},
+		Config:   push.Config{Ntfy: []push.NtfyConfig{{Name: "phone", URL: ntfy.URL + "/t", Token: "tk", ChannelConfig: push.ChannelConfig{Send: []string{push.KindNeedsYou}}}}},
 		BoardURL: "https://hub.example/agents-notch/", ActURL: "https://hub.example/agents-notch/act", Machine: "hub",
 	}})
 	n.wait(t, "the remote row's push", func(pub []ntfyMessage, _ []string) bool { return len(pub) == 1 })

@@ -91,4 +91,3 @@ func runNotify(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	return nil
 }
-

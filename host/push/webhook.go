@@ -96,7 +96,7 @@ func (w *Webhook) body(m Message) any {
 	}
 	if m.Mint != nil {
 		for _, a := range m.Mint("webhook:"+w.cfg.Name, "") {
-			out.Actions = append(out.Actions, hookAction{ID: a.ID, Label: a.Label, URL: a.URL, Cap: a.Cap})
+			out.Actions = append(out.Actions, hookAction(a))
 		}
 	}
 	return out
