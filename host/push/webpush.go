@@ -210,8 +210,9 @@ func (w *WebPush) saveLocked(subs []Subscription) error {
 }
 
 // Subscribe stores s (from ParseSubscription) for device ("" for a local
-// browser) and returns it as stored. The same endpoint again replaces its
-// entry (its keys and device are the new ones; created stays); a paired
+// browser) and returns it as stored. The same subscription again changes
+// nothing; the same endpoint with other keys or another device replaces its
+// entry (created stays); a paired
 // device's new subscription replaces its old one (a browser has one).
 // Refused: an http endpoint unless LoopbackHTTP (ErrInsecureEndpoint), a
 // bad device id, and a full channel (ErrTooManySubscriptions).
@@ -235,6 +236,11 @@ func (w *WebPush) Subscribe(s Subscription, device string) (Subscription, error)
 	}
 	if _, err := w.keysLocked(); err != nil {
 		return Subscription{}, err
+	}
+	for _, old := range w.subs {
+		if old.ID == s.ID && old.P256dh == s.P256dh && old.Auth == s.Auth && old.Device == s.Device {
+			return old, nil // the pane says it again on every load: nothing to write
+		}
 	}
 	s.Created = w.now().UTC()
 	subs := make([]Subscription, 0, len(w.subs)+1)

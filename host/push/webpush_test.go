@@ -402,6 +402,13 @@ func TestSubscribe(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock = clock.Add(time.Hour)
+	info, _ := os.Stat(filepath.Join(dir, SubscriptionsFile))
+	if same, err := w.Subscribe(s, ""); err != nil || same != first {
+		t.Errorf("the same again: %+v, %v", same, err)
+	}
+	if info2, _ := os.Stat(filepath.Join(dir, SubscriptionsFile)); !os.SameFile(info, info2) {
+		t.Error("the same subscription again rewrote the file")
+	}
 	again, err := w.Subscribe(s, "dev1")
 	if err != nil || again.Created != first.Created || again.Device != "dev1" {
 		t.Errorf("resubscribed %+v (%v): want the first created and the new device", again, err)
@@ -444,7 +451,7 @@ func TestSubscribe(t *testing.T) {
 	if _, err := w.Subscribe(s5, "bad\u202edevice"); err == nil {
 		t.Error("a device id with a bidi override was taken")
 	}
-	info, _ := os.Stat(filepath.Join(dir, SubscriptionsFile))
+	info, _ = os.Stat(filepath.Join(dir, SubscriptionsFile))
 	if runtime.GOOS != "windows" && info.Mode().Perm() != 0o600 {
 		t.Errorf("push-subscriptions.json mode %v, want 0600", info.Mode().Perm())
 	}
