@@ -64,6 +64,11 @@ var historyWhat = map[string]string{
 	state.TypeSessionEnded:      "process ended",
 }
 
+// HistoryWhat is what an event of type typ reads as in a row's history,
+// "" for one a history leaves out; the lasting history's entries
+// (host/store) read the same.
+func HistoryWhat(typ string) string { return historyWhat[typ] }
+
 // recordLocked adds applied events to their rows' histories; the caller
 // holds b.mu, after the fold took them. A row the fold does not hold
 // (finished) has none.

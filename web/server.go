@@ -14,6 +14,7 @@ import (
 
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/push"
+	"github.com/notch-web/notch-web/host/store"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/settings"
@@ -37,6 +38,8 @@ type Deps struct {
 	OpenDoor string
 	// Client forwards close-outs and opens to the harness.
 	Client *http.Client
+	// Store is the lasting history (host/store); nil keeps none.
+	Store *store.Store
 	// Push sends the pushes (host/push); nil sends none.
 	Push *push.Engine
 	// WebPush is the Web Push channel the push routes subscribe browsers

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/store"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
 )
@@ -47,6 +48,11 @@ type config struct {
 	// publicURL is the board's address as a phone reaches it: where a
 	// push's click and buttons go (push.go).
 	publicURL string
+	// history is "on" or "off": the lasting history (history.go), kept
+	// historyDays days and within historyMaxMB.
+	history      string
+	historyDays  int
+	historyMaxMB int
 }
 
 const usageHead = `notch-web: the agents notch's web face — its settings, the live board, state.json.
@@ -74,6 +80,9 @@ func flagSet(c *config, logLevel *string) *flag.FlagSet {
 	fs.StringVar(&c.approvals, "approvals", "on", "on: the board answers agents' permission requests (Allow / Deny); off: its cards are read-only")
 	fs.DurationVar(&c.approvalHold, "approval-hold", host.DefaultApprovalHold, "how long an agent's permission request waits on the board before its own prompt decides alone")
 	fs.StringVar(&c.publicURL, "public-url", "", "the board's address as your phone reaches it (`URL`, e.g. https://laptop.tailnet.ts.net): pushes link there (default: this machine's own address)")
+	fs.StringVar(&c.history, "history", "on", "on: keep every session, turn and answer in $DSH_HOME/state/agents-notch/history.db (the History page); off: keep none")
+	fs.IntVar(&c.historyDays, "history-days", store.DefaultDays, "keep the history of sessions that ended within this many `DAYS`")
+	fs.IntVar(&c.historyMaxMB, "history-max-mb", store.DefaultMaxBytes>>20, "and keep the history file within this many `MB` (the oldest sessions go first)")
 	fs.StringVar(logLevel, "log-level", "info", "debug, info, warning or error")
 	fs.StringVar(&c.pprof, "pprof", "", "serve Go's pprof profiles on this loopback `HOST:PORT` (off by default)")
 	c.mesh.declare(fs)
@@ -135,6 +144,15 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	}
 	if c.statePath == "" {
 		c.statePath = filepath.Join(c.dshHome, "state", "agents-notch", "state.json")
+	}
+	if c.history != "on" && c.history != "off" {
+		return nil, fmt.Errorf("--history %q: want on or off", c.history)
+	}
+	if c.historyDays < 1 || c.historyDays > 36500 {
+		return nil, fmt.Errorf("--history-days %d: want 1 to 36500", c.historyDays)
+	}
+	if c.historyMaxMB < 1 || c.historyMaxMB > 1<<20 {
+		return nil, fmt.Errorf("--history-max-mb %d: want 1 to 1048576", c.historyMaxMB)
 	}
 	if c.publicURL != "" {
 		if err := checkPublicURL(c.publicURL); err != nil {

@@ -23,6 +23,7 @@ var commands = []command{
 	{"pair", "notch-web pair [--address HOST:PORT]", "on the hub: print a one-time join code"},
 	{"join", "notch-web join CODE [--machine NAME]", "pair this machine with a hub (then notch-web --join)"},
 	{"notify", "notch-web notify test", "send a test push to every channel of notify.json"},
+	{"history", "notch-web history export|forget", "the lasting history: export it (jsonl, csv) or forget sessions"},
 	{"version", "notch-web version", "the build's version (also --version)"},
 	{"help", "notch-web help [<command>]", "this list, or a command's own help (the same as notch-web <command> -h)"},
 }
@@ -53,7 +54,7 @@ const helpUsage = `usage: notch-web help [<command>]
 
 Lists every command with one line each and the host's flags, or prints one
 command's own help: notch-web help <command> says what notch-web <command> -h
-says. Commands: run, hook, hooks, statusline, pair, join, notify, version, help.
+says. Commands: run, hook, hooks, statusline, pair, join, notify, history, version, help.
 `
 
 const versionUsage = `usage: notch-web version
@@ -90,6 +91,8 @@ func runHelp(args []string, getenv func(string) string, stdout io.Writer) error 
 		fmt.Fprint(stdout, joinUsage)
 	case "notify":
 		fmt.Fprint(stdout, notifyUsage)
+	case "history":
+		fmt.Fprint(stdout, historyUsage)
 	case "version":
 		fmt.Fprint(stdout, versionUsage)
 	case "help", "-h", "-help", "--help":

@@ -29,11 +29,11 @@ func runNotify(ctx context.Context, args []string, getenv func(string) string, s
 		fmt.Fprintln(stderr, "notch-web notify:", err)
 		return err
 	}
-	if len(args) == 0 || isHelp(args[0]) {
+	if len(args) == 0 {
+		return fail(errors.New("want a subcommand: notch-web notify test (notch-web notify -h)"))
+	}
+	if isHelp(args[0]) {
 		fmt.Fprint(stdout, notifyUsage)
-		if len(args) == 0 {
-			return fail(errors.New("want a subcommand: notch-web notify test"))
-		}
 		return nil
 	}
 	if args[0] != "test" {

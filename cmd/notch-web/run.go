@@ -57,6 +57,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return runMeshCommand(ctx, args, getenv, stdout, stderr) // mesh.go
 		case "notify":
 			return runNotify(ctx, args[1:], getenv, stdout, stderr) // notify.go
+		case "history":
+			return runHistory(ctx, args[1:], getenv, stdout, stderr) // history.go
 		case "statusline":
 			return runStatusline(ctx, args[1:], getenv, os.Stdin, stdout, stderr) // statusline.go
 		case "--version", "-version":
@@ -162,6 +164,14 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 		hcfg.Remote = node.Remote()
 	}
 	h := host.New(hcfg, svc)
+	hist, err := openHistory(cfg, h, log) // nil in follow mode or with --history off (history.go)
+	if err != nil {
+		ln.Close()
+		return false, err
+	}
+	if hist != nil {
+		defer hist.Close()
+	}
 	hub := web.NewHub(h, svc, log, fdlimit.Streams())
 	if node != nil && node.Remote() != nil {
 		hub.Mesh = node // the pane lists the machines
@@ -174,7 +184,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	pusher := openPush(cfg, h, node, base, webPush, log) // nil in follow mode
 	hub.Pushes = pushesView(pusher)
 	srv := web.New(web.Deps{
-		Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log, Push: pusher,
+		Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log, Push: pusher, Store: hist,
 		WebPush: webPush,
 		Static:  static.FS, ManualPath: p.manual, OpenDoor: cfg.openURL, Version: version(),
 	})
@@ -229,6 +239,9 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	g.Go(func() error { return h.Run(gctx) })
 	if pusher != nil {
 		g.Go(func() error { return pusher.Run(gctx) })
+	}
+	if hist != nil {
+		g.Go(func() error { return hist.Run(gctx) })
 	}
 	if node != nil {
 		node.SetAnswerer(h.Answer) // the hub's answers for this machine's cards
