@@ -377,7 +377,7 @@ func TestParseQuery(t *testing.T) {
 }
 
 func FuzzParseQuery(f *testing.F) {
-	f.Add("q=build+argon&day=2026-12-03")                // words and a day
+	f.Add("q=build+argon&day=2026-12-03")                  // words and a day
 	f.Add("outcome=open&offset=100&machine=-&agent=codex") // filters
 	f.Add("q=%25_%5C&project=a%00b")                       // LIKE's own characters, a NUL
 	f.Add("day=2026-02-30")                                // a day that is not
