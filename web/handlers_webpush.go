@@ -27,7 +27,13 @@ func (s *Server) serviceWorker() echo.HandlerFunc {
 	var body []byte
 	var err error
 	return func(c echo.Context) error {
-		once.Do(func() { body, err = fs.ReadFile(s.Static, "sw.js") })
+		once.Do(func() {
+			if s.Static == nil {
+				err = echo.ErrNotFound
+				return
+			}
+			body, err = fs.ReadFile(s.Static, "sw.js")
+		})
 		if err != nil {
 			return err
 		}
