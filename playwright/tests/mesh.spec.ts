@@ -1,7 +1,8 @@
 // Many machines (issue 21): a hub and two machines, each a real notch-web
 // with its own DSH home, paired with join codes over TLS. The hub's board
 // shows both machines' rows with their labels; a machine killed with -9
-// turns unknown; the pane lists the machines and revokes one.
+// turns unknown; the pane lists the machines and revokes one, whose own
+// board then says it is not connected to the hub: revoked.
 import { test, expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -114,5 +115,11 @@ test.describe('many machines', () => {
     await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
     await expect(row(page, 'beta/docs')).toHaveCount(0);
     await expect(row(page, 'alpha/fix-login')).toBeAttached();
+
+    // beta goes on serving its own board, which says why it is not on the hub.
+    await openBoard(page, beta.url);
+    await expect(page.getByRole('status').filter({ hasText: 'not connected to the hub: revoked' })).toBeVisible();
+    await expect(row(page, 'docs')).toBeAttached();
+    await page.screenshot({ path: path.join(shots, 'machine-board-revoked.png') });
   });
 });
