@@ -1,5 +1,7 @@
 // Package security holds the locks on notch-web's doors, as Echo middleware:
-// the Host allowlist (against DNS rebinding), the Origin and Sec-Fetch-Site
+// the gate (a request that is not plainly local needs a paired device:
+// gate.go, the device store devices.go), the Host allowlist (against DNS
+// rebinding), the Origin and Sec-Fetch-Site
 // checks (against other pages in the browser), JSON-only writes (a text/plain
 // body is a "simple request" a browser sends with no preflight), bounded
 // bodies, and CORS answered only for a configured harness origin.
@@ -34,6 +36,9 @@ type Config struct {
 	HarnessOrigins []string
 	// Log receives one WARNING per refused request; nil discards.
 	Log *slog.Logger
+	// Devices are the paired devices the gate admits (nil: none, so only
+	// plainly local requests pass it).
+	Devices *Devices
 }
 
 // Locks is the configured set of checks. Create it with New and tell it the
@@ -43,11 +48,12 @@ type Locks struct {
 	harness map[string]bool
 	port    atomic.Int64
 	log     *slog.Logger
+	devices *Devices
 }
 
 // New returns the locks for cfg.
 func New(cfg Config) *Locks {
-	l := &Locks{hosts: map[string]bool{}, harness: map[string]bool{}, log: cfg.Log}
+	l := &Locks{hosts: map[string]bool{}, harness: map[string]bool{}, log: cfg.Log, devices: cfg.Devices}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
@@ -168,6 +174,27 @@ func (l *Locks) Write(limit int64) echo.MiddlewareFunc {
 			}
 			if !IsJSON(r.Header.Get("Content-Type")) {
 				return l.refuse(c, http.StatusUnsupportedMediaType, "content-type must be application/json")
+			}
+			if r.ContentLength > limit {
+				return l.refuse(c, http.StatusRequestEntityTooLarge, "body larger than "+strconv.FormatInt(limit, 10)+" bytes")
+			}
+			r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
+			return next(c)
+		}
+	}
+}
+
+// Form guards a form's POST (the pairing page's button, which needs no
+// script): Origin and Sec-Fetch-Site (403) and the body bounded to limit
+// bytes (413), but any media type — a form posts
+// application/x-www-form-urlencoded. Only for a route whose own secret
+// (a one-time code in its path) is what authorizes it.
+func (l *Locks) Form(limit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			if reason := l.checkBrowser(r); reason != "" {
+				return l.refuse(c, http.StatusForbidden, reason)
 			}
 			if r.ContentLength > limit {
 				return l.refuse(c, http.StatusRequestEntityTooLarge, "body larger than "+strconv.FormatInt(limit, 10)+" bytes")

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/notch-web/notch-web/host/push"
+	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/web/templates"
 )
 
@@ -30,13 +31,18 @@ func (s *Server) panePage(c echo.Context) error {
 // render renders a whole page into a buffer first, so a failed render never
 // sends half a page.
 func render(c echo.Context, comp templ.Component) error {
+	return renderStatus(c, http.StatusOK, comp)
+}
+
+// renderStatus is render with a status other than 200.
+func renderStatus(c echo.Context, status int, comp templ.Component) error {
 	buf := templ.GetBuffer()
 	defer templ.ReleaseBuffer(buf)
 	if err := comp.Render(c.Request().Context(), buf); err != nil {
 		return fail(http.StatusInternalServerError, "could not render the page", err)
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
-	return c.HTMLBlob(http.StatusOK, buf.Bytes())
+	return c.HTMLBlob(status, buf.Bytes())
 }
 
 // stream is GET /agents-notch/stream?page=board|pane: the page's live patches.
@@ -48,7 +54,8 @@ func (s *Server) stream(c echo.Context) error {
 	// The stream writes to the net/http writer itself: Echo's Response.Flush
 	// swallows write errors, and a stalled reader must be seen to fail.
 	c.Response().Committed = true
-	s.Hub.Serve(c.Response().Writer, c.Request(), page)
+	// A paired device's stream ends when the device is revoked.
+	s.Hub.ServeUntil(c.Response().Writer, c.Request(), page, security.Revoked(c.Request().Context()))
 	return nil
 }
 

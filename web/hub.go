@@ -14,6 +14,7 @@ import (
 	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/internal/pace"
+	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/web/fanout"
 	"github.com/notch-web/notch-web/web/templates"
@@ -42,6 +43,9 @@ type Hub struct {
 	// Link is a joined machine's word on its hub (host/mesh); nil when
 	// this machine joined none. Set it before Run.
 	Link HubLink
+	// Devices are the paired devices the pane lists (nil: none). Set it
+	// before Run.
+	Devices *security.Devices
 	// MinRefresh is the least time between two renders: a burst of changes
 	// is rendered at this pace, the newest state each time (0: no pause).
 	MinRefresh time.Duration
@@ -79,6 +83,12 @@ func (h *Hub) Run(ctx context.Context) {
 	defer stopS()
 	wc, stopW := h.window.Subscribe() // nil-safe
 	defer stopW()
+	var dc <-chan struct{}
+	if h.Devices != nil {
+		var stopD func()
+		dc, stopD = h.Devices.Subscribe()
+		defer stopD()
+	}
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	h.Refresh(time.Now())
@@ -94,6 +104,7 @@ func (h *Hub) Run(ctx context.Context) {
 		case <-bc:
 		case <-sc:
 		case <-wc:
+		case <-dc:
 		case <-tick.C:
 		}
 		if !p.Wait(ctx) {
@@ -121,6 +132,9 @@ func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
 	if h.Link != nil {
 		bv.HubLink = h.Link.HubLink()
 	}
+	if h.Devices != nil {
+		pv.Devices = deviceViews(h.Devices.List())
+	}
 	if h.Mesh != nil {
 		bv.UnknownRows, pv.Machines = h.board.Unknown(), machineViews(h.Mesh.Machines())
 		pv.Summary, pv.UnknownRows = templates.TabSummary(doc, bv.UnknownRows)
@@ -142,6 +156,7 @@ func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
 // not a change.
 type refreshKey struct {
 	board, settings uint64
+	devices         uint64
 	unknown         bool
 	rows            int
 	window          windowKey
@@ -165,6 +180,9 @@ func (h *Hub) Refresh(now time.Time) bool {
 	// The versions are read before the snapshot, so a change racing this
 	// refresh bumps them past the key and is rendered by the next one.
 	key := refreshKey{board: h.board.Version(), settings: h.settings.Version()}
+	if h.Devices != nil {
+		key.devices = h.Devices.Version()
+	}
 	bv, pv := h.Models(now)
 	key.unknown, key.rows, key.link = bv.Unknown, len(bv.Doc.Sessions), bv.HubLink
 	w := pv.Window

@@ -11,11 +11,25 @@ import (
 // prefix is where every page and route of the agents notch lives.
 const prefix = "/agents-notch"
 
+// publicRoutes pass the gate without a paired device: they hold no data.
+// The static files and the manifest; the service worker; a pairing link
+// (its code is its key); and a push's action, which carries a single-use
+// capability of its own.
+var publicRoutes = []string{
+	prefix + "/static/*",
+	prefix + "/manifest.webmanifest",
+	prefix + "/sw.js",
+	prefix + "/pair/:code",
+	"POST " + prefix + "/act",
+}
+
 // routes lists every URL notch-web serves. Every route passes the Host
-// check; every state-changing route passes all the locks.
+// check and the gate (a request that is not plainly local needs a paired
+// device, except on publicRoutes); every state-changing route passes all
+// the locks.
 func (s *Server) routes() {
 	e := s.echo
-	e.Use(s.Locks.Host(), s.Locks.CORS())
+	e.Use(s.Locks.Host(), s.Locks.Gate(s.notPaired, publicRoutes...), s.Locks.CORS())
 	page := s.Locks.PageHeaders()
 	write := func(limit int64) []echo.MiddlewareFunc {
 		return []echo.MiddlewareFunc{s.logWrites, s.Locks.Write(limit)}
@@ -52,6 +66,12 @@ func (s *Server) routes() {
 	n.POST("/looking", s.postLooking, write(smallBodyLimit)...)
 	n.POST("/act", s.postAct, write(smallBodyLimit)...)
 	n.POST("/notify/test", s.postNotifyTest, write(smallBodyLimit)...)
+
+	n.GET("/devices", s.getDevices)
+	n.POST("/devices/add", s.postDeviceAdd, write(smallBodyLimit)...)
+	n.POST("/devices/revoke", s.postDeviceRevoke, write(smallBodyLimit)...)
+	n.GET("/pair/:code", s.getPair, page)
+	n.POST("/pair/:code", s.postPair, page, s.Locks.Form(smallBodyLimit))
 }
 
 func redirect(to string) echo.HandlerFunc {

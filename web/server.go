@@ -47,6 +47,10 @@ type Deps struct {
 	WebPush *push.WebPush
 	// Version names the build, for /healthz.
 	Version string
+	// PairBase is where a phone reaches this host, for a pairing link
+	// ("https://name.tailnet.ts.net"), and a warning when that may not
+	// work ("" none); nil: the links are relative.
+	PairBase func() (base, warning string)
 	// Now is the clock (time.Now in production).
 	Now func() time.Time
 }

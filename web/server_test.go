@@ -48,6 +48,7 @@ type envOpts struct {
 	wrap        func(http.Handler) http.Handler // around the server's handler (a benchmark's probe)
 	push        *push.Options                   // run a push engine with these options
 	webPush     *push.WebPushOptions            // serve Web Push's routes with this channel (Dir: the home's)
+	allowHosts  []string                        // --allow-host
 }
 
 func newEnv(t testing.TB, o envOpts) *testEnv {
@@ -61,7 +62,11 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 	}
 	log := slog.New(slog.DiscardHandler)
 	svc := settings.NewService(settings.Options{PatchPaths: []string{patch}, PanePath: filepath.Join(home, "state", "agents-notch", "settings.json"), Log: log})
-	locks := security.New(security.Config{HarnessOrigins: o.harness, Log: log})
+	devices, err := security.OpenDevices(filepath.Join(home, "state", "agents-notch", "devices.json"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	locks := security.New(security.Config{HarnessOrigins: o.harness, AllowHosts: o.allowHosts, Devices: devices, Log: log})
 	manual := filepath.Join(home, "state", "session-finished", "manual.json")
 	hcfg := host.Config{Board: host.BoardConfig{HostPid: 42}, StatePath: filepath.Join(home, "state", "agents-notch", "state.json"), ManualPath: manual, Log: log,
 		Approvals: o.approvals, Remote: o.remote}

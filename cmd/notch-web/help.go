@@ -24,6 +24,7 @@ var commands = []command{
 	{"join", "notch-web join CODE [--machine NAME]", "pair this machine with a hub (then notch-web --join)"},
 	{"notify", "notch-web notify test", "send a test push to every channel of notify.json"},
 	{"history", "notch-web history export|forget", "the lasting history: export it (jsonl, csv) or forget sessions"},
+	{"devices", "notch-web devices add NAME|list|revoke NAME", "pair a phone or another browser with this host (a QR code), list, revoke"},
 	{"version", "notch-web version", "the build's version (also --version)"},
 	{"help", "notch-web help [<command>]", "this list, or a command's own help (the same as notch-web <command> -h)"},
 }
@@ -54,7 +55,8 @@ const helpUsage = `usage: notch-web help [<command>]
 
 Lists every command with one line each and the host's flags, or prints one
 command's own help: notch-web help <command> says what notch-web <command> -h
-says. Commands: run, hook, hooks, statusline, pair, join, notify, history, version, help.
+says. Commands: run, hook, hooks, statusline, pair, join, notify, history,
+devices, version, help.
 `
 
 const versionUsage = `usage: notch-web version
@@ -93,6 +95,8 @@ func runHelp(args []string, getenv func(string) string, stdout io.Writer) error 
 		fmt.Fprint(stdout, notifyUsage)
 	case "history":
 		fmt.Fprint(stdout, historyUsage)
+	case "devices":
+		fmt.Fprint(stdout, devicesUsage)
 	case "version":
 		fmt.Fprint(stdout, versionUsage)
 	case "help", "-h", "-help", "--help":

@@ -54,7 +54,7 @@ func (m *meshFlags) on() bool { return m.hub || m.join.set || m.nats != "" }
 func (m *meshFlags) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&m.hub, "hub", false, "be the hub other machines join: an embedded NATS server (TLS, nkeys) on --hub-addr")
 	fs.StringVar(&m.hubAddr, "hub-addr", mesh.DefaultHubAddr, "where the hub listens for machines, `HOST:PORT`")
-	fs.StringVar(&m.tlsCert, "tls-cert", "", "the hub's certificate `FILE` (PEM; default: a self-signed one made in the DSH home)")
+	fs.StringVar(&m.tlsCert, "tls-cert", "", "a certificate `FILE` (PEM), e.g. your tailnet's: the board answers https with it (plain http too, on the same port, for this machine's hooks); the hub (--hub) uses it too (default there: a self-signed one made in the DSH home)")
 	fs.StringVar(&m.tlsKey, "tls-key", "", "the key `FILE` of --tls-cert")
 	fs.Var(&m.join, "join", "publish this machine's board to the hub it joined (`[CODE]`: pair with a code from notch-web pair first)")
 	fs.StringVar(&m.nats, "nats", "", "use an existing NATS deployment at `URL` instead of a hub: publish this board and show every machine's")

@@ -22,6 +22,7 @@ import (
 	"github.com/notch-web/notch-web/internal/fdlimit"
 	"github.com/notch-web/notch-web/internal/fsx"
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/tlsmux"
 	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/web"
@@ -59,6 +60,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return runNotify(ctx, args[1:], getenv, stdout, stderr) // notify.go
 		case "history":
 			return runHistory(ctx, args[1:], getenv, stdout, stderr) // history.go
+		case "devices":
+			return runDevices(ctx, args[1:], getenv, stdout, stderr) // devices.go
 		case "statusline":
 			return runStatusline(ctx, args[1:], getenv, os.Stdin, stdout, stderr) // statusline.go
 		case "--version", "-version":
@@ -98,13 +101,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // paths are the files notch-web keeps under the DSH home.
 type paths struct {
-	pane, manual string
+	pane, manual, devices string
 }
 
 func pathsOf(c *config) paths {
 	return paths{
-		pane:   filepath.Join(c.dshHome, "state", "agents-notch", "settings.json"),
-		manual: filepath.Join(c.dshHome, "state", "session-finished", "manual.json"),
+		pane:    filepath.Join(c.dshHome, "state", "agents-notch", "settings.json"),
+		manual:  filepath.Join(c.dshHome, "state", "session-finished", "manual.json"),
+		devices: filepath.Join(c.dshHome, "state", "agents-notch", "devices.json"),
 	}
 }
 
@@ -133,7 +137,15 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 		PatchPaths: cfg.patches, ExplicitPatches: cfg.explicitPatches, RowID: cfg.rowID,
 		PanePath: p.pane, Log: log,
 	})
-	locks := security.New(security.Config{AllowHosts: cfg.allowHosts, HarnessOrigins: cfg.harnessOrigins, Log: log})
+	devices, err := security.OpenDevices(p.devices, nil)
+	if err != nil {
+		return false, err
+	}
+	tlsConfig, err := loadTLS(cfg.mesh.tlsCert, cfg.mesh.tlsKey) // nil without --tls-cert (devices.go)
+	if err != nil {
+		return false, err
+	}
+	locks := security.New(security.Config{AllowHosts: cfg.allowHosts, HarnessOrigins: cfg.harnessOrigins, Devices: devices, Log: log})
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -141,6 +153,11 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	locks.SetPort(port)
+	if tlsConfig != nil {
+		// https for a phone, plain http for the hooks and the command line
+		// on this machine, on the one port.
+		ln = tlsmux.New(ln, tlsConfig)
+	}
 
 	hcfg := host.Config{
 		Board:     host.BoardConfig{HostPid: os.Getpid(), RetireAfter: cfg.retireAfter},
@@ -173,6 +190,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 		defer hist.Close()
 	}
 	hub := web.NewHub(h, svc, log, fdlimit.Streams())
+	hub.Devices = devices
 	if node != nil && node.Remote() != nil {
 		hub.Mesh = node // the pane lists the machines
 	}
@@ -185,7 +203,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	hub.Pushes = pushesView(pusher)
 	srv := web.New(web.Deps{
 		Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log, Push: pusher, Store: hist,
-		WebPush: webPush,
+		WebPush: webPush, PairBase: pairBase(cfg, port, tlsConfig != nil),
 		Static:  static.FS, ManualPath: p.manual, OpenDoor: cfg.openURL, Version: version(),
 	})
 	httpSrv := &http.Server{
@@ -269,7 +287,7 @@ func startRecord(log *slog.Logger, cfg *config, p paths, base string, maxStreams
 	if cfg.follow != "" {
 		mode = "follow"
 	}
-	files := []any{"settingsJson", p.pane, "manualJson", p.manual, "patches", []string(cfg.patches)}
+	files := []any{"settingsJson", p.pane, "manualJson", p.manual, "devicesJson", p.devices, "patches", []string(cfg.patches)}
 	if cfg.follow == "" {
 		files = append(files, "stateJson", cfg.statePath)
 	} else {

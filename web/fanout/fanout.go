@@ -206,6 +206,13 @@ const retryFull = "5"
 // written here and the connection handed to the writers (stream.go): Serve
 // returns at once, and the stream lives on without a goroutine.
 func (h *Fanout) Serve(w http.ResponseWriter, r *http.Request, page string) {
+	h.ServeUntil(w, r, page, nil)
+}
+
+// ServeUntil is Serve for a stream that must also end when end is done
+// (a revoked device's): a hijacked stream outlives its request's context,
+// so that context alone cannot end it. A nil end never ends.
+func (h *Fanout) ServeUntil(w http.ResponseWriter, r *http.Request, page string, end context.Context) {
 	s := &stream{page: page}
 	first, err := h.subscribe(s)
 	switch {
@@ -230,6 +237,11 @@ func (h *Fanout) Serve(w http.ResponseWriter, r *http.Request, page string) {
 	hdr.Set("Cache-Control", "no-cache")
 	hdr.Set("X-Accel-Buffering", "no")
 	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+		if end != nil {
+			s.mu.Lock()
+			s.stopEnd = context.AfterFunc(end, func() { h.endStream(s, context.Cause(end)) })
+			s.mu.Unlock()
+		}
 		h.open(s, conn, responseHead(hdr, time.Now()), first)
 		return
 	}

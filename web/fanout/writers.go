@@ -47,6 +47,9 @@ type stream struct {
 	beat    bool   // pending is a heartbeat, which any frame replaces
 	busy    bool   // queued or being written: its owner writes pending next
 	gone    bool   // ended: never written again
+	// stopEnd stops the watch of the context that ends a hijacked stream
+	// early (ServeUntil), or is nil.
+	stopEnd func() bool
 
 	// last is when the last write completed, unix ns: the heartbeat reads
 	// it for every stream, four times a second, without taking mu.
@@ -299,6 +302,12 @@ func (h *Fanout) endStream(s *stream, err error) {
 	conn, open := s.end()
 	if !open {
 		return
+	}
+	s.mu.Lock()
+	stop := s.stopEnd
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
 	}
 	if conn != nil {
 		_ = conn.Close()

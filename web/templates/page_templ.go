@@ -284,7 +284,7 @@ func PanePage(v PaneView, harnessOrigins []string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "<div id=\"announce\" class=\"sr-only\" role=\"status\" aria-live=\"polite\" aria-atomic=\"true\"></div></main></body></html>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "<section id=\"device-pairing\" class=\"pairing\" hidden></section><div id=\"announce\" class=\"sr-only\" role=\"status\" aria-live=\"polite\" aria-atomic=\"true\"></div></main></body></html>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

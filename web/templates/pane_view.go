@@ -27,6 +27,8 @@ type PaneView struct {
 	// Pushes are the push channels (host/push), read-only; nil when this
 	// notch-web pushes nothing (it follows another host).
 	Pushes *Pushes
+	// Devices are the paired browsers (the gate's device store).
+	Devices []DeviceRow
 }
 
 // Pushes is the pane's Pushes group.
