@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 )
 
@@ -52,6 +53,48 @@ func anthropicResults(raw json.RawMessage) []ToolResult {
 		out = append(out, ToolResult{ID: b.ID, Text: text, IsError: b.IsError})
 	}
 	return out
+}
+
+// Where Claude Code's plan mode says to write the plan, and its working
+// directory, as its messages say.
+var (
+	planFileRE = regexp.MustCompile(`(?:create your plan at|plan file exists at) (/\S+\.md)`)
+	workDirRE  = regexp.MustCompile(`Primary working directory: (/\S+)`)
+)
+
+// allText is the text of every message of the conversation.
+func (q *anthropicRequest) allText() string {
+	out := ""
+	for _, m := range q.Messages {
+		out += anthropicText(m.Content)
+	}
+	return out
+}
+
+// systemText is the text of the conversation's "system" messages.
+func (q *anthropicRequest) systemText() string {
+	out := ""
+	for _, m := range q.Messages {
+		if m.Role == "system" {
+			out += anthropicText(m.Content)
+		}
+	}
+	return out
+}
+
+// lastPrompt is the text of the request's last user message when it
+// carries no tool result, bounded.
+func (q *anthropicRequest) lastPrompt() string {
+	for i := len(q.Messages) - 1; i >= 0; i-- {
+		if q.Messages[i].Role == "user" {
+			if anthropicResults(q.Messages[i].Content) != nil {
+				return ""
+			}
+			text := anthropicText(q.Messages[i].Content)
+			return text[:min(len(text), maxResultText)]
+		}
+	}
+	return ""
 }
 
 // lastUserResults are the tool results of a request's last user message.
@@ -158,7 +201,26 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	}
 	p, scripted := q.plan()
 	t := turn{text: PlainText}
-	rec := Request{API: "anthropic", Path: r.URL.Path, Tools: tools, Results: q.lastUserResults()}
+	rec := Request{API: "anthropic", Path: r.URL.Path, Tools: tools, Results: q.lastUserResults(), Prompt: q.lastPrompt()}
+	p.tools = map[string]bool{}
+	for _, n := range tools {
+		p.tools[n] = true
+	}
+	// Claude Code 2.1 defers ExitPlanMode (named in a system message, its
+	// schema loaded by ToolSearch); a model may call it directly.
+	sys := q.systemText()
+	if strings.Contains(sys, "\nExitPlanMode\n") {
+		p.tools["ExitPlanMode"] = true
+	}
+	if m := planFileRE.FindStringSubmatch(q.allText()); m != nil {
+		p.planFile = m[1]
+	}
+	if m := workDirRE.FindStringSubmatch(sys); m != nil {
+		p.workDir = m[1]
+	}
+	if n := len(rec.Results); n > 0 {
+		p.refused = rec.Results[n-1].IsError
+	}
 	if scripted && has(tools, "Bash") != "" {
 		rec.Scenario, rec.Step = p.scenario, p.step
 		t = s.script(p, "Bash", has(tools, "Agent", "Task"))
@@ -192,7 +254,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	var block map[string]any
 	var input any
 	if t.tool != "" {
-		input = anthropicToolInput(t.tool)
+		input = anthropicToolInput(t)
 		block = map[string]any{"type": "tool_use", "id": id, "name": t.tool, "input": map[string]any{}}
 	} else {
 		block = map[string]any{"type": "text", "text": ""}
@@ -233,9 +295,24 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	sse(w, "message_stop", map[string]any{"type": "message_stop"})
 }
 
-func anthropicToolInput(tool string) map[string]any {
-	if tool == "Bash" {
+func anthropicToolInput(t turn) map[string]any {
+	switch t.tool {
+	case "Bash":
 		return map[string]any{"command": ToolCommand, "description": "Create a marker file"}
+	case "AskUserQuestion":
+		q, header, labels := AskQuestion, "Colour", AskOptions
+		if t.multi {
+			q, header, labels = AskMultiQuestion, "Checks", AskMultiOptions
+		}
+		var opts []any
+		for _, l := range labels {
+			opts = append(opts, map[string]any{"label": l, "description": "The " + strings.ToLower(l) + " option."})
+		}
+		return map[string]any{"questions": []any{map[string]any{"question": q, "header": header, "options": opts, "multiSelect": t.multi}}}
+	case "ExitPlanMode":
+		return map[string]any{"plan": PlanText}
+	case "Write":
+		return map[string]any{"file_path": t.path, "content": t.content}
 	}
 	return map[string]any{"description": "Colour sentence", "prompt": SubagentPrompt, "subagent_type": "general-purpose"}
 }

@@ -53,6 +53,17 @@ const (
 	// up or SlowFor passes: a turn to interrupt. Release ends the held
 	// streams as a model that took its time would: with FinalText.
 	Slow Scenario = "slow"
+	// Ask calls Claude Code's AskUserQuestion with one single-choice
+	// question (AskQuestion, AskOptions), then answers its result with text.
+	Ask Scenario = "ask"
+	// AskMulti is Ask with a multi-select question (AskMultiQuestion).
+	AskMulti Scenario = "askmulti"
+	// Plan writes PlanText to the plan file Claude Code's plan mode names,
+	// calls ExitPlanMode; once the plan is approved, it writes PlanFile in
+	// the working directory with the Write tool (an edit: asked for unless
+	// edits are accepted), then answers with text. A refused plan is
+	// answered with text at once.
+	Plan Scenario = "plan"
 )
 
 // ToolCommand is the shell command the Tool scenario runs: harmless, and
@@ -61,6 +72,20 @@ const ToolCommand = "touch conformance-tool.txt"
 
 // SubagentPrompt is the prompt the Subagent scenario gives the subagent.
 const SubagentPrompt = "Reply with one short sentence about the colour blue."
+
+// What the Ask, AskMulti and Plan scenarios ask (Claude Code).
+const (
+	AskQuestion      = "Which colour should the button be?"
+	AskMultiQuestion = "Which checks should run?"
+	PlanText         = "# Plan\n\n1. Write conformance-plan.txt.\n2. Say done."
+	PlanFile         = "conformance-plan.txt"
+)
+
+// AskOptions and AskMultiOptions are the questions' options' labels.
+var (
+	AskOptions      = []string{"Teal", "Coral"}
+	AskMultiOptions = []string{"Lint", "Unit tests", "Browser tests"}
+)
 
 // FinalText is the text that ends a scripted turn; PlainText answers every
 // request that is not scripted.
@@ -94,6 +119,10 @@ type Request struct {
 	// carries (Anthropic): what the agent tells the model of a call, such
 	// as a refusal's reason. Each text is bounded by maxResultText.
 	Results []ToolResult
+	// Prompt is the text of the request's last user message when it is a
+	// prompt (not tool results), bounded by maxResultText: what a human
+	// typed, as the agent sent it.
+	Prompt string
 }
 
 // ToolResult is one tool_result block a request carried.
@@ -204,6 +233,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 type plan struct {
 	scenario Scenario
 	step     int
+	tools    map[string]bool // the tools the request offers (Anthropic)
+	refused  bool            // the last tool result was an error (Anthropic)
+	planFile string          // where plan mode says to write the plan (Claude Code)
+	workDir  string          // the agent's working directory, as it says (Claude Code)
 }
 
 // turn is one scripted answer, in no API's terms.
@@ -212,6 +245,9 @@ type turn struct {
 	text    string // the answer's text
 	tool    string // a tool to call ("" for none)
 	slow    bool
+	multi   bool   // AskUserQuestion: the multi-select question
+	path    string // Write: the file
+	content string // Write: its content
 	message string // the error's message
 }
 
@@ -235,6 +271,19 @@ func (s *Server) script(p plan, shell, agent string) turn {
 	case Subagent:
 		if p.step == 0 && agent != "" {
 			return turn{tool: agent}
+		}
+	case Ask, AskMulti:
+		if p.step == 0 && p.tools["AskUserQuestion"] {
+			return turn{tool: "AskUserQuestion", multi: p.scenario == AskMulti}
+		}
+	case Plan:
+		switch {
+		case p.step == 0 && p.planFile != "" && p.tools["Write"]:
+			return turn{tool: "Write", path: p.planFile, content: PlanText}
+		case p.step == 1 && p.tools["ExitPlanMode"]:
+			return turn{tool: "ExitPlanMode"}
+		case p.step == 2 && !p.refused && p.workDir != "" && p.tools["Write"]:
+			return turn{tool: "Write", path: p.workDir + "/" + PlanFile, content: "written by the plan\n"}
 		}
 	}
 	return turn{text: FinalText}

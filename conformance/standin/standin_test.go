@@ -51,6 +51,12 @@ const (
 	toolResult  = `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}`
 )
 
+const (
+	planTools  = `"tools":[{"name":"Bash"},{"name":"Write"},{"name":"ToolSearch"}]`
+	planSystem = `{"role":"system","content":[{"type":"text","text":"Primary working directory: /work/p\n\nThe following deferred tools are now available via ToolSearch:\nEnterPlanMode\nExitPlanMode\nMonitor\nNo plan file exists yet. You should create your plan at /home/me/.claude/plans/p.md using the Write tool."}]}`
+	refused    = `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"Keep planning","is_error":true}]}`
+)
+
 // The scripts, per API: what each request is answered, by the data it
 // streams (or the status it fails with).
 func TestScripts(t *testing.T) {
@@ -84,6 +90,24 @@ func TestScripts(t *testing.T) {
 			`{"stream":true,` + claudeTools + `,"messages":[{"role":"user","content":"scenario:error500"}]}`,
 			500, []string{`api_error`}},
 		{"anthropic not JSON", "/v1/messages", `{`, 400, []string{`invalid_request_error`}},
+		{"anthropic ask calls AskUserQuestion", "/v1/messages?beta=true",
+			`{"stream":true,"tools":[{"name":"Bash"},{"name":"AskUserQuestion"}],"messages":[{"role":"user","content":"scenario:ask pick"}]}`,
+			200, []string{`"name":"AskUserQuestion"`, `Which colour should the button be?`, `\"multiSelect\":false`, `Teal`}},
+		{"anthropic askmulti is multi-select", "/v1/messages?beta=true",
+			`{"stream":true,"tools":[{"name":"Bash"},{"name":"AskUserQuestion"}],"messages":[{"role":"user","content":"scenario:askmulti pick"}]}`,
+			200, []string{`Which checks should run?`, `\"multiSelect\":true`}},
+		{"anthropic plan writes the plan file plan mode names", "/v1/messages?beta=true",
+			`{"stream":true,` + planTools + `,"messages":[{"role":"user","content":"scenario:plan go"},` + planSystem + `]}`,
+			200, []string{`"name":"Write"`, `/home/me/.claude/plans/p.md`, `# Plan`}},
+		{"anthropic plan, step 1 calls the deferred ExitPlanMode", "/v1/messages?beta=true",
+			`{"stream":true,` + planTools + `,"messages":[{"role":"user","content":"scenario:plan go"},` + planSystem + `,` + toolUse + `,` + toolResult + `]}`,
+			200, []string{`"name":"ExitPlanMode"`}},
+		{"anthropic plan, step 2 edits once approved", "/v1/messages?beta=true",
+			`{"stream":true,` + planTools + `,"messages":[{"role":"user","content":"scenario:plan go"},` + planSystem + `,` + toolUse + `,` + toolResult + `,` + toolUse + `,` + toolResult + `]}`,
+			200, []string{`"name":"Write"`, `/work/p/conformance-plan.txt`}},
+		{"anthropic plan, step 2 answers a refused plan with text", "/v1/messages?beta=true",
+			`{"stream":true,` + planTools + `,"messages":[{"role":"user","content":"scenario:plan go"},` + planSystem + `,` + toolUse + `,` + toolResult + `,` + toolUse + `,` + refused + `]}`,
+			200, []string{FinalText}},
 
 		{"openai tool asks to leave the sandbox", "/v1/responses",
 			`{"stream":true,"tools":[{"type":"function","name":"shell_command","parameters":{"properties":{"sandbox_permissions":{}}}}],` +
