@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -95,6 +96,18 @@ const (
 	OutcomeDenied     = "denied"
 	OutcomeUnanswered = "unanswered" // the hold ended; the agent's prompt decides
 	OutcomeMovedOn    = "moved-on"   // answered in the agent, which way is not known
+	// OutcomeAnswered: a question answered (the answers are never logged).
+	OutcomeAnswered = "answered"
+	// OutcomeMode: allowed, and the session's permission mode switched
+	// (a plan approved with auto-accept edits, "Allow and switch mode").
+	OutcomeMode = "mode"
+)
+
+// Kinds of card: what the agent asks.
+const (
+	KindPermission = ""         // may it run a tool
+	KindQuestion   = "question" // Claude Code's AskUserQuestion: pick or type answers
+	KindPlan       = "plan"     // Claude Code's ExitPlanMode: approve the plan or keep planning
 )
 
 // Answer decisions a board click sends.
@@ -102,6 +115,11 @@ const (
 	DecideAllow  = "allow"
 	DecideDeny   = "deny"
 	DecideAlways = "always"
+	// DecideAnswer answers a question card (AnswerRequest.Answers).
+	DecideAnswer = "answer"
+	// DecideMode allows and switches the permission mode: the mode a
+	// permission card offers, or accept edits for a plan.
+	DecideMode = "mode"
 )
 
 // Errors Answer returns; package web maps them to statuses.
@@ -156,19 +174,31 @@ type Card struct {
 	// AlwaysRules are every rule "always allow" grants, each in full: the
 	// card shows them all (folded under the count when Always is one).
 	AlwaysRules []string
-	Nonce       string // single use; "" when the board cannot answer
-	State       string // CardWaiting | CardTerminal | CardAnswered
-	Outcome     string // for CardAnswered
-	By          string // for CardAnswered
-	Since       time.Time
+	// Kind is what the card asks: KindPermission, KindQuestion, KindPlan.
+	Kind string
+	// Questions are a question card's questions, shown as text.
+	Questions []hookjson.Question
+	// Plan is a plan card's plan, as plain text with its lines (bounded).
+	Plan string
+	// Mode is the "allow and switch mode" button's words; "" offers none.
+	// A waiting plan card always offers accept edits.
+	Mode    string
+	Nonce   string // single use; "" when the board cannot answer
+	State   string // CardWaiting | CardTerminal | CardAnswered
+	Outcome string // for CardAnswered
+	By      string // for CardAnswered
+	Since   time.Time
 }
 
 // AnswerRequest is a board click: the card it answers (nonce, bound to the
 // session and the call) and the decision.
 type AnswerRequest struct {
 	Session, Call, Nonce string
-	Decision             string // DecideAllow | DecideDeny | DecideAlways
+	Decision             string // DecideAllow | DecideDeny | DecideAlways | DecideAnswer | DecideMode
 	Message              string // a deny's reason, shown to the agent
+	// Answers are a question card's answers, one per question in order
+	// (a pointer, so that a request stays comparable with ==).
+	Answers *[]hookjson.Choice
 	// By is who answers: "" (ByBoard) a click on the board, ByPush a push
 	// notification's button.
 	By string
@@ -180,6 +210,9 @@ type entry struct {
 	parent     string          // the subagent's parent row, "" for a session's own row
 	transcript string          // where the call's result will appear (Claude Code), "" none
 	always     json.RawMessage // the suggestion echoed by "always"
+	mode       json.RawMessage // the setMode update "allow and switch mode" sends
+	ask        hookjson.Ask    // a question card's questions, to answer
+	input      json.RawMessage // a plan card's tool input, echoed by its allow
 	reason     string          // the row approval's reason, for a re-assert
 	held       bool            // a hook request waits on done
 	done       chan struct{}   // closed when answered or no longer held
@@ -421,13 +454,46 @@ func (a *approvals) card(agent string, p hookjson.Payload, row, parent, tool str
 			if s, ok := hookjson.Suggestion(p.Fields["permission_suggestions"]); ok {
 				e.always, e.Always, e.AlwaysRules = s.Echo, s.Label, s.Rules
 			}
+			if m, ok := hookjson.ModeSuggestion(p.Fields["permission_suggestions"]); ok {
+				e.mode, e.Mode = m.Echo, m.Label
+			}
 		}
+	}
+	if agent == claudecode.Agent && !e.kinded(tool, p.Fields["tool_input"]) && e.held {
+		// A question or plan the board cannot show: its own dialog answers.
+		delete(a.byNonce, e.Nonce)
+		e.held, e.State, e.Nonce = false, CardTerminal, ""
 	}
 	if agent == claudecode.Agent && e.Call != "" {
 		e.transcript = transcriptOf(p)
 	}
 	a.cards[e.Key] = e
 	return e
+}
+
+// kinded makes a card of Claude Code's question or plan tool one of its
+// kind. It reports false for such a call whose input is not as the tool's:
+// the board cannot answer it (an allow without the answers, or without the
+// plan echoed, is no answer), so its card says "answer in Claude Code".
+func (e *entry) kinded(tool string, input json.RawMessage) bool {
+	switch tool {
+	case hookjson.ToolAskUserQuestion:
+		a, ok := hookjson.ParseAsk(input)
+		if ok {
+			e.Kind, e.Questions, e.ask = KindQuestion, a.Questions, a
+			e.always, e.Always, e.AlwaysRules, e.mode, e.Mode = nil, "", nil, nil, ""
+		}
+		return ok
+	case hookjson.ToolExitPlanMode:
+		p, ok := hookjson.ParsePlan(input)
+		if ok {
+			e.Kind, e.Plan, e.input = KindPlan, p.Text, p.Input()
+			e.always, e.Always, e.AlwaysRules = nil, "", nil
+			e.mode, e.Mode = hookjson.AcceptEdits, "Approve and auto-accept edits"
+		}
+		return ok
+	}
+	return true
 }
 
 // transcriptOf is where a Claude Code call's result is written: the
@@ -644,8 +710,12 @@ func (a *approvals) release(e *entry) {
 
 // record is the decision's one log record: never the tool's input.
 func (a *approvals) record(e *entry, by, outcome string, now time.Time) {
+	kind := e.Kind
+	if kind == KindPermission {
+		kind = "permission"
+	}
 	a.log.Info("approval "+outcome, "log_type", logx.TypeApproval, slog.Group("data",
-		"agent", e.Agent, "session", e.Session, "call", e.Call, "tool", e.Tool,
+		"agent", e.Agent, "session", e.Session, "call", e.Call, "tool", e.Tool, "kind", kind,
 		"outcome", outcome, "by", by, "waitedMs", now.Sub(e.Since).Milliseconds()))
 	if r := a.board.recorder(); r != nil {
 		r.RecordAnswer(RecordedAnswer{Session: e.Session, Call: e.Call, Agent: e.Agent, Tool: e.Tool, By: by, Outcome: outcome, Asked: e.Since, Answered: now})
@@ -733,10 +803,30 @@ func (a *approvals) answer(r AnswerRequest) (Card, error) {
 	case e.State == CardTerminal:
 		return e.Card, ErrNotHeld
 	}
-	d := hookjson.Decision{Behavior: hookjson.BehaviorAllow}
+	d := hookjson.Decision{Behavior: hookjson.BehaviorAllow, Input: e.input}
 	outcome := OutcomeAllowed
 	switch r.Decision {
 	case DecideAllow:
+		if e.Kind == KindQuestion {
+			return e.Card, ErrDecision // answered with answers, or declined
+		}
+	case DecideAnswer:
+		if e.Kind != KindQuestion {
+			return e.Card, ErrDecision
+		}
+		if r.Answers == nil {
+			return e.Card, ErrDecision
+		}
+		in, err := e.ask.Answer(*r.Answers)
+		if err != nil {
+			return e.Card, fmt.Errorf("%w: %v", ErrDecision, err)
+		}
+		d.Input, outcome = in, OutcomeAnswered
+	case DecideMode:
+		if e.mode == nil {
+			return e.Card, ErrDecision
+		}
+		d.Mode, outcome = e.mode, OutcomeMode
 	case DecideAlways:
 		if e.always == nil {
 			return e.Card, ErrDecision
@@ -745,7 +835,13 @@ func (a *approvals) answer(r AnswerRequest) (Card, error) {
 	case DecideDeny:
 		d.Behavior, outcome = hookjson.BehaviorDeny, OutcomeDenied
 		d.Message = hookjson.OneLine(r.Message, hookjson.MaxDecisionMessage)
-		if d.Message == "" {
+		switch {
+		case d.Message != "":
+		case e.Kind == KindPlan:
+			d.Message = "The user wants you to keep planning (from the notch board)."
+		case e.Kind == KindQuestion:
+			d.Message = "The user declined to answer from the notch board."
+		default:
 			d.Message = "The user denied this from the notch board."
 		}
 	default:

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/web/templates"
 )
@@ -15,8 +16,22 @@ func approvalsView(c host.CardSet) templates.Approvals {
 		v.Cards[k.Session] = append(v.Cards[k.Session], templates.ApprovalCard{
 			Key: k.Key, Session: k.Session, Call: k.Call, Agent: k.Agent, Tool: k.Tool,
 			Detail: k.Detail, Note: k.Note, Always: k.Always, AlwaysRules: k.AlwaysRules, Nonce: k.Nonce,
+			Kind: k.Kind, Questions: questionsView(k.Questions), Plan: k.Plan, Mode: k.Mode,
 			State: k.State, Outcome: k.Outcome, By: k.By,
 		})
 	}
 	return v
+}
+
+// questionsView is a question card's questions as the page draws them.
+func questionsView(qs []hookjson.Question) []templates.Question {
+	var out []templates.Question
+	for _, q := range qs {
+		v := templates.Question{Text: q.Text, Header: q.Header, Multi: q.Multi}
+		for _, o := range q.Options {
+			v.Options = append(v.Options, templates.Option{Label: o.Label, Description: o.Description})
+		}
+		out = append(out, v)
+	}
+	return out
 }

@@ -22,18 +22,23 @@ type answerRequest struct {
 	Nonce     string `json:"nonce"`
 	Decision  string `json:"decision"`
 	Message   string `json:"message"`
+	// Answers are a question card's: per question, the chosen options'
+	// indexes and the human's own words.
+	Answers []hookjson.Choice `json:"answers"`
 }
 
 // maxNonce bounds the nonce field (a card's is 43 bytes).
 const maxNonce = 64
 
 // parseAnswerRequest reads an answer strictly: the known fields only, a
-// decision of allow, deny or always, a message only with a deny (one line,
-// at most hookjson.MaxDecisionMessage bytes once cleaned).
+// decision of allow, deny, always, mode or answer, a message only with a
+// deny (one line, at most hookjson.MaxDecisionMessage bytes once cleaned),
+// answers only with answer (bounded: hookjson.CheckChoices; whether they
+// fit the card's questions is the host's to say).
 func parseAnswerRequest(body []byte) (host.AnswerRequest, error) {
 	var req answerRequest
 	if err := decodeStrict(body, &req); err != nil {
-		return host.AnswerRequest{}, fmt.Errorf(`want {"sessionId", "call", "nonce", "decision", "message"}: %v`, err)
+		return host.AnswerRequest{}, fmt.Errorf(`want {"sessionId", "call", "nonce", "decision", "message", "answers"}: %v`, err)
 	}
 	switch {
 	case !state.ValidSessionID(req.SessionID):
@@ -43,22 +48,36 @@ func parseAnswerRequest(body []byte) (host.AnswerRequest, error) {
 	case req.Nonce == "" || len(req.Nonce) > maxNonce:
 		return host.AnswerRequest{}, errors.New("nonce is missing")
 	}
+	if req.Decision != host.DecideDeny && strings.TrimSpace(req.Message) != "" {
+		return host.AnswerRequest{}, errors.New("a message goes only with a deny")
+	}
+	if req.Decision != host.DecideAnswer && req.Answers != nil {
+		return host.AnswerRequest{}, errors.New("answers go only with answer")
+	}
 	switch req.Decision {
-	case host.DecideAllow, host.DecideAlways:
-		if strings.TrimSpace(req.Message) != "" {
-			return host.AnswerRequest{}, errors.New("a message goes only with a deny")
-		}
+	case host.DecideAllow, host.DecideAlways, host.DecideMode:
 	case host.DecideDeny:
 		if len(req.Message) > 4*hookjson.MaxDecisionMessage {
 			return host.AnswerRequest{}, fmt.Errorf("message is longer than %d bytes", hookjson.MaxDecisionMessage)
 		}
+	case host.DecideAnswer:
+		if len(req.Answers) == 0 {
+			return host.AnswerRequest{}, errors.New("answer needs answers")
+		}
+		if err := hookjson.CheckChoices(req.Answers); err != nil {
+			return host.AnswerRequest{}, err
+		}
 	default:
-		return host.AnswerRequest{}, errors.New("decision must be allow, deny or always")
+		return host.AnswerRequest{}, errors.New("decision must be allow, deny, always, mode or answer")
 	}
-	return host.AnswerRequest{
+	r := host.AnswerRequest{
 		Session: req.SessionID, Call: req.Call, Nonce: req.Nonce, Decision: req.Decision,
 		Message: hookjson.OneLine(req.Message, hookjson.MaxDecisionMessage),
-	}, nil
+	}
+	if req.Answers != nil {
+		r.Answers = &req.Answers
+	}
+	return r, nil
 }
 
 // answerReply answers POST /agents-notch/approve.

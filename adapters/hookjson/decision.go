@@ -37,6 +37,13 @@ type Decision struct {
 	Behavior string
 	Message  string          // deny only; one line, ≤ MaxDecisionMessage
 	Always   json.RawMessage // allow only: one permission suggestion to echo, or nil
+	// Mode (allow only) is a setMode permission update (Mode.Echo,
+	// AcceptEdits), or nil.
+	Mode json.RawMessage
+	// Input (allow only) is the tool's input as the agent is to run it:
+	// a question's input with its answers (Ask.Answer), a plan's echoed
+	// (Plan.Input); nil runs the call as it asked.
+	Input json.RawMessage
 }
 
 type decisionWire struct {
@@ -45,6 +52,7 @@ type decisionWire struct {
 		Decision      struct {
 			Behavior           string            `json:"behavior"`
 			Message            string            `json:"message,omitempty"`
+			UpdatedInput       json.RawMessage   `json:"updatedInput,omitempty"`
 			UpdatedPermissions []json.RawMessage `json:"updatedPermissions,omitempty"`
 		} `json:"decision"`
 	} `json:"hookSpecificOutput"`
@@ -58,8 +66,15 @@ func (d Decision) JSON() []byte {
 	if d.Behavior == BehaviorDeny {
 		w.HookSpecificOutput.Decision.Message = OneLine(d.Message, MaxDecisionMessage)
 	}
-	if d.Behavior == BehaviorAllow && len(d.Always) > 0 {
-		w.HookSpecificOutput.Decision.UpdatedPermissions = []json.RawMessage{d.Always}
+	if d.Behavior == BehaviorAllow {
+		for _, p := range []json.RawMessage{d.Always, d.Mode} {
+			if len(p) > 0 {
+				w.HookSpecificOutput.Decision.UpdatedPermissions = append(w.HookSpecificOutput.Decision.UpdatedPermissions, p)
+			}
+		}
+		if len(d.Input) > 0 {
+			w.HookSpecificOutput.Decision.UpdatedInput = d.Input
+		}
 	}
 	b, err := json.Marshal(w)
 	if err != nil {

@@ -54,11 +54,62 @@ type wireCard struct {
 	Detail  string `json:"detail,omitempty"`
 	Note    string `json:"note,omitempty"`
 	Always  string `json:"always,omitempty"`
-	Nonce   string `json:"nonce,omitempty"`
-	State   string `json:"state"`
-	Outcome string `json:"outcome,omitempty"`
-	By      string `json:"by,omitempty"`
-	SinceMs int64  `json:"sinceMs"`
+	Kind    string `json:"kind,omitempty"`
+	// Questions and Plan are a question's or a plan's card's, as shown;
+	// Mode the words of its "allow and switch mode".
+	Questions []wireQuestion `json:"questions,omitempty"`
+	Plan      string         `json:"plan,omitempty"`
+	Mode      string         `json:"mode,omitempty"`
+	Nonce     string         `json:"nonce,omitempty"`
+	State     string         `json:"state"`
+	Outcome   string         `json:"outcome,omitempty"`
+	By        string         `json:"by,omitempty"`
+	SinceMs   int64          `json:"sinceMs"`
+}
+
+// wireQuestion is one question of a question card, as shown.
+type wireQuestion struct {
+	Text    string       `json:"text"`
+	Header  string       `json:"header,omitempty"`
+	Multi   bool         `json:"multi,omitempty"`
+	Options []wireOption `json:"options,omitempty"`
+}
+
+type wireOption struct {
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
+}
+
+func encodeQuestions(qs []hookjson.Question) []wireQuestion {
+	var out []wireQuestion
+	for _, q := range qs {
+		w := wireQuestion{Text: q.Text, Header: q.Header, Multi: q.Multi}
+		for _, o := range q.Options {
+			w.Options = append(w.Options, wireOption{Label: o.Label, Description: o.Description})
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// decodeQuestions reads a card's questions as text, each bounded as the
+// host bounds its own; too many is none (the card cannot be answered).
+func decodeQuestions(ws []wireQuestion) ([]hookjson.Question, bool) {
+	if len(ws) > hookjson.MaxQuestions {
+		return nil, false
+	}
+	var out []hookjson.Question
+	for _, w := range ws {
+		if len(w.Options) > hookjson.MaxOptions {
+			return nil, false
+		}
+		q := hookjson.Question{Text: hookjson.OneLine(w.Text, hookjson.MaxQuestionText), Header: hookjson.OneLine(w.Header, hookjson.MaxTool), Multi: w.Multi}
+		for _, o := range w.Options {
+			q.Options = append(q.Options, hookjson.Option{Label: hookjson.OneLine(o.Label, hookjson.MaxOptionLabel), Description: hookjson.OneLine(o.Description, hookjson.MaxOptionDetail)})
+		}
+		out = append(out, q)
+	}
+	return out, true
 }
 
 // wireCards is a machine's cards, and which agent each of its asking rows
@@ -91,6 +142,7 @@ func encodeCards(cs host.CardSet, doc state.Document) []byte {
 		w.Cards = append(w.Cards, wireCard{
 			Key: c.Key, Session: c.Session, Call: c.Call, Agent: c.Agent, Tool: c.Tool,
 			Detail: c.Detail, Note: c.Note, Always: c.Always, Nonce: c.Nonce,
+			Kind: c.Kind, Questions: encodeQuestions(c.Questions), Plan: c.Plan, Mode: c.Mode,
 			State: c.State, Outcome: c.Outcome, By: c.By, SinceMs: c.Since.UnixMilli(),
 		})
 	}
@@ -130,12 +182,19 @@ func decodeCards(data []byte) ([]host.Card, map[string]string, error) {
 			Note:    hookjson.OneLine(c.Note, hookjson.MaxReason),
 			Always:  hookjson.OneLine(c.Always, hookjson.MaxReason),
 			Nonce:   c.Nonce,
+			Kind:    c.Kind,
+			Plan:    hookjson.PlanText(c.Plan),
+			Mode:    hookjson.OneLine(c.Mode, hookjson.MaxReason),
 			State:   c.State,
 			Outcome: hookjson.OneLine(c.Outcome, 32),
 			By:      hookjson.OneLine(c.By, 32),
 			Since:   time.UnixMilli(c.SinceMs),
 		}
+		qs, ok := decodeQuestions(c.Questions)
+		k.Questions = qs
 		switch {
+		case !ok, k.Kind != host.KindPermission && k.Kind != host.KindQuestion && k.Kind != host.KindPlan:
+			continue
 		case !isToken(k.Key, 1, maxCardKey), !state.ValidSessionID(k.Session), k.Tool == "",
 			k.Call != "" && !state.ValidSessionID(k.Call):
 			continue
@@ -161,11 +220,12 @@ func decodeCards(data []byte) ([]host.Card, map[string]string, error) {
 
 // wireAnswer is the hub's request to a machine: a click on its card.
 type wireAnswer struct {
-	Session  string `json:"session"`
-	Call     string `json:"call"`
-	Nonce    string `json:"nonce"`
-	Decision string `json:"decision"`
-	Message  string `json:"message,omitempty"`
+	Session  string            `json:"session"`
+	Call     string            `json:"call"`
+	Nonce    string            `json:"nonce"`
+	Decision string            `json:"decision"`
+	Message  string            `json:"message,omitempty"`
+	Answers  []hookjson.Choice `json:"answers,omitempty"`
 }
 
 // wireReply is the machine's reply: the outcome, or the refusal as one of
@@ -229,12 +289,19 @@ func decodeAnswer(data []byte) (host.AnswerRequest, error) {
 		return host.AnswerRequest{}, errors.New("no valid nonce")
 	}
 	switch w.Decision {
-	case host.DecideAllow, host.DecideDeny, host.DecideAlways:
+	case host.DecideAllow, host.DecideDeny, host.DecideAlways, host.DecideMode, host.DecideAnswer:
 	default:
 		return host.AnswerRequest{}, errors.New("no valid decision")
 	}
-	return host.AnswerRequest{Session: w.Session, Call: w.Call, Nonce: w.Nonce, Decision: w.Decision,
-		Message: hookjson.OneLine(w.Message, hookjson.MaxDecisionMessage)}, nil
+	if err := hookjson.CheckChoices(w.Answers); err != nil || (w.Decision == host.DecideAnswer) != (len(w.Answers) > 0) {
+		return host.AnswerRequest{}, errors.New("no valid answers")
+	}
+	r := host.AnswerRequest{Session: w.Session, Call: w.Call, Nonce: w.Nonce, Decision: w.Decision,
+		Message: hookjson.OneLine(w.Message, hookjson.MaxDecisionMessage)}
+	if w.Answers != nil {
+		r.Answers = &w.Answers
+	}
+	return r, nil
 }
 
 // Answerer applies a click on this machine's card: *host.Host's Answer.
@@ -279,7 +346,7 @@ func (n *Node) onApprove(m *nats.Msg) {
 // sendAnswer is the hub's side: the request to the machine, its reply as
 // a host outcome or error.
 func (n *Node) sendAnswer(machine string, r host.AnswerRequest) (host.Card, error) {
-	body, _ := json.Marshal(wireAnswer{Session: r.Session, Call: r.Call, Nonce: r.Nonce, Decision: r.Decision, Message: r.Message})
+	body, _ := json.Marshal(wireAnswer{Session: r.Session, Call: r.Call, Nonce: r.Nonce, Decision: r.Decision, Message: r.Message, Answers: derefChoices(r.Answers)})
 	msg, err := n.nc.Request(approveSubject(machine), body, answerWait)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
@@ -380,4 +447,11 @@ func (r *remote) Answer(a host.AnswerRequest) (host.Card, error) {
 	}
 	a.Session = sid
 	return send(name, a)
+}
+
+func derefChoices(c *[]hookjson.Choice) []hookjson.Choice {
+	if c == nil {
+		return nil
+	}
+	return *c
 }

@@ -420,6 +420,21 @@ function initBoard() {
   );
 }
 
+// ---------- question cards ----------
+
+// The answers of a question card, as POST /agents-notch/approve takes
+// them: per question (in order), the indexes of the options ticked and,
+// when its Other is ticked, the words typed there. The host checks them
+// against the card's questions (one option or words for a single choice).
+window.notchCardAnswers = (card) =>
+  [...card.querySelectorAll('.card-q')].map((q) => {
+    const other = q.querySelector('.card-other-pick');
+    return {
+      options: [...q.querySelectorAll('input.card-choice:checked')].map((i) => Number(i.value)),
+      other: other?.checked ? (q.querySelector('.card-other-text')?.value ?? '') : '',
+    };
+  });
+
 // ---------- go to terminal ----------
 
 // A row whose session runs in tmux on this host has Go to terminal: the

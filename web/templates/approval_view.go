@@ -20,11 +20,36 @@ type ApprovalCard struct {
 	Always  string // the "always allow" label: its rules, or their count; "" for none
 	// AlwaysRules are every rule "always allow" grants, in full.
 	AlwaysRules []string
-	Nonce       string // single use; "" when the board cannot answer
-	State       string // CardWaiting | CardTerminal | CardAnswered
-	Outcome     string // for CardAnswered: allowed | always | denied | moved-on
-	By          string // for CardAnswered: board | terminal
+	Kind        string // KindPermission "" | KindQuestion | KindPlan
+	// Questions are a question card's, as shown (host-bounded text).
+	Questions []Question
+	Plan      string // a plan card's plan: plain text with its lines
+	Mode      string // "allow and switch mode"'s words; "" offers none
+	Nonce     string // single use; "" when the board cannot answer
+	State     string // CardWaiting | CardTerminal | CardAnswered
+	Outcome   string // for CardAnswered: allowed | always | denied | moved-on
+	By        string // for CardAnswered: board | terminal
 }
+
+// Question is one question of a question card.
+type Question struct {
+	Text, Header string
+	Multi        bool
+	Options      []Option
+}
+
+// Option is one answer a question offers.
+type Option struct{ Label, Description string }
+
+// Card kinds, as host.Card's.
+const (
+	KindQuestion = "question"
+	KindPlan     = "plan"
+)
+
+// qid is the id of a question card's i'th question (its legend, and its
+// inputs' name).
+func (k ApprovalCard) qid(i int) string { return "card-" + k.Key + "-q" + itoa(i) }
 
 // Card states, as host.Card's.
 const (
@@ -81,6 +106,20 @@ func cardsID(sessionID string) string { return rowID(sessionID) + "-cards" }
 // cardOutcome says how a card was answered, in words.
 func cardOutcome(k ApprovalCard) string {
 	switch {
+	case k.Kind == KindQuestion && (k.By == "board" || k.By == "push") && k.Outcome == "denied":
+		return "Declined from the board"
+	case k.Kind == KindQuestion && (k.By == "board" || k.By == "push"):
+		return "Answered from the board"
+	case k.Kind == KindQuestion && k.Outcome != "denied":
+		return "Answered in " + agentPlace(k.Agent)
+	case k.Kind == KindPlan && k.By == "board" && k.Outcome == "denied":
+		return "Sent back to planning from the board"
+	case k.Kind == KindPlan && k.By == "board" && k.Outcome == "mode":
+		return "Plan approved from the board; edits are accepted"
+	case k.Kind == KindPlan && k.By == "board":
+		return "Plan approved from the board"
+	case k.By == "board" && k.Outcome == "mode":
+		return "Allowed from the board; the mode switched"
 	case k.By == "board" && k.Outcome == "denied":
 		return "Denied from the board"
 	case k.By == "board" && k.Outcome == "always":
@@ -97,6 +136,14 @@ func cardOutcome(k ApprovalCard) string {
 		return "Allowed in " + agentPlace(k.Agent)
 	}
 	return "Answered in " + agentPlace(k.Agent)
+}
+
+// answersJS is a question card's Submit: per question, the indexes of
+// the options ticked and, when Other is, its words (notch.js's
+// cardAnswers reads them off the card).
+func answersJS() string {
+	return "@post('/agents-notch/approve', {payload: {sessionId: el.closest('.card').dataset.session, " +
+		"call: el.closest('.card').dataset.call, nonce: el.closest('.card').dataset.nonce, decision: 'answer', answers: window.notchCardAnswers(el.closest('.card'))}})"
 }
 
 // answerJS is a button's Datastar action: the card's session, call and
