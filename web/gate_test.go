@@ -1,6 +1,10 @@
 package web
 
 import (
+	"io"
+	"net/url"
+
+	"github.com/notch-web/notch-web/security"
 	"net/http"
 	"strings"
 	"testing"
@@ -49,4 +53,161 @@ func (e *testEnv) status(t testing.TB, path string, hdr map[string]string) int {
 	}
 	res.Body.Close()
 	return res.StatusCode
+}
+
+// phoneReq is one request as a phone behind the user's https proxy sends
+// it: Host phone.example, X-Forwarded-Proto https, the device cookie if
+// any. Redirects are not followed.
+func (e *testEnv) phoneReq(t *testing.T, method, path, body string, hdr map[string]string, cookie string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(method, e.base+path, strings.NewReader(body))
+	req.Host = "phone.example"
+	req.Header.Set("X-Forwarded-Proto", "https")
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	if cookie != "" {
+		req.AddCookie(&http.Cookie{Name: security.DeviceCookie, Value: cookie})
+	}
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { res.Body.Close() })
+	return res
+}
+
+func readAll(t *testing.T, res *http.Response) string {
+	t.Helper()
+	b, _ := io.ReadAll(res.Body)
+	return string(b)
+}
+
+// addDevice asks for a pairing link from this machine, as notch-web
+// devices add does, and returns its path.
+func (e *testEnv) addDevice(t *testing.T, name string) string {
+	t.Helper()
+	st, m := e.do(t, http.MethodPost, "/agents-notch/devices/add", `{"name":"`+name+`"}`, nil)
+	if st != http.StatusOK {
+		t.Fatalf("devices/add: %d %v", st, m)
+	}
+	link, _ := m["url"].(string)
+	u, err := url.Parse(link)
+	if err != nil || !strings.HasPrefix(u.Path, "/agents-notch/pair/") {
+		t.Fatalf("devices/add's url %q", link)
+	}
+	return u.Path
+}
+
+func TestPairAPhoneThenRevokeIt(t *testing.T) {
+	e := newEnv(t, envOpts{allowHosts: []string{"phone.example"}})
+	link := e.addDevice(t, "phone")
+
+	// The link's page asks first; a preview that only GETs spends nothing.
+	res := e.phoneReq(t, http.MethodGet, link, "", nil, "")
+	if body := readAll(t, res); res.StatusCode != 200 || !strings.Contains(body, "Pair as phone") {
+		t.Fatalf("the pairing page: %d %s", res.StatusCode, body)
+	}
+	// Another site's page cannot press the button.
+	res = e.phoneReq(t, http.MethodPost, link, "", map[string]string{"Origin": "https://evil.example", "Content-Type": "application/x-www-form-urlencoded"}, "")
+	if res.StatusCode != http.StatusForbidden {
+		t.Errorf("the pairing POST from another site: %d, want 403", res.StatusCode)
+	}
+	res = e.phoneReq(t, http.MethodPost, link, "", map[string]string{"Origin": "https://phone.example", "Content-Type": "application/x-www-form-urlencoded"}, "")
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/agents-notch/" {
+		t.Fatalf("pairing: %d to %q, want 303 to the board", res.StatusCode, res.Header.Get("Location"))
+	}
+	var cookie *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == security.DeviceCookie {
+			cookie = c
+		}
+	}
+	if cookie == nil || !cookie.HttpOnly || !cookie.Secure || cookie.SameSite != http.SameSiteStrictMode || cookie.Path != "/agents-notch" {
+		t.Fatalf("the device cookie: %+v, want HttpOnly, Secure, SameSite=Strict, Path=/agents-notch", cookie)
+	}
+
+	// Paired: the board, its state and a write.
+	for _, path := range []string{"/agents-notch/", "/agents-notch/state", "/agents-notch/devices"} {
+		if res := e.phoneReq(t, http.MethodGet, path, "", nil, cookie.Value); res.StatusCode != 200 {
+			t.Errorf("GET %s paired: %d, want 200", path, res.StatusCode)
+		}
+	}
+	if res := e.phoneReq(t, http.MethodPost, "/agents-notch/settings", `{"maxRows": 3}`, nil, cookie.Value); res.StatusCode != 200 {
+		t.Errorf("a settings POST paired: %d, want 200", res.StatusCode)
+	}
+	// A device cannot pair others: a stolen cookie cannot outlive its revocation.
+	if res := e.phoneReq(t, http.MethodPost, "/agents-notch/devices/add", `{"name":"spare"}`, nil, cookie.Value); res.StatusCode != http.StatusForbidden {
+		t.Errorf("devices/add from a device: %d, want 403", res.StatusCode)
+	}
+	// The link again: used.
+	res = e.phoneReq(t, http.MethodPost, link, "", map[string]string{"Origin": "https://phone.example"}, "")
+	if body := readAll(t, res); res.StatusCode != http.StatusGone || !strings.Contains(body, "used already") {
+		t.Errorf("the link again: %d %s, want 410 saying it was used", res.StatusCode, body)
+	}
+
+	// An open stream of the device ends at its revocation.
+	stream := e.phoneReq(t, http.MethodGet, "/agents-notch/stream?page=board", "", nil, cookie.Value)
+	if stream.StatusCode != 200 {
+		t.Fatalf("the stream: %d", stream.StatusCode)
+	}
+	buf := make([]byte, 1)
+	if _, err := stream.Body.Read(buf); err != nil {
+		t.Fatalf("reading the stream: %v", err)
+	}
+	if st, m := e.do(t, http.MethodPost, "/agents-notch/devices/revoke", `{"device":"phone"}`, nil); st != 200 {
+		t.Fatalf("revoke: %d %v", st, m)
+	}
+	if _, err := io.Copy(io.Discard, stream.Body); err != nil && !strings.Contains(err.Error(), "closed") {
+		t.Logf("the stream ended with %v", err)
+	}
+	if res := e.phoneReq(t, http.MethodGet, "/agents-notch/state", "", nil, cookie.Value); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET /state after the revocation: %d, want 401", res.StatusCode)
+	}
+	if res := e.phoneReq(t, http.MethodGet, "/agents-notch/", "", map[string]string{"Accept": "text/html"}, cookie.Value); !strings.Contains(readAll(t, res), "devices add NAME") {
+		t.Errorf("the board after the revocation does not say how to pair")
+	}
+}
+
+func TestPairingNeedsHTTPS(t *testing.T) {
+	e := newEnv(t, envOpts{allowHosts: []string{"phone.example"}})
+	link := e.addDevice(t, "phone")
+	req, _ := http.NewRequest(http.MethodGet, e.base+link, nil)
+	req.Host = "phone.example" // plain http, no proxy saying https
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if body := readAll(t, res); res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "https") {
+		t.Errorf("a pairing link over plain http: %d %s, want 400 saying https", res.StatusCode, body)
+	}
+	// The code was not spent.
+	if res := e.phoneReq(t, http.MethodGet, link, "", nil, ""); res.StatusCode != 200 {
+		t.Errorf("the link over https afterwards: %d, want 200", res.StatusCode)
+	}
+}
+
+func TestPublicRoutesHoldNoData(t *testing.T) {
+	e := newEnv(t, envOpts{allowHosts: []string{"phone.example"}})
+	for path, want := range map[string]int{
+		"/agents-notch/static/notch.css":       200,
+		"/agents-notch/manifest.webmanifest":   200,
+		"/agents-notch/pair/nonsense":          404,
+		"/agents-notch/static/../state":        0, // anything but the state
+		"/agents-notch/static/%2e%2e/settings": 0,
+	} {
+		res := e.phoneReq(t, http.MethodGet, path, "", nil, "")
+		body := readAll(t, res)
+		if want != 0 && res.StatusCode != want {
+			t.Errorf("GET %s unpaired: %d, want %d", path, res.StatusCode, want)
+		}
+		if want == 0 && (res.StatusCode == 200 && strings.Contains(body, `"schema"`) || strings.Contains(body, `"settings"`)) {
+			t.Errorf("GET %s unpaired gave data: %d %.100s", path, res.StatusCode, body)
+		}
+	}
 }
