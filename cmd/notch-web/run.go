@@ -204,7 +204,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	srv := web.New(web.Deps{
 		Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log, Push: pusher, Store: hist,
 		WebPush: webPush, PairBase: pairBase(cfg, port, tlsConfig != nil),
-		Static:  static.FS, ManualPath: p.manual, OpenDoor: cfg.openURL, Version: version(),
+		Static: static.FS, ManualPath: p.manual, OpenDoor: cfg.openURL, Version: version(),
 	})
 	httpSrv := &http.Server{
 		Handler:           srv.Handler(),

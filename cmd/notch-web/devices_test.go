@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// devicesCmd runs notch-web devices ARGS against the host at base: its
+// stdout, stderr and error.
+func devicesCmd(t *testing.T, base string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb strings.Builder
+	err := run(context.Background(), append([]string{"devices"}, append(args, "--url", base)...), func(string) string { return "" }, &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+// oneLine checks a failure is one line on stderr, naming want.
+func oneLine(t *testing.T, stderr string, err error, want string) {
+	t.Helper()
+	if err == nil {
+		t.Errorf("no error; stderr %q", stderr)
+	}
+	if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "notch-web devices: ") || !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q, want one line saying %q", stderr, want)
+	}
+}
+
+// redeem presses the pairing page's button as a phone behind an https
+// proxy would, and returns the device cookie.
+func redeem(t *testing.T, base, link string) string {
+	t.Helper()
+	u, err := url.Parse(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, base+u.Path, nil)
+	req.Host = u.Host
+	req.Header.Set("X-Forwarded-Proto", "https")
+	req.Header.Set("Origin", "https://"+u.Host)
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	for _, ck := range res.Cookies() {
+		if ck.Name == "notch_device" {
+			return ck.Value
+		}
+	}
+	t.Fatalf("pairing answered %d and no cookie", res.StatusCode)
+	return ""
+}
+
+func TestDevicesCommand(t *testing.T) {
+	base, _ := startRun(t, "--allow-host", "phone.example")
+
+	out, errOut, err := devicesCmd(t, base, "list")
+	if err != nil || !strings.Contains(out, "no device is paired") {
+		t.Fatalf("list with none: %q %q %v", out, errOut, err)
+	}
+	out, errOut, err = devicesCmd(t, base, "add", "phone")
+	if err != nil {
+		t.Fatalf("add: %v %s", err, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	link := lines[len(lines)-1]
+	if !strings.HasPrefix(link, "https://phone.example/agents-notch/pair/") {
+		t.Errorf("the link %q, want https://phone.example/agents-notch/pair/CODE", link)
+	}
+	qr := lines[:len(lines)-1]
+	if len(qr) < 15 {
+		t.Errorf("the QR code is %d lines", len(qr))
+	}
+	for _, l := range qr {
+		if n := utf8.RuneCountInString(l); n > 80 || n != utf8.RuneCountInString(qr[0]) {
+			t.Errorf("a QR line of %d columns (want all alike, at most 80): %q", n, l)
+		}
+		if strings.Trim(l, " ▀▄█") != "" {
+			t.Errorf("a QR line holds other characters (not a terminal: no colours): %q", l)
+		}
+	}
+	if !strings.Contains(errOut, "once, until") || !strings.Contains(errOut, "Tailscale Serve") {
+		t.Errorf("add's stderr %q, want until when and the proxy's note", errOut)
+	}
+
+	redeem(t, base, link)
+	out, _, err = devicesCmd(t, base, "list")
+	if err != nil || !strings.Contains(out, "NAME") || !strings.Contains(out, "phone") {
+		t.Errorf("list after pairing: %q %v", out, err)
+	}
+	_, errOut, err = devicesCmd(t, base, "add", "phone")
+	oneLine(t, errOut, err, "paired already")
+
+	out, _, err = devicesCmd(t, base, "revoke", "phone")
+	if err != nil || !strings.HasPrefix(out, "revoked phone (") {
+		t.Errorf("revoke: %q %v", out, err)
+	}
+	_, errOut, err = devicesCmd(t, base, "revoke", "phone")
+	oneLine(t, errOut, err, "no paired device")
+}
+
+func TestDevicesCommandMisuse(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "want add NAME, list or revoke"},
+		{[]string{"ad"}, `no verb "ad"`},
+		{[]string{"add"}, "want a name"},
+		{[]string{"add", "<b>"}, "device name is 1 to 40"},
+		{[]string{"add", "a", "b"}, `unexpected argument "b"`},
+		{[]string{"list", "x"}, "takes none"},
+		{[]string{"revoke"}, "want a device"},
+		{[]string{"list", "--nope"}, "flag provided but not defined"},
+	} {
+		_, errOut, err := devicesCmd(t, "http://127.0.0.1:1", tt.args...)
+		oneLine(t, errOut, err, tt.want)
+	}
+	_, errOut, err := devicesCmd(t, "http://127.0.0.1:1", "list")
+	oneLine(t, errOut, err, "no notch-web answers at http://127.0.0.1:1: start it, or pass --url URL")
+	out, _, err := devicesCmd(t, "http://127.0.0.1:1", "-h")
+	if err != nil || !strings.HasPrefix(out, "usage: notch-web devices") {
+		t.Errorf("devices -h: %q %v", out, err)
+	}
+}
+
+// selfSigned writes a certificate for phone.example and 127.0.0.1 and its
+// key, and returns their paths.
+func selfSigned(t *testing.T, dir string) (string, string) {
+	t.Helper()
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "phone.example"},
+		DNSNames: []string{"phone.example"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, _ := x509.MarshalECPrivateKey(key)
+	cert, keyf := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyf, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
+	return cert, keyf
+}
+
+// With --tls-cert/--tls-key the one port answers https (a phone) and plain
+// http (this machine's hooks and commands) alike.
+func TestTLSBesidePlainHTTP(t *testing.T) {
+	cert, key := selfSigned(t, t.TempDir())
+	base, _ := startRun(t, "--allow-host", "phone.example", "--tls-cert", cert, "--tls-key", key)
+	if res, err := http.Get(base + "/healthz"); err != nil || res.StatusCode != 200 {
+		t.Fatalf("plain http beside TLS: %v %v", res, err)
+	}
+	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	res, err := insecure.Get(strings.Replace(base, "http://", "https://", 1) + "/healthz")
+	if err != nil || res.StatusCode != 200 || res.TLS == nil {
+		t.Fatalf("https: %v %v", res, err)
+	}
+	res.Body.Close()
+	out, _, err := devicesCmd(t, base, "add", "phone")
+	port := base[strings.LastIndexByte(base, ':')+1:]
+	if err != nil || !strings.Contains(out, "https://phone.example:"+port+"/agents-notch/pair/") {
+		t.Errorf("a link with our own TLS names our port: %q %v", out, err)
+	}
+}
+
+func TestTLSErrors(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := selfSigned(t, dir)
+	other, _ := selfSigned(t, t.TempDir())
+	otherKey := filepath.Join(filepath.Dir(other), "key.pem")
+	junk := filepath.Join(dir, "junk.pem")
+	os.WriteFile(junk, []byte("not a certificate"), 0o600)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tls-cert", cert}, "--tls-cert and --tls-key go together"},
+		{[]string{"--tls-cert", filepath.Join(dir, "nope.pem"), "--tls-key", key}, "--tls-cert " + filepath.Join(dir, "nope.pem") + ": no such file"},
+		{[]string{"--tls-cert", cert, "--tls-key", filepath.Join(dir, "nope.pem")}, "--tls-key " + filepath.Join(dir, "nope.pem") + ": no such file"},
+		{[]string{"--tls-cert", cert, "--tls-key", otherKey}, "private key does not match public key"},
+		{[]string{"--tls-cert", junk, "--tls-key", key}, "want a PEM certificate and its own PEM private key"},
+	} {
+		_, errOut, err := runOnceEnv(t, true, env("DSH_HOME", t.TempDir()), append([]string{"--addr", "127.0.0.1:0"}, tt.args...)...)
+		if err == nil || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: %q %v, want one line saying %q", tt.args, errOut, err, tt.want)
+		}
+	}
+}
