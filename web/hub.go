@@ -55,6 +55,9 @@ type Hub struct {
 	rendered  bool
 	renders   atomic.Int64
 	alerts    host.Alerter // which rises of the board are alerts
+
+	closing   chan struct{} // closed by Close
+	closeOnce sync.Once
 }
 
 // DefaultMinRefresh paces the renders of a burst of changes: at most one
@@ -67,8 +70,24 @@ func NewHub(hst *host.Host, s *settings.Service, log *slog.Logger, maxStreams in
 	return &Hub{
 		Fanout: fanout.New(log, maxStreams),
 		board:  hst.Board(), window: hst.Window(), settings: s, log: log, MinRefresh: DefaultMinRefresh,
+		closing: make(chan struct{}),
 	}
 }
+
+// Close ends every open stream: the fan-out's, and the History page's,
+// which end on Closing.
+func (h *Hub) Close() {
+	h.closeOnce.Do(func() {
+		if h.closing != nil {
+			close(h.closing)
+		}
+	})
+	h.Fanout.Close()
+}
+
+// Closing is closed when the hub closes (nil for a hub not made by NewHub,
+// which never closes).
+func (h *Hub) Closing() <-chan struct{} { return h.closing }
 
 // Renders counts the changes rendered so far (each renders every page once).
 func (h *Hub) Renders() int64 { return h.renders.Load() }

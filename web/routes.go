@@ -51,7 +51,8 @@ func (s *Server) routes() {
 	n.POST("/push/unsubscribe", s.postPushUnsubscribe, write(smallBodyLimit)...)
 
 	n.GET("/state", s.getState)
-	n.GET("/history", s.getHistory)
+	n.GET("/history", s.getHistory, page)
+	n.GET("/history/stream", s.historyStream)
 	n.GET("/settings", s.getSettings)
 	n.POST("/settings", s.postSettings, write(settingsBodyLimit)...)
 	n.POST("/events", s.postEvents, write(eventsBodyLimit)...)

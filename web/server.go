@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -45,6 +46,8 @@ type Deps struct {
 	// WebPush is the Web Push channel the push routes subscribe browsers
 	// to (host/push); nil when this notch-web sends no pushes.
 	WebPush *push.WebPush
+	// Loc is the zone of the history's days (time.Local in production).
+	Loc *time.Location
 	// Version names the build, for /healthz.
 	Version string
 	// PairBase is where a phone reaches this host, for a pairing link
@@ -59,6 +62,11 @@ type Deps struct {
 type Server struct {
 	Deps
 	echo *echo.Echo
+	// history is Deps.Store as the History page reads it (nil: none);
+	// tests give a store of their own.
+	history historyStore
+	// histStreams counts the History page's open streams.
+	histStreams atomic.Int32
 }
 
 // Body limits, every route's in one place: a settings POST is a few keys;
@@ -83,6 +91,9 @@ func New(d Deps) *Server {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	s := &Server{Deps: d, echo: e}
+	if d.Store != nil {
+		s.history = d.Store
+	}
 	e.HTTPErrorHandler = s.handleError
 	s.routes()
 	return s

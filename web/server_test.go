@@ -49,6 +49,8 @@ type envOpts struct {
 	push        *push.Options                   // run a push engine with these options
 	webPush     *push.WebPushOptions            // serve Web Push's routes with this channel (Dir: the home's)
 	allowHosts  []string                        // --allow-host
+	history     historyStore                    // the History page's store (nil: none)
+	now         func() time.Time                // the server's clock (nil: time.Now)
 }
 
 func newEnv(t testing.TB, o envOpts) *testEnv {
@@ -97,6 +99,10 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 	}
 	srv := New(Deps{Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log, Static: static.FS, ManualPath: manual, OpenDoor: o.openURL, Push: pusher})
 	srv.WebPush = webPush
+	srv.history, srv.Loc = o.history, time.UTC
+	if o.now != nil {
+		srv.Now = o.now
+	}
 	handler := srv.Handler()
 	if o.wrap != nil {
 		handler = o.wrap(handler)

@@ -542,7 +542,7 @@ func sheetTools() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "<div class=\"sheet-tools\" id=\"sheet-tools\"><input id=\"filter\" class=\"filter\" type=\"search\" placeholder=\"Filter\" aria-label=\"Filter sessions by title or project\" aria-keyshortcuts=\"/\" title=\"Filter by title or project (/)\" autocomplete=\"off\" spellcheck=\"false\" maxlength=\"200\"> <a class=\"sheet-tool tool-link\" href=\"/agents-notch/pane\">Settings</a> <button id=\"bell\" class=\"sheet-tool tool-icon\" type=\"button\" data-perm=\"unsupported\" aria-label=\"Notifications\" hidden><svg viewBox=\"0 0 16 16\" aria-hidden=\"true\" focusable=\"false\"><path class=\"bell\" d=\"M8 1.5a1 1 0 0 1 1 1v.6a4.2 4.2 0 0 1 3.2 4.1v2.6l1.3 1.7v.8h-11v-.8l1.3-1.7V7.2A4.2 4.2 0 0 1 7 3.1v-.6a1 1 0 0 1 1-1zM6.4 13.5h3.2a1.6 1.6 0 0 1-3.2 0z\"></path><path class=\"bell-slash\" d=\"M2.2 2.2l11.6 11.6\"></path></svg></button> <button id=\"popout\" class=\"sheet-tool tool-icon\" type=\"button\" aria-label=\"Pop out the board\" hidden><svg viewBox=\"0 0 16 16\" aria-hidden=\"true\" focusable=\"false\"><path class=\"frame\" d=\"M2.5 4.5v8a1 1 0 0 0 1 1h8a1 1 0 0 0 1-1v-3\"></path><path class=\"frame\" d=\"M8.5 2.5h5v5M13.2 2.8 7.5 8.5\"></path></svg></button></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "<div class=\"sheet-tools\" id=\"sheet-tools\"><input id=\"filter\" class=\"filter\" type=\"search\" placeholder=\"Filter\" aria-label=\"Filter sessions by title or project\" aria-keyshortcuts=\"/\" title=\"Filter by title or project (/)\" autocomplete=\"off\" spellcheck=\"false\" maxlength=\"200\"> <a class=\"sheet-tool tool-link\" href=\"/agents-notch/history\">History</a> <a class=\"sheet-tool tool-link\" href=\"/agents-notch/pane\">Settings</a> <button id=\"bell\" class=\"sheet-tool tool-icon\" type=\"button\" data-perm=\"unsupported\" aria-label=\"Notifications\" hidden><svg viewBox=\"0 0 16 16\" aria-hidden=\"true\" focusable=\"false\"><path class=\"bell\" d=\"M8 1.5a1 1 0 0 1 1 1v.6a4.2 4.2 0 0 1 3.2 4.1v2.6l1.3 1.7v.8h-11v-.8l1.3-1.7V7.2A4.2 4.2 0 0 1 7 3.1v-.6a1 1 0 0 1 1-1zM6.4 13.5h3.2a1.6 1.6 0 0 1-3.2 0z\"></path><path class=\"bell-slash\" d=\"M2.2 2.2l11.6 11.6\"></path></svg></button> <button id=\"popout\" class=\"sheet-tool tool-icon\" type=\"button\" aria-label=\"Pop out the board\" hidden><svg viewBox=\"0 0 16 16\" aria-hidden=\"true\" focusable=\"false\"><path class=\"frame\" d=\"M2.5 4.5v8a1 1 0 0 0 1 1h8a1 1 0 0 0 1-1v-3\"></path><path class=\"frame\" d=\"M8.5 2.5h5v5M13.2 2.8 7.5 8.5\"></path></svg></button></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -576,7 +576,7 @@ func bigBot(s state.Session) templ.Component {
 		var templ_7745c5c3_Var25 string
 		templ_7745c5c3_Var25, templ_7745c5c3_Err = templruntime.NewAttributeExpression(s.Status).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/board.templ`, Line: 176, Col: 55}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/board.templ`, Line: 177, Col: 55}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var25)
 		if templ_7745c5c3_Err != nil {
@@ -589,7 +589,7 @@ func bigBot(s state.Session) templ.Component {
 		var templ_7745c5c3_Var26 string
 		templ_7745c5c3_Var26, templ_7745c5c3_Err = templruntime.NewAttributeExpression(s.Identity).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/board.templ`, Line: 176, Col: 84}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/board.templ`, Line: 177, Col: 84}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var26)
 		if templ_7745c5c3_Err != nil {
@@ -610,7 +610,7 @@ func bigBot(s state.Session) templ.Component {
 		var templ_7745c5c3_Var27 string
 		templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.JoinStringErrs(rowName(s))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/board.templ`, Line: 179, Col: 41}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/board.templ`, Line: 180, Col: 41}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var27))
 		if templ_7745c5c3_Err != nil {
@@ -623,7 +623,7 @@ func bigBot(s state.Session) templ.Component {
 		var templ_7745c5c3_Var28 string
 		templ_7745c5c3_Var28, templ_7745c5c3_Err = templruntime.NewAttributeExpression(s.Status).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/board.templ`, Line: 181, Col: 45}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/board.templ`, Line: 182, Col: 45}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var28)
 		if templ_7745c5c3_Err != nil {
@@ -636,7 +636,7 @@ func bigBot(s state.Session) templ.Component {
 		var templ_7745c5c3_Var29 string
 		templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(statusWord(s.Status))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/board.templ`, Line: 181, Col: 70}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/board.templ`, Line: 182, Col: 70}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 		if templ_7745c5c3_Err != nil {
@@ -655,7 +655,7 @@ func bigBot(s state.Session) templ.Component {
 				var templ_7745c5c3_Var30 string
 				templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs(s.Approval.ToolName)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/board.templ`, Line: 184, Col: 46}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/board.templ`, Line: 185, Col: 46}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var30))
 				if templ_7745c5c3_Err != nil {
@@ -678,7 +678,7 @@ func bigBot(s state.Session) templ.Component {
 				var templ_7745c5c3_Var31 string
 				templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(s.Approval.Reason)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/board.templ`, Line: 187, Col: 46}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/board.templ`, Line: 188, Col: 46}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var31))
 				if templ_7745c5c3_Err != nil {
