@@ -1,14 +1,13 @@
 package host
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"sync"
 	"time"
 
+	"github.com/notch-web/notch-web/internal/jsonx"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -79,19 +78,14 @@ var ErrReport = errors.New("bad statusline report")
 // limit does).
 const maxUsageSessions = 1000
 
-// ParseStatuslineReport reads and checks a report: one JSON object, no
-// unknown fields, a session id as events have them, percentages in 0 … 100
+// ParseStatuslineReport reads and checks a report: one JSON object
+// (internal/jsonx: nothing after it, no key twice), no unknown fields, a session id as events have them, percentages in 0 … 100
 // (a little over is clamped: a window can run over), sizes and costs
 // finite and not negative.
 func ParseStatuslineReport(body []byte) (StatuslineReport, error) {
 	var r StatuslineReport
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return r, fmt.Errorf("%w: %v", ErrReport, err)
-	}
-	if dec.More() {
-		return r, fmt.Errorf("%w: more than one object", ErrReport)
+	if err := jsonx.DecodeOne(body, &r, jsonx.Options{Strict: true}); err != nil {
+		return r, fmt.Errorf("%w: %s", ErrReport, jsonx.Reason(err))
 	}
 	if !state.ValidSessionID(r.Session) {
 		return r, fmt.Errorf("%w: session must be 1 to %d bytes of text", ErrReport, state.MaxSessionID)
@@ -116,8 +110,8 @@ func ParseStatuslineReport(body []byte) (StatuslineReport, error) {
 		if err := pct(w.name+".usedPct", &w.w.UsedPct); err != nil {
 			return r, err
 		}
-		if w.w.ResetsAt < 0 || w.w.ResetsAt > 1<<40 {
-			return r, fmt.Errorf("%w: %s.resetsAt out of range", ErrReport, w.name)
+		if w.w.ResetsAt < 0 || w.w.ResetsAt > state.MaxAt/1000 {
+			return r, fmt.Errorf("%w: %s.resetsAt must be seconds since the epoch, at most %d (the year 9999)", ErrReport, w.name, state.MaxAt/1000)
 		}
 	}
 	if r.CostUSD != nil && (math.IsNaN(*r.CostUSD) || math.IsInf(*r.CostUSD, 0) || *r.CostUSD < 0) {

@@ -27,6 +27,10 @@ func TestParseStatuslineReport(t *testing.T) {
 		{"a negative cost", `{"session":"s","costUsd":-0.5}`, false},
 		{"two objects", `{"session":"s"}{"session":"t"}`, false},
 		{"not JSON", `session=s`, false},
+		{"a stray brace after it", `{"session":"s"}}`, false},
+		{"a key twice", `{"session":"s","costUsd":0.1,"costUsd":99}`, false},
+		{"a reset in the year 9999", `{"session":"s","fiveHour":{"usedPct":1,"resetsAt":253402300799}}`, true},
+		{"a reset with a five-digit year", `{"session":"s","fiveHour":{"usedPct":1,"resetsAt":253402300800}}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := ParseStatuslineReport([]byte(tc.in))
@@ -47,6 +51,7 @@ func FuzzParseStatuslineReport(f *testing.F) {
 	f.Add(`{"session":"s","fiveHour":{"usedPct":23.5,"resetsAt":1738425600},"costUsd":0.42,"contextWindow":{"size":200000,"usedPct":42}}`) // complete
 	f.Add(`{"session":"s"}`)                                                                                                               // least
 	f.Add(`{"session":"s","fiveHour":{"usedPct":1e309}}`)                                                                                  // out of range
+	f.Add(`{"session":"s","sevenDay":{"usedPct":1,"resetsAt":1099511627776}}`)                                                             // a five-digit year
 	f.Fuzz(func(t *testing.T, in string) {
 		r, err := ParseStatuslineReport([]byte(in))
 		if err != nil {
@@ -55,6 +60,9 @@ func FuzzParseStatuslineReport(f *testing.F) {
 		for _, w := range []*ReportWindow{r.FiveHour, r.SevenDay} {
 			if w != nil && (w.UsedPct < 0 || w.UsedPct > 100) {
 				t.Fatalf("usedPct %v taken", w.UsedPct)
+			}
+			if w != nil && (w.ResetsAt < 0 || w.ResetsAt*1000 > state.MaxAt) {
+				t.Fatalf("resetsAt %v taken", w.ResetsAt)
 			}
 		}
 		if c := r.ContextWindow; c != nil && c.Tokens != nil && *c.Tokens < 0 {

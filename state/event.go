@@ -58,12 +58,19 @@ const (
 	MaxEventLine = 64 << 10  // bytes of one NDJSON line (or of a single-object body)
 	MaxEvents    = 10_000    // events in one body
 	MaxInteger   = 1<<53 - 1 // the largest integer a JSON reader in JavaScript holds exactly
+	// MaxAt is the latest time anything may carry, in ms since the epoch:
+	// 9999-12-31T23:59:59.999Z. A later one has a five-digit year, which
+	// RFC 3339 cannot write nor a browser's Date read back from it (the
+	// board showed a blank time), and no clock gives it: an event or a
+	// report carrying one is refused at the door (400), and a document
+	// mirrored from elsewhere has it clamped (Sanitize).
+	MaxAt = 253402300799999
 )
 
 // Event is one session event of vocabulary v2. Fields a type does not take
 // must be left out (Validate refuses them, so a misplaced field is named
-// rather than silently ignored); "" and nil mean "not given". At and Tokens
-// are at most MaxInteger.
+// rather than silently ignored); "" and nil mean "not given". At is at most
+// MaxAt, Tokens at most MaxInteger.
 type Event struct {
 	V       int    `json:"v,omitempty"`
 	Type    string `json:"type" validate:"required"`
@@ -71,7 +78,7 @@ type Event struct {
 	// At is ms since the epoch. 0 means "stamp on receipt": the receiver
 	// stamps it (see Stamp) before Fold.Apply, because the fold reads no
 	// clock.
-	At      int64  `json:"at,omitempty" validate:"gte=0,lte=9007199254740991"`
+	At      int64  `json:"at,omitempty" validate:"gte=0,lte=253402300799999"`
 	Title   string `json:"title,omitempty" validate:"max=1000,noctl"`
 	Project string `json:"project,omitempty" validate:"max=1000,noctl"`
 	Cwd     string `json:"cwd,omitempty" validate:"max=4096,noctl"`
@@ -281,6 +288,9 @@ func describe(fe validator.FieldError) string {
 	case "gte":
 		return fmt.Sprintf("%s must be ≥ %s", fe.Field(), fe.Param())
 	case "lte":
+		if fe.Field() == "at" {
+			return fmt.Sprintf("at must be ≤ %s (9999-12-31T23:59:59.999Z): a time with a five-digit year is no clock's", fe.Param())
+		}
 		return fmt.Sprintf("%s must be ≤ %s", fe.Field(), fe.Param())
 	case "oneof":
 		return fmt.Sprintf("%s must be one of %s", fe.Field(), strings.ReplaceAll(fe.Param(), " ", "|"))

@@ -69,6 +69,7 @@ func TestDecodeEventsRefuses(t *testing.T) {
 		{"at given a string", `{"type":"turn.started","session":"a","at":"now"}`, 1, ErrInvalidEvent, "at is a JSON string, want int64"},
 		{"negative at", `{"type":"turn.started","session":"a","at":-1}`, 1, ErrInvalidEvent, "at must be ≥ 0"},
 		{"at beyond 2^53", `{"type":"turn.started","session":"a","at":9007199254740992}`, 1, ErrInvalidEvent, "at must be ≤"},
+		{"at in the year 10000", `{"type":"turn.started","session":"a","at":253402300800000}`, 1, ErrInvalidEvent, "five-digit year"},
 		{"session id too long", `{"type":"turn.started","session":"` + strings.Repeat("é", 101) + `"}`, 1, ErrInvalidEvent, "202 bytes (max 200)"},
 		{"control character in session", `{"type":"turn.started","session":"a\u0007b"}`, 1, ErrInvalidEvent, "control characters"},
 		{"control character in title", `{"type":"session.titled","session":"a","title":"x\ny"}`, 1, ErrInvalidEvent, "title must not contain control"},

@@ -38,6 +38,9 @@ func FuzzDecodeEvents(f *testing.F) {
 		// Issue 19: bidi, U+061C and zero-width characters in every field.
 		`{"type":"session.opened","session":"s","title":"A\u202egnp.exe","project":"p\u061c","cwd":"/x\u200b"}` + "\n" +
 			`{"type":"approval.requested","session":"s","tool":"t\ufeff","reason":"r\u2066\t"}`,
+		// Issue 31: a five-digit year, and a key given twice.
+		`{"type":"turn.started","session":"a","at":253402300800000}`,
+		`{"type":"turn.started","session":"a","session":"b"}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -56,6 +59,9 @@ func FuzzDecodeEvents(f *testing.F) {
 		for _, ev := range evs {
 			if err := ev.Validate(); err != nil {
 				t.Fatalf("accepted an event that does not validate: %v", err)
+			}
+			if ev.At > MaxAt {
+				t.Fatalf("accepted at %d, past the year 9999", ev.At)
 			}
 		}
 		Stamp(evs, time.UnixMilli(t0))

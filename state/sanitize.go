@@ -28,6 +28,7 @@ const (
 // document and the board agree), and a URL that is not an absolute http(s)
 // URL becomes null. It shares no memory with d.
 func Sanitize(d Document) Document {
+	d.WallMs = clampAt(d.WallMs)
 	d.Plugin = clean(d.Plugin, MaxWord)
 	d.Retire = clean(d.Retire, MaxWord)
 	d.FinishedURL = cleanURL(d.FinishedURL)
@@ -47,6 +48,10 @@ func Sanitize(d Document) Document {
 		s.Identity = clean(s.Identity, MaxWord)
 		s.Origin = clean(s.Origin, MaxWord)
 		s.ParentSession = clean(s.ParentSession, MaxSessionID)
+		s.Since = clampAt(s.Since)
+		if s.ApprovedAt != nil {
+			*s.ApprovedAt = clampAt(*s.ApprovedAt)
+		}
 		if s.Activity != nil {
 			s.Activity.Kind = clean(s.Activity.Kind, MaxWord)
 			s.Activity.Label = clean(s.Activity.Label, MaxTool)
@@ -60,6 +65,10 @@ func Sanitize(d Document) Document {
 	d.Sessions = ss
 	return d
 }
+
+// clampAt keeps a time of a mirrored document in 0 … MaxAt: a row is not
+// dropped for one, and the board never draws a time it cannot show.
+func clampAt(ms int64) int64 { return min(max(ms, 0), MaxAt) }
 
 // clean applies the one text rule (CleanText) and cuts s to at most limit
 // bytes on a rune boundary, marking the cut with "…".

@@ -107,3 +107,21 @@ func FuzzSanitize(f *testing.F) {
 		}
 	})
 }
+
+// A mirrored document's times are kept in 0 … MaxAt: a five-digit year is
+// clamped (the row is kept, its time drawable), and the input untouched.
+func TestSanitizeClampsTimes(t *testing.T) {
+	far, before := int64(MaxAt+1), int64(-5)
+	d := Document{Schema: Schema, WallMs: 1 << 52, Sessions: []Session{
+		{ID: "a", Status: StatusDone, Since: 1 << 50, ApprovedAt: &far},
+		{ID: "b", Status: StatusDone, Since: -1, ApprovedAt: &before},
+	}}
+	got := Sanitize(d)
+	if got.WallMs != MaxAt || got.Sessions[0].Since != MaxAt || *got.Sessions[0].ApprovedAt != MaxAt ||
+		got.Sessions[1].Since != 0 || *got.Sessions[1].ApprovedAt != 0 {
+		t.Errorf("times not clamped to 0 … MaxAt: wallMs %d, %+v", got.WallMs, got.Sessions)
+	}
+	if far != MaxAt+1 {
+		t.Error("Sanitize changed its input")
+	}
+}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -381,5 +382,21 @@ func TestPagesCarryCSP(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 200 {
 		t.Errorf("the Datastar client is not served: %d (run make datastar)", res.StatusCode)
+	}
+}
+
+// A time with a five-digit year is refused at the door (an event, a
+// statusline report), never taken and then drawn blank.
+func TestFiveDigitYearIsRefused(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	status, body := e.do(t, "POST", "/agents-notch/events", `{"type":"session.opened","session":"y","cwd":"/src/y","at":253402300800000}`, nil)
+	if status != 400 || !strings.Contains(fmt.Sprint(body["error"]), "five-digit year") {
+		t.Errorf("an event in the year 10000: %d %v, want 400", status, body)
+	}
+	if status, body := e.do(t, "POST", "/agents-notch/events", `{"type":"session.opened","session":"y","cwd":"/src/y","at":253402300799999}`, nil); status != 200 {
+		t.Fatalf("an event in the year 9999: %d %v", status, body)
+	}
+	if st, _ := e.do(t, "POST", "/agents-notch/statusline", `{"session":"y","fiveHour":{"usedPct":5,"resetsAt":1099511627776}}`, nil); st != 400 {
+		t.Errorf("a statusline reset in the year 36812: %d, want 400", st)
 	}
 }
