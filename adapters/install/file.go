@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"time"
 
 	"github.com/notch-web/notch-web/internal/textrule"
 )
@@ -190,10 +192,12 @@ func readSettings(path string) (real string, s snapshot, err error) {
 
 // replace puts data in place of the resolved file real with mode: a
 // temporary file beside it, created with that mode (so the bytes are
-// never readable more widely than the file's own), synced, then — once
-// the file is read again and found still as was (else errChanged, and
-// nothing is written) — renamed over it, and the folder synced.
-func replace(path, real string, data []byte, was snapshot) (err error) {
+// never readable more widely than the file's own), synced, then put in
+// place by commit as long as real is still as was (else errChanged, and
+// the file is as the other writer left it), and the folder synced.
+// raceAt, when set, runs in commit's last moment before the swap (a
+// test's racing save).
+func replace(path, real string, data []byte, was snapshot, raceAt func()) (err error) {
 	dir := filepath.Dir(real)
 	if !was.exists {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -205,7 +209,8 @@ func replace(path, real string, data []byte, was snapshot) (err error) {
 		return writeError(path, err)
 	}
 	defer func() {
-		if err != nil {
+		// A racing save kept at the temporary name is not ours to remove.
+		if err != nil && !errors.Is(err, errRaced) {
 			tmp.Close()
 			os.Remove(tmp.Name())
 		}
@@ -226,6 +231,36 @@ func replace(path, real string, data []byte, was snapshot) (err error) {
 	if err := tmp.Close(); err != nil {
 		return writeError(path, err)
 	}
+	if err := commit(path, real, tmp.Name(), was, raceAt); err != nil {
+		return err
+	}
+	syncDir(dir)
+	return nil
+}
+
+// commit puts the new file, at tmp, in place of real if real is still as
+// was. No agent takes a lock on the files edited here that could be
+// honoured (Claude Code 2.1 locks only ~/.claude.json, with a ".lock"
+// directory; Codex and Gemini CLI none), so the check is a compare: real
+// is read again (a save found there is errChanged: edited again in turn,
+// nothing written), then, where the system swaps two names in one step
+// (Linux's RENAME_EXCHANGE, macOS's RENAME_SWAP), put in place by a swap
+// whose displaced file is compared too — a save that came in the moment
+// between is kept beside the file, named so (errRaced), never removed. A
+// file that did not exist is created only if it still does not
+// (RENAME_NOREPLACE). Elsewhere a plain rename follows the compare, and
+// that rename is the one moment a save can be lost.
+func commit(path, real, tmp string, was snapshot, raceAt func()) error {
+	if !was.exists {
+		switch ok, err := renameNoReplace(tmp, real); {
+		case ok && errors.Is(err, fs.ErrExist):
+			return errChanged
+		case ok && err != nil:
+			return writeError(path, err)
+		case ok:
+			return nil
+		}
+	}
 	now, err := readFile(path, real)
 	if err != nil {
 		return err
@@ -233,11 +268,52 @@ func replace(path, real string, data []byte, was snapshot) (err error) {
 	if now.exists != was.exists || !bytes.Equal(now.src, was.src) {
 		return errChanged
 	}
-	if err := os.Rename(tmp.Name(), real); err != nil {
+	if raceAt != nil {
+		raceAt()
+	}
+	if ok, err := exchange(tmp, real); ok {
+		if err != nil {
+			return writeError(path, err)
+		}
+		if displaced, err := os.ReadFile(tmp); err == nil && bytes.Equal(displaced, was.src) {
+			os.Remove(tmp)
+			return nil
+		}
+		// Not swapped back: another program may have read ours already.
+		return keepDisplaced(path, real, tmp)
+	}
+	if err := os.Rename(tmp, real); err != nil {
 		return writeError(path, err)
 	}
-	syncDir(dir)
 	return nil
+}
+
+// errRaced is a save that came in the moment notch-web put its file in
+// place: kept beside it.
+var errRaced = errors.New("another save raced notch-web's write")
+
+// keepDisplaced keeps the file a racing save left, displaced to tmp,
+// beside real under a name that says so (never over another file), and
+// reports where: nothing anybody saved is removed.
+func keepDisplaced(path, real, tmp string) error {
+	kept := tmp
+	base := real + ".raced-" + strconv.FormatInt(time.Now().UnixMilli(), 10)
+	for i := 1; i < 100; i++ {
+		name := base
+		if i > 1 {
+			name += "-" + strconv.Itoa(i)
+		}
+		// A link never replaces a file already there (a rename would).
+		if err := os.Link(tmp, name); err == nil {
+			os.Remove(tmp)
+			kept = name
+			break
+		} else if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	return &FileError{Path: path, Err: errRaced, Problem: "another program saved it in the moment notch-web wrote it: notch-web's change is in place",
+		Fix: "nothing is lost: that save is " + textrule.Quote(kept) + "; put back what you need of it and run again"}
 }
 
 // createTemp creates a new file beside real, named as internal/fsx names

@@ -60,6 +60,8 @@ type Options struct {
 	DryRun     bool                // compute and return the diff, write nothing
 	Now        func() time.Time    // names backups; nil is time.Now
 	Getenv     func(string) string // CLAUDE_CONFIG_DIR, CODEX_HOME; nil reads none
+
+	raceAt func() // a test's save racing the write, in the last moment before it is put in place
 }
 
 // Change is what Install or Uninstall did (or, in a dry run, would do) to
@@ -332,8 +334,9 @@ func (o Options) codexNotify(res *Result, install bool) {
 // differs: a backup of the old file first, then an atomic replace with the
 // file's mode (file.go); nothing in a dry run. A symlink is written
 // through, so that a settings file kept in a dotfiles repository stays a
-// link to it. A change the user saves meanwhile is read again and edited
-// in turn (up to three times), never overwritten.
+// link to it. A change the user saves meanwhile, at any moment up to the
+// write itself (commit, file.go), is read again and edited in turn (up to
+// three times), never overwritten.
 func (o Options) editFile(path string, edit func(src []byte, exists bool) ([]byte, error)) (Change, error) {
 	for attempt := 1; ; attempt++ {
 		ch, err := o.editOnce(path, edit)
@@ -372,7 +375,7 @@ func (o Options) editOnce(path string, edit func(src []byte, exists bool) ([]byt
 			return ch, err
 		}
 	}
-	if err := replace(path, real, out, was); err != nil {
+	if err := replace(path, real, out, was, o.raceAt); err != nil {
 		if ch.Backup != "" && errors.Is(err, errChanged) {
 			os.Remove(ch.Backup) // of bytes the user has replaced; the next attempt keeps its own
 		}
