@@ -201,6 +201,11 @@ func (s *Server) postDeviceRevoke(c echo.Context) error {
 		return fail(http.StatusInternalServerError, "could not keep the revocation", err)
 	}
 	s.Log.Info("device revoked", "log_type", logx.TypeSecurity, "data", map[string]any{"device": dev.Name, "id": dev.ID})
+	if s.WebPush != nil { // it is pushed nothing more (a failure here is caught at the next send)
+		if _, err := s.WebPush.DropDevice(dev.ID); err != nil {
+			s.Log.Warn("a revoked device's push subscriptions stay until the next send", "log_type", logx.TypePush, logx.Err("WebPushError", err))
+		}
+	}
 	return written(c, revokedReply{OK: true, Device: replyOf(dev)})
 }
 

@@ -111,8 +111,13 @@ func (s *Server) postNotifyTest(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// deviceOf is the paired device a request comes from ("" for none) and
-// whether it is plainly local (this machine, by a loopback name).
-// Until the device gate lands it knows neither: a device's capability is
-// then refused, one minted for no device (ntfy, a webhook) answers.
-func (s *Server) deviceOf(*http.Request) (string, bool) { return "", false }
+// deviceOf is the paired device a request comes from ("" for none: its
+// cookie names no paired device) and whether it is plainly local (this
+// machine, by a loopback name: security's Local).
+func (s *Server) deviceOf(r *http.Request) (string, bool) {
+	local := s.Locks.Local(r)
+	if d, ok := s.Locks.Device(r); ok {
+		return d.ID, local
+	}
+	return "", local
+}

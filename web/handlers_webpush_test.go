@@ -215,3 +215,77 @@ func TestWebPushEndToEnd(t *testing.T) {
 		t.Errorf("a button after the terminal answered: %d, want 409", code)
 	}
 }
+
+// A paired phone's subscription carries its device; the push's buttons
+// are that device's (another device's request is 403, the phone's
+// answers); revoking the phone drops its subscription at once.
+func TestWebPushPairedDevice(t *testing.T) {
+	ps := pushtest.NewService(t)
+	e := newEnv(t, envOpts{run: true, allowHosts: []string{"phone.example"},
+		webPush: &push.WebPushOptions{Client: ps.Server.Client()},
+		push: &push.Options{Config: push.Config{Delay: 100 * time.Millisecond},
+			BoardURL: "https://phone.example/agents-notch/", ActURL: "https://phone.example/agents-notch/act"},
+	})
+	devs := e.srv.Locks.Devices()
+	pair := func(name string) (string, string) {
+		p, err := devs.NewPairing(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, cookie, err := devs.Redeem(p.Code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.ID, cookie
+	}
+	phoneID, phoneCookie := pair("phone")
+	_, tabletCookie := pair("tablet")
+	from := func(cookie string) map[string]string {
+		return map[string]string{"Host": "phone.example", "Cookie": "notch_device=" + cookie}
+	}
+	b, endpoint := ps.Browser("phone")
+	sub := string(b.SubscriptionJSON(endpoint))
+	if code, _ := e.do(t, http.MethodPost, "/agents-notch/push/subscribe", sub, map[string]string{"Host": "phone.example"}); code != 401 {
+		t.Fatalf("an unpaired phone subscribing: %d, want 401", code)
+	}
+	if code, body := e.do(t, http.MethodPost, "/agents-notch/push/subscribe", sub, from(phoneCookie)); code != 200 {
+		t.Fatalf("the paired phone subscribing: %d %v", code, body)
+	}
+	subs, _ := e.srv.WebPush.Subscriptions()
+	if len(subs) != 1 || subs[0].Device != phoneID {
+		t.Fatalf("stored %+v, want the phone's device %s", subs, phoneID)
+	}
+
+	tr := filepath.Join(e.home, "s.jsonl")
+	os.WriteFile(tr, nil, 0o644)
+	hook := func(event, extra string) string {
+		return `{"session_id":"s","transcript_path":"` + tr + `","cwd":"/src/argon","hook_event_name":"` + event + `"` + extra + `}`
+	}
+	bash := `,"tool_name":"Bash","tool_input":{"command":"rm -rf build"}`
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("UserPromptSubmit", ""), nil)
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("PreToolUse", bash+`,"tool_use_id":"t1"`), nil)
+	reply := heldPost(t, e, "/agents-notch/hooks/claude-code", hook("PermissionRequest", bash))
+	got := ps.Wait("the needs-you push", func(r []pushtest.Received) bool { return len(r) >= 1 })
+	var m swShow
+	json.Unmarshal(got[0].Payload, &m)
+	if len(m.Actions) != 2 {
+		t.Fatalf("the push: %s", got[0].Payload)
+	}
+	deny := `{"cap":"` + m.Actions[1].Cap + `"}`
+	if code, _ := e.do(t, http.MethodPost, "/agents-notch/act", deny, from(tabletCookie)); code != 403 {
+		t.Errorf("another device pressing the phone's Deny: %d, want 403", code)
+	}
+	if code, body := e.do(t, http.MethodPost, "/agents-notch/act", deny, from(phoneCookie)); code != 200 {
+		t.Fatalf("the phone's Deny: %d %v", code, body)
+	}
+	if r := <-reply; !strings.Contains(r[1], `"behavior":"deny"`) {
+		t.Fatalf("the held hook got %v", r)
+	}
+
+	if code, body := postRaw(t, e, "/agents-notch/devices/revoke", `{"device":"phone"}`, nil); code != 200 {
+		t.Fatalf("revoke: %d %s", code, body)
+	}
+	if subs, _ := e.srv.WebPush.Subscriptions(); len(subs) != 0 {
+		t.Errorf("the revoked phone's subscription stayed: %+v", subs)
+	}
+}

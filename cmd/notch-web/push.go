@@ -6,12 +6,14 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/mesh"
 	"github.com/notch-web/notch-web/host/push"
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/web/templates"
 )
 
@@ -78,13 +80,21 @@ const pushTestHTTPEnv = "NOTCH_TEST_PUSH_HTTP"
 // openWebPush makes the Web Push channel over the DSH home's files (none
 // in follow mode: the followed host pushes its own board). Its key and
 // subscriptions are read when first used.
-func openWebPush(cfg *config, getenv func(string) string, log *slog.Logger) *push.WebPush {
+// A subscription of a device no longer in devices (revoked) is dropped
+// before the next send.
+func openWebPush(cfg *config, getenv func(string) string, devices *security.Devices, log *slog.Logger) *push.WebPush {
 	if cfg.follow != "" {
 		return nil
 	}
-	return push.NewWebPush(push.WebPushOptions{
+	o := push.WebPushOptions{
 		Dir:          filepath.Join(cfg.dshHome, "state", "agents-notch"),
 		Log:          log,
 		LoopbackHTTP: getenv(pushTestHTTPEnv) == "1",
-	})
+	}
+	if devices != nil {
+		o.Paired = func(id string) bool {
+			return slices.ContainsFunc(devices.List(), func(d security.Device) bool { return d.ID == id })
+		}
+	}
+	return push.NewWebPush(o)
 }

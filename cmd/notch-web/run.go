@@ -198,7 +198,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 		hub.Link = node // a joined machine's board says why it is not on its hub
 	}
 	base := baseURL(cfg.addr, port)
-	webPush := openWebPush(cfg, getenv, log)             // nil in follow mode (push.go)
+	webPush := openWebPush(cfg, getenv, devices, log)    // nil in follow mode (push.go)
 	pusher := openPush(cfg, h, node, base, webPush, log) // nil in follow mode
 	hub.Pushes = pushesView(pusher)
 	srv := web.New(web.Deps{

@@ -61,6 +61,10 @@ type WebPushOptions struct {
 	// LoopbackHTTP lets an endpoint be http to a loopback host: for a
 	// stand-in push service in tests, never in production.
 	LoopbackHTTP bool
+	// Paired reports whether a device (a subscription's, never "") is
+	// still paired; a subscription of one that is not is dropped before a
+	// send, however it was unpaired. nil: every device is.
+	Paired func(device string) bool
 }
 
 // WebPush is the Web Push channel (RFC 8030), named "webpush": it sends
@@ -383,6 +387,21 @@ func (w *WebPush) deliver(ctx context.Context, topic string, t pushTiming, paylo
 	w.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("webpush: %w", err)
+	}
+	if p := w.o.Paired; p != nil {
+		unpaired := map[string]bool{}
+		subs = slices.DeleteFunc(subs, func(s Subscription) bool {
+			if s.Device != "" && !p(s.Device) {
+				unpaired[s.ID] = true
+				return true
+			}
+			return false
+		})
+		if len(unpaired) > 0 {
+			if _, err := w.drop("a push subscription's device is no longer paired: dropped", func(s Subscription) bool { return unpaired[s.ID] }); err != nil {
+				return fmt.Errorf("webpush: %w", err)
+			}
+		}
 	}
 	errs := make([]error, len(subs))
 	gone := make([]bool, len(subs))

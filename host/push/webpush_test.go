@@ -556,3 +556,33 @@ func BenchmarkWebPushSend(b *testing.B) {
 		})
 	}
 }
+
+// A subscription whose device is no longer paired (revoked however it was)
+// is dropped before a send and gets nothing; a local browser's stays.
+func TestWebPushSkipsUnpairedDevices(t *testing.T) {
+	st := pushtest.NewService(t)
+	paired := map[string]bool{"phone": true, "tablet": true}
+	var mu sync.Mutex
+	w := NewWebPush(WebPushOptions{Dir: t.TempDir(), Client: st.Server.Client(), Paired: func(d string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return paired[d]
+	}})
+	subscribe(t, w, st, "phone", "phone")
+	subscribe(t, w, st, "tablet", "tablet")
+	subscribe(t, w, st, "laptop", "")
+	mu.Lock()
+	delete(paired, "tablet")
+	mu.Unlock()
+	if err := w.Send(context.Background(), Message{Tag: "row", Kind: KindNeedsYou, Title: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	got := byBrowser(t, st.Messages())
+	if _, ok := got["tablet"]; ok || len(got) != 2 {
+		t.Errorf("delivered to %v, want phone and laptop only", got)
+	}
+	subs, _ := w.Subscriptions()
+	if len(subs) != 2 {
+		t.Errorf("kept %d subscriptions, want 2 (the tablet's dropped)", len(subs))
+	}
+}
