@@ -106,5 +106,19 @@ func (f *Follower) Run(ctx context.Context) error {
 // older than now (or that has no wallMs at all) says nothing about the
 // present, and its summary must be shown as unknown.
 func Stale(d Document, now time.Time) bool {
-	return d.WallMs <= 0 || now.UnixMilli()-d.WallMs > StaleAfter.Milliseconds()
+	return d.WallMs <= 0 || now.UnixMilli() >= staleMs(d.WallMs)
 }
+
+// StaleAt is the first instant at which d is Stale (the zero time when it
+// has no wallMs: stale already): what a view of a followed host must be
+// drawn again at, with nothing else changed.
+func StaleAt(d Document) time.Time {
+	if d.WallMs <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(staleMs(d.WallMs))
+}
+
+// staleMs is the first ms at which a document written at wallMs is stale:
+// more than StaleAfter after it.
+func staleMs(wallMs int64) int64 { return wallMs + StaleAfter.Milliseconds() + 1 }

@@ -49,15 +49,10 @@ func (f *Fold) Snapshot(in SnapshotInput) Document {
 	if in.Retire == RetireTimer {
 		retire = RetireTimer
 	}
-	after := in.RetireAfter
-	if after <= 0 {
-		after = DefaultRetireAfter
-	}
-
 	kept := make([]*row, 0, min(len(f.rows), 4*MaxSessions))
 	for _, r := range f.rows {
 		st := r.s.Status
-		if Settled(st) && retire == RetireTimer && now-r.s.Since > after.Milliseconds() {
+		if at, ok := RetiresAt(r.s, retire, in.RetireAfter); ok && now >= at.UnixMilli() {
 			continue
 		}
 		if st == StatusDone && !in.Settings.ShowDone {
@@ -89,6 +84,19 @@ func (f *Fold) Snapshot(in SnapshotInput) Document {
 		Summary:     sum,
 		Sessions:    sessions,
 	}
+}
+
+// RetiresAt is when a row leaves the snapshot by time (the first instant
+// Snapshot drops it) and whether it ever does: only a settled row, under
+// retire "timer", more than after (0: DefaultRetireAfter) after it settled.
+func RetiresAt(s Session, retire string, after time.Duration) (time.Time, bool) {
+	if retire != RetireTimer || !Settled(s.Status) {
+		return time.Time{}, false
+	}
+	if after <= 0 {
+		after = DefaultRetireAfter
+	}
+	return time.UnixMilli(s.Since + after.Milliseconds() + 1), true
 }
 
 // Settled reports whether a status is an end: done or error. A settled row

@@ -3,6 +3,8 @@ package web
 import (
 	"bytes"
 	"context"
+	"hash/fnv"
+	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -16,6 +18,7 @@ import (
 	"github.com/notch-web/notch-web/internal/pace"
 	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/settings"
+	"github.com/notch-web/notch-web/state"
 	"github.com/notch-web/notch-web/web/fanout"
 	"github.com/notch-web/notch-web/web/templates"
 )
@@ -52,8 +55,11 @@ type Hub struct {
 
 	refreshMu sync.Mutex // one refresh at a time
 	key       refreshKey
+	seen      inputs    // the inputs of the last view built
+	due       time.Time // when the clock alone may next change that view (zero: never)
 	rendered  bool
 	renders   atomic.Int64
+	views     atomic.Int64
 	alerts    host.Alerter // which rises of the board are alerts
 
 	closing   chan struct{} // closed by Close
@@ -92,9 +98,14 @@ func (h *Hub) Closing() <-chan struct{} { return h.closing }
 // Renders counts the changes rendered so far (each renders every page once).
 func (h *Hub) Renders() int64 { return h.renders.Load() }
 
-// Run re-renders when the board or the settings change, and on a short tick
-// for what time alone changes (a followed host going stale, a timer retire),
-// until ctx ends. A tick that finds nothing changed renders nothing.
+// Views counts the hub's builds of the pages' view so far: one per change,
+// and one when a change by time is due. An idle host builds none.
+func (h *Hub) Views() int64 { return h.views.Load() }
+
+// Run re-renders when the board, the settings or the window change, and
+// when a change by time alone is due (a followed host going stale, a timer
+// retire: Board.NextChange), until ctx ends. Between them it sleeps: a host
+// where nothing happens wakes for nothing.
 func (h *Hub) Run(ctx context.Context) {
 	bc, stopB := h.board.Subscribe()
 	defer stopB()
@@ -108,13 +119,27 @@ func (h *Hub) Run(ctx context.Context) {
 		dc, stopD = h.Devices.Subscribe()
 		defer stopD()
 	}
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
+	var lc <-chan struct{}
+	if l, ok := h.Link.(linkSignal); ok {
+		var stopL func()
+		lc, stopL = l.SubscribeLink()
+		defer stopL()
+	}
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	arm := func() {
+		if due := h.nextDue(); due.IsZero() {
+			timer.Stop()
+		} else {
+			timer.Reset(max(time.Until(due), 0))
+		}
+	}
 	h.Refresh(time.Now())
+	arm()
 	// A burst of changes renders at most every MinRefresh, the latest state
 	// each time, so the renders never crowd out the requests that make the
-	// changes. Only a render counts: a tick that finds nothing changed, or
-	// the first render, never delays the next change.
+	// changes. Only a render counts: a wake-up that finds nothing changed,
+	// or the first render, never delays the next change.
 	p := pace.Pace{Gap: h.MinRefresh}
 	for {
 		select {
@@ -124,7 +149,8 @@ func (h *Hub) Run(ctx context.Context) {
 		case <-sc:
 		case <-wc:
 		case <-dc:
-		case <-tick.C:
+		case <-lc:
+		case <-timer.C:
 		}
 		if !p.Wait(ctx) {
 			return
@@ -132,7 +158,21 @@ func (h *Hub) Run(ctx context.Context) {
 		if h.Refresh(time.Now()) {
 			p.Mark(time.Now())
 		}
+		arm()
 	}
+}
+
+// linkSignal is a HubLink that says when its word changes (host/mesh's
+// Node): the hub wakes for it as for a change of the board.
+type linkSignal interface {
+	SubscribeLink() (<-chan struct{}, func())
+}
+
+// nextDue is when the clock alone may next change the last view built.
+func (h *Hub) nextDue() time.Time {
+	h.refreshMu.Lock()
+	defer h.refreshMu.Unlock()
+	return h.due
 }
 
 // Models returns the view models of both pages as of now.
@@ -169,17 +209,28 @@ func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
 	return bv, pv
 }
 
-// refreshKey is what decides whether the pages must be rendered again: a
-// change of the fold or the followed document, of the settings, of
-// staleness, or of which rows exist (a timer retire). A new wallMs alone is
-// not a change.
-type refreshKey struct {
+// inputs are what the pages are drawn from, as far as they can change
+// without the clock: the board's version (the fold or the followed
+// document, the approval cards, the statuslines' usage, the terminals'
+// doors, the other machines' rows, cards and list, which all signal the
+// board), the settings' and the paired devices' versions, the window's
+// state and a joined machine's word on its hub. While they stay
+// equal and no change by time is due, the view is not even built.
+type inputs struct {
 	board, settings uint64
-	devices         uint64
-	unknown         bool
-	rows            int
+	devices         uint64 // the paired devices' version (the pane lists them)
 	window          windowKey
-	link            string // a joined machine's word on its hub (the tick finds its change)
+	link            string // a joined machine's word on its hub (HubLink; its change is signalled by linkSignal)
+}
+
+// refreshKey is what decides whether the pages must be rendered again: a
+// change of the inputs, of staleness, or of which rows exist (a timer
+// retire). A new wallMs alone is not a change.
+type refreshKey struct {
+	inputs
+	unknown bool
+	rows    int
+	ids     uint64 // the rows' ids, hashed in order: a retire past MaxSessions keeps the count
 }
 
 // windowKey is what the pane draws of the window's state.
@@ -196,16 +247,24 @@ type windowKey struct {
 func (h *Hub) Refresh(now time.Time) bool {
 	h.refreshMu.Lock()
 	defer h.refreshMu.Unlock()
-	// The versions are read before the snapshot, so a change racing this
+	// The inputs are read before the snapshot, so a change racing this
 	// refresh bumps them past the key and is rendered by the next one.
-	key := refreshKey{board: h.board.Version(), settings: h.settings.Version()}
+	w := h.window.Status()
+	in := inputs{board: h.board.Version(), settings: h.settings.Version(),
+		window: windowKey{w.State, w.Since.UnixMilli(), w.Next.UnixMilli(), w.Crashed, w.LastExit}}
 	if h.Devices != nil {
-		key.devices = h.Devices.Version()
+		in.devices = h.Devices.Version()
 	}
+	if h.Link != nil {
+		in.link = h.Link.HubLink()
+	}
+	if h.rendered && in == h.seen && (h.due.IsZero() || now.Before(h.due)) {
+		return false // nothing the pages draw can have changed
+	}
+	h.views.Add(1)
 	bv, pv := h.Models(now)
-	key.unknown, key.rows, key.link = bv.Unknown, len(bv.Doc.Sessions), bv.HubLink
-	w := pv.Window
-	key.window = windowKey{w.State, w.Since.UnixMilli(), w.Next.UnixMilli(), w.Crashed, w.LastExit}
+	h.seen, h.due = in, h.board.NextChange(bv.Doc, bv.Unknown)
+	key := refreshKey{inputs: in, unknown: bv.Unknown, rows: len(bv.Doc.Sessions), ids: idsHash(bv.Doc.Sessions)}
 	if h.rendered && key == h.key {
 		return false
 	}
@@ -224,6 +283,16 @@ func (h *Hub) Refresh(now time.Time) bool {
 		h.Publish(p.page, html)
 	}
 	return true
+}
+
+// idsHash is FNV-1a over the rows' ids, in order.
+func idsHash(ss []state.Session) uint64 {
+	h := fnv.New64a()
+	for _, s := range ss {
+		_, _ = io.WriteString(h, s.ID)
+		_, _ = h.Write([]byte{0})
+	}
+	return h.Sum64()
 }
 
 // renderHTML renders a component once.

@@ -87,6 +87,7 @@ type healthReply struct {
 	MaxStreams int           `json:"maxStreams"` // admitted at once (0: no cap)
 	Refused    int64         `json:"refused"`    // streams refused for the cap so far
 	Renders    int64         `json:"renders"`    // changes rendered so far
+	Views      int64         `json:"views"`      // the hub's builds of the pages' view so far (idle: none)
 	Drops      int64         `json:"drops"`      // stalled streams dropped so far
 	Window     window.Status `json:"window"`     // the desktop window's supervisor
 }
@@ -96,6 +97,6 @@ type healthReply struct {
 func (s *Server) healthz(c echo.Context) error {
 	return c.JSON(http.StatusOK, healthReply{
 		OK: true, Version: s.Version, Streams: s.Hub.Clients(), MaxStreams: s.Hub.MaxStreams, Refused: s.Hub.Refused(),
-		Renders: s.Hub.Renders(), Drops: s.Hub.Drops(), Window: s.Host.Window().Status(),
+		Renders: s.Hub.Renders(), Views: s.Hub.Views(), Drops: s.Hub.Drops(), Window: s.Host.Window().Status(),
 	})
 }

@@ -52,6 +52,7 @@ type envOpts struct {
 	allowHosts  []string                        // --allow-host
 	history     historyStore                    // the History page's store (nil: none)
 	now         func() time.Time                // the server's clock (nil: time.Now)
+	retireAfter time.Duration                   // the board's RetireAfter under retire "timer" (0: the default)
 }
 
 func newEnv(t testing.TB, o envOpts) *testEnv {
@@ -71,7 +72,7 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 	}
 	locks := security.New(security.Config{HarnessOrigins: o.harness, AllowHosts: o.allowHosts, Devices: devices, Log: log})
 	manual := filepath.Join(home, "state", "session-finished", "manual.json")
-	hcfg := host.Config{Board: host.BoardConfig{HostPid: 42}, StatePath: filepath.Join(home, "state", "agents-notch", "state.json"), ManualPath: manual, Log: log,
+	hcfg := host.Config{Board: host.BoardConfig{HostPid: 42, RetireAfter: o.retireAfter}, StatePath: filepath.Join(home, "state", "agents-notch", "state.json"), ManualPath: manual, Log: log,
 		Approvals: o.approvals, Remote: o.remote}
 	if o.follow {
 		hcfg.Follow = filepath.Join(home, "followed", "state.json")

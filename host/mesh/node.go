@@ -19,6 +19,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/internal/notify"
 	"github.com/notch-web/notch-web/internal/pace"
 	"github.com/notch-web/notch-web/state"
 
@@ -87,6 +88,8 @@ type Node struct {
 	linkMu   sync.Mutex
 	link     string // why this joined machine is not connected to its hub ("": it is)
 	linkSaid bool   // the log has said link
+	// linkChanges wakes the board's pages when link changes (SubscribeLink).
+	linkChanges notify.Broadcast
 
 	boardMu   sync.Mutex
 	board     Board    // set by Run
@@ -247,6 +250,7 @@ func (n *Node) setLink(link string, err error) {
 	if link == was && said || !n.joined {
 		return
 	}
+	n.linkChanges.Notify()
 	cr := n.creds
 	switch link {
 	case "":
@@ -278,6 +282,10 @@ func (n *Node) HubLink() string {
 	defer n.linkMu.Unlock()
 	return n.link
 }
+
+// SubscribeLink returns a channel woken after every change of HubLink,
+// and a function that ends the subscription.
+func (n *Node) SubscribeLink() (<-chan struct{}, func()) { return n.linkChanges.Subscribe() }
 
 // dialHub connects to the joined hub: TLS pinned, the machine's nkey. A
 // hub that refuses the key (revoked) ends the dialling — trying again
