@@ -152,6 +152,11 @@ func (h *Host) Run(ctx context.Context) error {
 	w := &state.Writer{
 		Path: h.cfg.StatePath, Interval: state.Heartbeat,
 		Snapshot: func(now time.Time) state.Document { d, _ := h.board.Snapshot(now); return d },
+		// A heartbeat with nothing changed rewrites the last bytes with a
+		// fresh wallMs: no snapshot, no encode. The two versions only grow,
+		// so their sum moves whenever either does.
+		Version:    func() uint64 { return h.board.Version() + h.settings.Version() },
+		NextChange: func(d state.Document) time.Time { return h.board.NextChange(d, false) },
 		// Reported once, then summarised (state.Writer backs off).
 		OnError: func(err error) {
 			h.log.Error("state.json not written", "log_type", logx.TypeState, logx.Err("WriteError", err))

@@ -4,7 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/notch-web/notch-web/internal/fsx"
+	"github.com/notch-web/notch-web/settings"
 )
 
 // turnEvents is one realistic turn of a session: the shape of the live
@@ -89,4 +94,42 @@ func BenchmarkDecodeEvents(b *testing.B) {
 		n += len(evs)
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkHeartbeat is one of state.json's heartbeats with nothing
+// changed, 20 sessions, on the writer's path: "snapshot" builds, encodes
+// and writes the document (the writer without Version, as before issue
+// 34); "restamp" writes the last bytes with a fresh wallMs; "write" is the
+// atomic write alone (temp file, rename; no fsync), the floor of both.
+func BenchmarkHeartbeat(b *testing.B) {
+	f := NewFold()
+	for i := range 20 {
+		id := fmt.Sprintf("session-%02d", i)
+		mustApply(b, f, Event{Type: TypeSessionOpened, Session: id, At: t0, Cwd: "/src/p", Title: "Refactor the module loader"})
+		mustApply(b, f, turnEvents(id, t0+1)[:5]...)
+	}
+	snap := func(now time.Time) Document {
+		return f.Snapshot(SnapshotInput{Now: now, HostPid: 7, Settings: settings.Defaults})
+	}
+	for _, mode := range []string{"snapshot", "restamp", "write"} {
+		b.Run(mode, func(b *testing.B) {
+			w := &Writer{Path: filepath.Join(b.TempDir(), "state.json"), Snapshot: snap}
+			if mode == "restamp" {
+				w.Version = func() uint64 { return 1 }
+			}
+			data, _ := Encode(snap(time.Now()))
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				var err error
+				if mode == "write" {
+					err = fsx.WriteFileAtomicNoSync(w.Path, data)
+				} else {
+					err = w.write()
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

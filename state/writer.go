@@ -1,9 +1,11 @@
 package state
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/notch-web/notch-web/internal/fsx"
@@ -52,6 +54,20 @@ type Writer struct {
 	OnWritten func()
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Version, when set, counts the changes of what Snapshot returns but
+	// for the clock, and NextChange (nil: never) is the instant the clock
+	// alone next changes a document (a timer retire: host.Board.NextChange).
+	// While the version is the last write's and that instant has not come,
+	// a write is the last write's bytes with a fresh wallMs — what Snapshot
+	// and Encode would give, without building or encoding the document: a
+	// heartbeat costs the write and nothing else.
+	Version    func() uint64
+	NextChange func(d Document) time.Time
+
+	last  []byte    // the last write's bytes (Version set)
+	lastV uint64    // the version they are of
+	due   time.Time // when the clock alone next changes them (zero: never)
+	wall  [2]int    // where their wallMs's digits are: [start, end)
 }
 
 // Run writes until ctx ends, then returns nil. It writes once at start,
@@ -160,7 +176,7 @@ func (w *Writer) now() time.Time {
 }
 
 func (w *Writer) write() error {
-	data, err := Encode(w.Snapshot(w.now()))
+	data, err := w.document(w.now())
 	if err == nil {
 		err = fsx.WriteFileAtomicNoSync(w.Path, data)
 	}
@@ -168,4 +184,69 @@ func (w *Writer) write() error {
 		w.OnWritten()
 	}
 	return err
+}
+
+// document is the bytes to write as of now: a fresh snapshot, encoded, or
+// (Version set, nothing changed, no change by time due) the last one with
+// now's wallMs.
+func (w *Writer) document(now time.Time) ([]byte, error) {
+	if w.Version == nil {
+		return Encode(w.Snapshot(now))
+	}
+	// The version is read before the snapshot: a change racing it bumps
+	// the version past the one recorded, and the next write snapshots.
+	v := w.Version()
+	if w.last != nil && v == w.lastV && (w.due.IsZero() || now.Before(w.due)) {
+		if b, ok := restamp(w.last, w.wall, now.UnixMilli()); ok {
+			w.last = b
+			return b, nil
+		}
+	}
+	d := w.Snapshot(now)
+	data, err := Encode(d)
+	if err != nil {
+		return nil, err
+	}
+	w.last, w.lastV, w.due = data, v, time.Time{}
+	if w.NextChange != nil {
+		w.due = w.NextChange(d)
+	}
+	if w.wall, err = wallDigits(data); err != nil {
+		w.last = nil // never restamped; every write snapshots
+	}
+	return data, nil
+}
+
+// wallKey is how an encoded document's wallMs begins. A JSON string holds
+// its quotes escaped, so the bare key is the top level's field.
+var wallKey = []byte(`"wallMs":`)
+
+// wallDigits finds the digits of an encoded document's wallMs.
+func wallDigits(b []byte) ([2]int, error) {
+	i := bytes.Index(b, wallKey)
+	if i < 0 {
+		return [2]int{}, errors.New("state: no wallMs in the encoded document")
+	}
+	i += len(wallKey)
+	j := i
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	if j == i {
+		return [2]int{}, errors.New("state: wallMs is not a number")
+	}
+	return [2]int{i, j}, nil
+}
+
+// restamp writes wall over an encoded document's wallMs digits, in place
+// when the digits are as many (13 from 2001 to 2286); ok is false when
+// they are not.
+func restamp(b []byte, at [2]int, wall int64) ([]byte, bool) {
+	var digits [20]byte
+	d := strconv.AppendInt(digits[:0], wall, 10)
+	if len(d) != at[1]-at[0] {
+		return nil, false
+	}
+	copy(b[at[0]:at[1]], d)
+	return b, true
 }

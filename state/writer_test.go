@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/internal/waitfor"
+	"github.com/notch-web/notch-web/settings"
 )
 
 // waitFor polls cond until it holds or the deadline passes: a condition,
@@ -226,5 +227,62 @@ func TestWriterBacksOffAndSummarises(t *testing.T) {
 	}
 	if n := errs.Load(); n != 1 {
 		t.Errorf("%d failures reported in a second, want 1 (then a summary at most every 30 s)", n)
+	}
+}
+
+// With Version set, a write with nothing changed is the last write's bytes
+// with a fresh wallMs — byte for byte what a snapshot would give — and a
+// new version or a change by time due snapshots again.
+func TestWriterRestampsAnUnchangedDocument(t *testing.T) {
+	f := NewFold()
+	t0 := time.UnixMilli(1_800_000_000_000)
+	if _, err := f.Apply(Event{Type: "session.opened", Session: "a", Title: `a "wallMs":1 title`, At: t0.UnixMilli()},
+		Event{Type: "session.opened", Session: "b", At: t0.UnixMilli()},
+		Event{Type: "turn.started", Session: "b", At: t0.UnixMilli()},
+		Event{Type: "turn.ended", Session: "b", Outcome: OutcomeCompleted, At: t0.UnixMilli()}); err != nil {
+		t.Fatal(err)
+	}
+	in := func(now time.Time) SnapshotInput {
+		return SnapshotInput{Now: now, HostPid: 7, Retire: RetireTimer, RetireAfter: time.Minute, Settings: settings.Defaults}
+	}
+	var version uint64 = 1
+	snapshots := 0
+	w := &Writer{
+		Snapshot: func(now time.Time) Document { snapshots++; return f.Snapshot(in(now)) },
+		Version:  func() uint64 { return version },
+		NextChange: func(d Document) time.Time {
+			at, _ := RetiresAt(d.Sessions[len(d.Sessions)-1], d.Retire, time.Minute)
+			return at
+		},
+	}
+	for _, step := range []struct {
+		name      string
+		at        time.Duration
+		bump      bool
+		snapshots int
+	}{
+		{"the first write", 0, false, 1},
+		{"a heartbeat", 340 * time.Millisecond, false, 1},
+		{"another", 680 * time.Millisecond, false, 1},
+		{"a change", time.Second, true, 2},
+		{"a heartbeat after it", 1340 * time.Millisecond, false, 2},
+		{"the retire due", time.Minute + time.Millisecond, false, 3},
+		{"a heartbeat after the retire", time.Minute + time.Second, false, 3},
+	} {
+		if step.bump {
+			version++
+		}
+		now := t0.Add(step.at)
+		got, err := w.document(now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := Encode(f.Snapshot(in(now)))
+		if string(got) != string(want) {
+			t.Errorf("%s: wrote\n%s\nwant\n%s", step.name, got, want)
+		}
+		if snapshots != step.snapshots {
+			t.Errorf("%s: %d snapshots so far, want %d", step.name, snapshots, step.snapshots)
+		}
 	}
 }
