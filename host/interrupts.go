@@ -27,6 +27,8 @@ const cancelWindow = 10 * time.Second
 type interruptWatch struct {
 	mu   sync.Mutex
 	rows map[string]interruptRow
+	// added wakes the poll when a row is watched: with none it sleeps.
+	added chan struct{}
 }
 
 type interruptRow struct {
@@ -41,7 +43,9 @@ type interruptRow struct {
 	turnSince int64
 }
 
-func newInterruptWatch() *interruptWatch { return &interruptWatch{rows: map[string]interruptRow{}} }
+func newInterruptWatch() *interruptWatch {
+	return &interruptWatch{rows: map[string]interruptRow{}, added: make(chan struct{}, 1)}
+}
 
 // want watches row's transcript at path with check and idle, either may
 // be nil (bounded, like the token reader's rows).
@@ -54,7 +58,18 @@ func (w *interruptWatch) want(row, path string, check, idle func(string, time.Ti
 			seen = old.idleSeen
 		}
 		w.rows[row] = interruptRow{path: path, check: check, idle: idle, idleSeen: seen, turnSince: old.turnSince}
+		select {
+		case w.added <- struct{}{}:
+		default:
+		}
 	}
+}
+
+// empty reports whether no row is watched.
+func (w *interruptWatch) empty() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.rows) == 0
 }
 
 // turnStarted records that row's turn started at ms.
@@ -102,11 +117,22 @@ func (w *interruptWatch) forget(row string) {
 }
 
 // watchInterrupts looks, every interruptPoll, at the transcript of each
-// watched row that is working, until ctx ends.
+// watched row that is working, until ctx ends. While no row is watched (a
+// board fed by events alone, or none of whose agents has a transcript to
+// look at) it sleeps until one is.
 func (h *Host) watchInterrupts(ctx context.Context) {
 	t := time.NewTicker(interruptPoll)
 	defer t.Stop()
 	for {
+		if h.interrupts.empty() {
+			t.Stop()
+			select {
+			case <-ctx.Done():
+				return
+			case <-h.interrupts.added:
+			}
+			t.Reset(interruptPoll)
+		}
 		select {
 		case <-ctx.Done():
 			return

@@ -52,7 +52,7 @@ type stream struct {
 	stopEnd func() bool
 
 	// last is when the last write completed, unix ns: the heartbeat reads
-	// it for every stream, four times a second, without taking mu.
+	// it for every stream, when it wakes, without taking mu.
 	last atomic.Int64
 }
 
@@ -321,27 +321,37 @@ func (h *Fanout) endStream(s *stream, err error) {
 
 // heartbeat sends every stream silent for a whole period a heartbeat, so
 // the page can tell a live host from a dead one; a stream that carried a
-// frame within the period is evidently alive. One ticker serves every
-// stream: it looks four times a period, so no stream stays silent longer
-// than a period and a quarter. A heartbeat is also how a tab that left is
+// frame within the period is evidently alive. It sleeps until the first
+// stream falls due, not on a ticker: a board where nothing happens wakes
+// it once a period, not four times. Awake, it also beats the streams that
+// fall due within the next quarter period, so streams opened at different
+// moments fall into step and share its wake-ups; it never wakes more
+// often than four times a period, so no stream stays silent longer than a
+// period and a quarter. A heartbeat is also how a tab that left is
 // noticed: its write fails.
 func (h *Fanout) heartbeat(every time.Duration) {
 	if every <= 0 {
 		return
 	}
-	tick := time.NewTicker(max(every/4, time.Millisecond))
-	defer tick.Stop()
+	slack := max(every/4, time.Millisecond)
+	t := time.NewTimer(slack)
+	defer t.Stop()
 	var due []*stream
 	for {
 		select {
 		case <-h.done:
 			return
-		case now := <-tick.C:
-			cutoff := now.Add(-every).UnixNano()
+		case now := <-t.C:
+			// Silent for three quarters of a period: beaten now. Any
+			// other falls due a period after its last write.
+			cutoff := now.Add(slack - every).UnixNano()
+			next := now.Add(every).UnixNano()
 			h.mu.Lock()
 			for s := range h.clients {
 				if s.beatIfSilent(cutoff) {
 					due = append(due, s)
+				} else {
+					next = min(next, s.last.Load()+int64(every))
 				}
 			}
 			h.mu.Unlock()
@@ -350,6 +360,7 @@ func (h *Fanout) heartbeat(every time.Duration) {
 				clear(due)
 				due = due[:0]
 			}
+			t.Reset(max(time.Until(time.Unix(0, next)), slack))
 		}
 	}
 }
