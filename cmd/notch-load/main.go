@@ -16,13 +16,15 @@
 // diff and no state, read by the same clients. The report gives both p99s
 // and the ratio of their medians with its spread. Follow mode (a state.json
 // renamed into place), a client that stops reading and the settings POST
-// rate are measured on notch-web alone.
+// rate are measured on notch-web alone. The idle mode measures notch-web
+// with live rows and open tabs while nothing changes, beside the floor.
 //
 // Usage:
 //
 //	notch-load [-bin bin/notch-web] [-streams 1,100,1000,10000] [-runs 3] [-changes 60] [-out raw.jsonl]
 //	notch-load floor-server [-addr 127.0.0.1:0]
 //	notch-load hooks [-sessions 20] [-rate 50] [-duration 10s] [-procs 200]
+//	notch-load idle [-rows 20,200] [-tabs 2] [-duration 60s] [-runs 3] [-base bin/notch-web-before]
 //	notch-load mesh [-tabs 100] [-changes 60] [-runs 3] [-machines 50] [-sessions 20] [-rate 5] [-duration 10s]
 package main
 

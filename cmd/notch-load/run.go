@@ -99,6 +99,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "hooks" {
 		return runHooks(ctx, args[1:], stdout, stderr) // hooks.go
 	}
+	if len(args) > 0 && args[0] == "idle" {
+		return runIdle(ctx, args[1:], stdout, stderr) // idle.go
+	}
 	if len(args) > 0 && args[0] == "mesh" {
 		return runMesh(ctx, args[1:], stdout, stderr) // mesh.go
 	}
