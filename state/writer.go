@@ -97,11 +97,27 @@ func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
 	p := pace.Pace{Gap: gap}
 	beat := time.NewTimer(f.next())
 	defer beat.Stop()
+	// A change not yet written when ctx ends (notified, or with Version
+	// set, counted) is written before Run returns: a host stopped just
+	// after a change, within the pace or before this goroutine ran,
+	// restarts from it.
+	last := func() error {
+		pending := w.Version != nil && w.Version() != w.lastV
+		select {
+		case <-notify:
+			pending = true
+		default:
+		}
+		if pending && f.failures == 0 {
+			f.done(w, w.write())
+		}
+		return nil
+	}
 	for {
 		change := false
 		select {
 		case <-ctx.Done():
-			return nil
+			return last()
 		case _, ok := <-notify:
 			if !ok {
 				notify = nil // a closed channel would spin; keep beating
@@ -111,6 +127,7 @@ func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
 				continue // the next try, after the back-off, writes it
 			}
 			if !p.Wait(ctx) {
+				f.done(w, w.write())
 				return nil
 			}
 			change = true

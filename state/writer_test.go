@@ -286,3 +286,29 @@ func TestWriterRestampsAnUnchangedDocument(t *testing.T) {
 		}
 	}
 }
+
+// A change not yet written when the writer stops is written before Run
+// returns: a host stopped right after a change restarts from it.
+func TestWriterWritesAPendingChangeOnStop(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	var version atomic.Uint64
+	var title atomic.Value
+	title.Store("before")
+	w := &Writer{Path: path, Interval: time.Hour, Version: func() uint64 { return version.Load() },
+		Snapshot: func(now time.Time) Document {
+			f := NewFold()
+			f.Apply(Event{Type: TypeSessionOpened, Session: "a", Title: title.Load().(string), At: 1})
+			return f.Snapshot(SnapshotInput{Now: now, Settings: settings.Defaults})
+		}}
+	stop := startWriter(t, w, nil)
+	waitFor(t, "the first write", func() bool { _, err := ReadFile(path); return err == nil })
+	title.Store("after")
+	version.Add(1) // counted, never notified
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := ReadFile(path)
+	if err != nil || len(d.Sessions) != 1 || d.Sessions[0].Title != "after" {
+		t.Fatalf("after the stop state.json holds %+v (%v), want the change", d.Sessions, err)
+	}
+}
