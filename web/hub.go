@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,9 +59,13 @@ type Hub struct {
 	seen      inputs    // the inputs of the last view built
 	due       time.Time // when the clock alone may next change that view (zero: never)
 	rendered  bool
-	renders   atomic.Int64
-	views     atomic.Int64
-	alerts    host.Alerter // which rises of the board are alerts
+	// pane and paneMachines are what the pane was last rendered from.
+	pane         paneKey
+	paneMachines []templates.Machine
+	paneDrawn    bool
+	renders      atomic.Int64
+	views        atomic.Int64
+	alerts       host.Alerter // which rises of the board are alerts
 
 	closing   chan struct{} // closed by Close
 	closeOnce sync.Once
@@ -270,19 +275,43 @@ func (h *Hub) Refresh(now time.Time) bool {
 	}
 	h.key, h.rendered = key, true
 	h.renders.Add(1)
-	for _, p := range []struct {
-		page string
-		comp templ.Component
-	}{{templates.PageBoard, templates.Board(bv)}, {templates.PagePane, templates.Pane(pv)}} {
-		html, err := renderHTML(p.comp)
-		if err != nil {
-			h.log.Error("rendering a page", logx.Err("RenderError", err),
-				slog.Group("data", "page", p.page))
-			continue
-		}
-		h.Publish(p.page, html)
+	h.publish(templates.PageBoard, templates.Board(bv))
+	// The pane draws only its view: a change of the rows alone (the most
+	// common change) leaves it as it was, and rendering it to find that
+	// out was a third of a change's render.
+	pk := newPaneKey(in.settings, pv)
+	if !h.paneDrawn || pk != h.pane || !slices.Equal(pv.Machines, h.paneMachines) {
+		h.pane, h.paneMachines, h.paneDrawn = pk, pv.Machines, true
+		h.publish(templates.PagePane, templates.Pane(pv))
 	}
 	return true
+}
+
+// publish renders a page and publishes it.
+func (h *Hub) publish(page string, comp templ.Component) {
+	html, err := renderHTML(comp)
+	if err != nil {
+		h.log.Error("rendering a page", logx.Err("RenderError", err), slog.Group("data", "page", page))
+		return
+	}
+	h.Publish(page, html)
+}
+
+// paneKey is everything templates.Pane draws but the machines (compared
+// apart): equal keys, equal panes.
+type paneKey struct {
+	settings    uint64 // the settings' version (the view is theirs)
+	summary     state.Summary
+	unknownRows int
+	unknown     bool
+	window      windowKey
+	pushes      *templates.Pushes // read at start, never changed
+}
+
+func newPaneKey(settings uint64, pv templates.PaneView) paneKey {
+	w := pv.Window
+	return paneKey{settings: settings, summary: pv.Summary, unknownRows: pv.UnknownRows, unknown: pv.Unknown,
+		window: windowKey{w.State, w.Since.UnixMilli(), w.Next.UnixMilli(), w.Crashed, w.LastExit}, pushes: pv.Pushes}
 }
 
 // idsHash is FNV-1a over the rows' ids, in order.
