@@ -62,6 +62,7 @@ type Hub struct {
 	// pane and paneMachines are what the pane was last rendered from.
 	pane         paneKey
 	paneMachines []templates.Machine
+	paneDevices  []templates.DeviceRow
 	paneDrawn    bool
 	renders      atomic.Int64
 	views        atomic.Int64
@@ -279,9 +280,9 @@ func (h *Hub) Refresh(now time.Time) bool {
 	// The pane draws only its view: a change of the rows alone (the most
 	// common change) leaves it as it was, and rendering it to find that
 	// out was a third of a change's render.
-	pk := newPaneKey(in.settings, pv)
-	if !h.paneDrawn || pk != h.pane || !slices.Equal(pv.Machines, h.paneMachines) {
-		h.pane, h.paneMachines, h.paneDrawn = pk, pv.Machines, true
+	pk := newPaneKey(in, pv)
+	if !h.paneDrawn || pk != h.pane || !slices.Equal(pv.Machines, h.paneMachines) || !slices.Equal(pv.Devices, h.paneDevices) {
+		h.pane, h.paneMachines, h.paneDevices, h.paneDrawn = pk, pv.Machines, pv.Devices, true
 		h.publish(templates.PagePane, templates.Pane(pv))
 	}
 	return true
@@ -297,10 +298,12 @@ func (h *Hub) publish(page string, comp templ.Component) {
 	h.Publish(page, html)
 }
 
-// paneKey is everything templates.Pane draws but the machines (compared
-// apart): equal keys, equal panes.
+// paneKey is everything templates.Pane draws (PaneView) but the machines
+// and the devices, compared apart: equal keys, equal panes. A field added to PaneView
+// belongs here.
 type paneKey struct {
 	settings    uint64 // the settings' version (the view is theirs)
+	devices     uint64 // the paired devices' version (the list is theirs)
 	summary     state.Summary
 	unknownRows int
 	unknown     bool
@@ -308,9 +311,9 @@ type paneKey struct {
 	pushes      *templates.Pushes // read at start, never changed
 }
 
-func newPaneKey(settings uint64, pv templates.PaneView) paneKey {
+func newPaneKey(in inputs, pv templates.PaneView) paneKey {
 	w := pv.Window
-	return paneKey{settings: settings, summary: pv.Summary, unknownRows: pv.UnknownRows, unknown: pv.Unknown,
+	return paneKey{settings: in.settings, devices: in.devices, summary: pv.Summary, unknownRows: pv.UnknownRows, unknown: pv.Unknown,
 		window: windowKey{w.State, w.Since.UnixMilli(), w.Next.UnixMilli(), w.Crashed, w.LastExit}, pushes: pv.Pushes}
 }
 
