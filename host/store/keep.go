@@ -27,13 +27,26 @@ var tables = []struct{ name, col string }{
 	{"sessions", "id"},
 }
 
-// deleteSessions removes the sessions and everything of theirs.
-func deleteSessions(ctx context.Context, tx *sql.Tx, keys [][2]string) error {
+// deleteSessions removes the sessions and everything of theirs, and
+// rebuilds the totals of the days they spanned.
+func deleteSessions(ctx context.Context, tx *sql.Tx, keys [][2]string, now int64) error {
+	days := map[int64]bool{}
 	for _, k := range keys {
+		var from, to int64
+		if err := tx.QueryRowContext(ctx, `SELECT started_ms, CASE WHEN ended_ms = 0 THEN ? ELSE ended_ms END FROM sessions WHERE machine = ? AND id = ?`, now, k[0], k[1]).Scan(&from, &to); err == nil {
+			for d := midnightMs(from); d <= to && len(days) < 4000; d = nextMidnight(d) {
+				days[d] = true
+			}
+		}
 		for _, t := range tables {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+t.name+` WHERE machine = ? AND `+t.col+` = ?`, k[0], k[1]); err != nil {
 				return err
 			}
+		}
+	}
+	for d := range days {
+		if err := rebuildDay(ctx, tx, d); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -83,7 +96,14 @@ func (s *Store) Prune(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	n := len(keys)
-	if err := s.tx(ctx, func(tx *sql.Tx) error { return deleteSessions(ctx, tx, keys) }); err != nil {
+	now := s.now().UnixMilli()
+	if err := s.tx(ctx, func(tx *sql.Tx) error {
+		if err := deleteSessions(ctx, tx, keys, now); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM days WHERE day < ?`, midnightMs(cutoff))
+		return err
+	}); err != nil {
 		return 0, err
 	}
 	// The size bound: while over, the oldest sessions in proportion to the
@@ -102,7 +122,7 @@ func (s *Store) Prune(ctx context.Context) (int, error) {
 		if err != nil {
 			return n, err
 		}
-		if err := s.tx(ctx, func(tx *sql.Tx) error { return deleteSessions(ctx, tx, keys) }); err != nil {
+		if err := s.tx(ctx, func(tx *sql.Tx) error { return deleteSessions(ctx, tx, keys, now) }); err != nil {
 			return n, err
 		}
 		n += len(keys)
@@ -115,6 +135,10 @@ func (s *Store) Prune(ctx context.Context) (int, error) {
 // compact gives the freed pages back to the file system, and rewrites the
 // file when deleting left its pages sparse (rare: only past the bound).
 func (s *Store) compact(ctx context.Context) error {
+	// The search index keeps a deleted row's words until it is merged.
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO sessions_words (sessions_words) VALUES ('optimize')`); err != nil {
+		return err
+	}
 	// incremental_vacuum frees a page per step: step it to the end.
 	rows, err := s.db.QueryContext(ctx, `PRAGMA incremental_vacuum`)
 	if err != nil {
@@ -168,7 +192,7 @@ func (s *Store) forget(ctx context.Context, cond string, args ...any) (int, erro
 			return err
 		}
 		n = len(keys)
-		return deleteSessions(ctx, tx, keys)
+		return deleteSessions(ctx, tx, keys, s.now().UnixMilli())
 	})
 	if err == nil {
 		s.mu.Lock()

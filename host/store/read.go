@@ -18,10 +18,16 @@ import (
 func (q Query) where() (string, []any) {
 	var conds []string
 	var args []any
-	for _, w := range q.Words {
-		like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(w) + "%"
-		conds = append(conds, `(s.title LIKE ? ESCAPE '\' OR s.project LIKE ? ESCAPE '\' OR s.machine LIKE ? ESCAPE '\' OR s.agent LIKE ? ESCAPE '\' OR s.cwd LIKE ? ESCAPE '\')`)
-		args = append(args, like, like, like, like, like)
+	if len(q.Words) > 0 {
+		// Each word is a word, or the beginning of one, of the session's
+		// title, project, machine, agent or folder (the full-text index:
+		// case and accents aside); all must be there.
+		terms := make([]string, len(q.Words))
+		for i, w := range q.Words {
+			terms[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `" *`
+		}
+		conds = append(conds, `s.rowid IN (SELECT rowid FROM sessions_words WHERE sessions_words MATCH ?)`)
+		args = append(args, strings.Join(terms, " AND "))
 	}
 	if !q.Day.IsZero() {
 		start := q.Day.UnixMilli()
@@ -49,11 +55,17 @@ func (q Query) where() (string, []any) {
 	return " WHERE " + strings.Join(conds, " AND "), args
 }
 
-// Sessions are the sessions q finds, newest first, and how many there are.
+// MaxTotal is where Sessions stops counting.
+const MaxTotal = 1000
+
+// Sessions are the sessions q finds, newest first, and how many there are
+// (up to MaxTotal).
 func (s *Store) Sessions(ctx context.Context, q Query) ([]Session, int, error) {
 	where, args := q.where()
+	// The count stops at MaxTotal (the page says "1,000 or more"): a word
+	// every session has would otherwise be counted through the whole file.
 	var total int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sessions s`+where, args...).Scan(&total); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM sessions s`+where+` LIMIT ?)`, append(slices.Clone(args), MaxTotal)...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
 	limit := q.Limit
@@ -61,12 +73,14 @@ func (s *Store) Sessions(ctx context.Context, q Query) ([]Session, int, error) {
 		limit = DefaultLimit
 	}
 	now := s.now().UnixMilli()
+	// The page's rows first, then their sums: the sums of only the rows
+	// shown, never of every match.
 	rows, err := s.db.QueryContext(ctx, `SELECT s.machine, s.id, s.agent, s.project, s.cwd, s.title, s.parent, s.started_ms, s.ended_ms, s.outcome, s.cost_usd,
 		(SELECT count(*) FROM turns t WHERE t.machine = s.machine AND t.session = s.id),
 		(SELECT coalesce(max(t.context_tokens), 0) FROM turns t WHERE t.machine = s.machine AND t.session = s.id),
 		(SELECT coalesce(sum(CASE WHEN p.to_ms = 0 THEN ? ELSE p.to_ms END - p.from_ms), 0) FROM spans p WHERE p.machine = s.machine AND p.session = s.id AND p.status = 'working'),
 		(SELECT coalesce(sum(CASE WHEN p.to_ms = 0 THEN ? ELSE p.to_ms END - p.from_ms), 0) FROM spans p WHERE p.machine = s.machine AND p.session = s.id AND p.status = 'attention')
-		FROM sessions s`+where+` ORDER BY s.started_ms DESC, s.id LIMIT ? OFFSET ?`,
+		FROM (SELECT * FROM sessions s INDEXED BY sessions_started`+where+` ORDER BY s.started_ms DESC, s.id LIMIT ? OFFSET ?) s ORDER BY s.started_ms DESC, s.id`,
 		slices.Concat([]any{now, now}, args, []any{limit, q.Offset})...)
 	if err != nil {
 		return nil, 0, err
@@ -126,14 +140,26 @@ func (s *Store) Answers(ctx context.Context, machine, id string) ([]Answer, erro
 	return out, rows.Err()
 }
 
-// Day is the status bands of every session that has one in the local day
-// of day (clipped to it), by session then time.
+// MaxDaySessions bounds the sessions a day's picture draws: the most
+// recently started of those active that day.
+const MaxDaySessions = 60
+
+// Day is the status bands of the sessions active in the local day of day
+// (at most MaxDaySessions, the latest started), clipped to it, by session
+// then time.
 func (s *Store) Day(ctx context.Context, day time.Time) ([]Span, error) {
 	start, end := dayBounds(day)
-	rows, err := s.db.QueryContext(ctx, `SELECT p.machine, p.session, coalesce(s.title, ''), p.status, p.from_ms, p.to_ms
-		FROM spans p LEFT JOIN sessions s ON s.machine = p.machine AND s.id = p.session
-		WHERE p.from_ms < ? AND (p.to_ms = 0 OR p.to_ms > ?)
-		ORDER BY coalesce(s.started_ms, p.from_ms), p.machine, p.session, p.from_ms`, end, start)
+	// A closed band lies within one day (split at midnight); an open one
+	// may have begun any day before.
+	rows, err := s.db.QueryContext(ctx, `WITH active AS (
+			SELECT machine, session FROM spans WHERE from_ms >= ?1 AND from_ms < ?2
+			UNION SELECT machine, session FROM spans WHERE to_ms = 0 AND from_ms < ?1),
+		chosen AS (
+			SELECT s.machine, s.id, s.title, s.started_ms FROM active a JOIN sessions s ON s.machine = a.machine AND s.id = a.session
+			ORDER BY s.started_ms DESC LIMIT ?3)
+		SELECT c.machine, c.id, c.title, p.status, p.from_ms, p.to_ms FROM chosen c
+		JOIN spans p ON p.machine = c.machine AND p.session = c.id AND ((p.from_ms >= ?1 AND p.from_ms < ?2) OR (p.to_ms = 0 AND p.from_ms < ?1))
+		ORDER BY c.started_ms, c.machine, c.id, p.from_ms`, start, end, MaxDaySessions)
 	if err != nil {
 		return nil, err
 	}
@@ -154,65 +180,102 @@ func (s *Store) Day(ctx context.Context, day time.Time) ([]Span, error) {
 	return out, rows.Err()
 }
 
-// Days are n days of bars ending with last's local day, oldest first.
+// Days are n days of bars ending with last's local day, oldest first:
+// each day's totals as the writer keeps them, and the bands still open
+// counted up to now.
 func (s *Store) Days(ctx context.Context, last time.Time, n int) ([]DayBar, error) {
-	out := make([]DayBar, 0, n)
 	first := midnight(last).AddDate(0, 0, -(n - 1))
-	now := s.now().UnixMilli()
+	out := make([]DayBar, n)
+	index := map[int64]int{}
 	for i := range n {
 		d := first.AddDate(0, 0, i)
-		start, end := dayBounds(d)
-		bar := DayBar{Day: d}
-		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sessions WHERE started_ms >= ? AND started_ms < ?`, start, end).Scan(&bar.Sessions); err != nil {
-			return nil, err
-		}
-		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM turns WHERE started_ms >= ? AND started_ms < ?`, start, end).Scan(&bar.Turns); err != nil {
-			return nil, err
-		}
-		clip := `SELECT coalesce(sum(min(CASE WHEN to_ms = 0 THEN ? ELSE to_ms END, ?) - max(from_ms, ?)), 0) FROM spans WHERE status = ? AND from_ms < ? AND (to_ms = 0 OR to_ms > ?)`
-		if err := s.db.QueryRowContext(ctx, clip, now, end, start, state.StatusWorking, end, start).Scan(&bar.WorkingMs); err != nil {
-			return nil, err
-		}
-		if err := s.db.QueryRowContext(ctx, clip, now, end, start, state.StatusAttention, end, start).Scan(&bar.WaitingMs); err != nil {
-			return nil, err
-		}
-		bar.WorkingMs, bar.WaitingMs = max(bar.WorkingMs, 0), max(bar.WaitingMs, 0)
-		if err := s.db.QueryRowContext(ctx, `SELECT coalesce(sum(m), 0) FROM (SELECT max(context_tokens) AS m FROM turns WHERE ended_ms >= ? AND ended_ms < ? GROUP BY machine, session)`, start, end).Scan(&bar.Tokens); err != nil {
-			return nil, err
-		}
-		// The cost of a day: per session, its last report of the day less
-		// its last before it; nil when no agent reported one that day.
-		var cost sql.NullFloat64
-		if err := s.db.QueryRowContext(ctx, `SELECT sum(hi - lo) FROM (
-			SELECT max(c.usd) AS hi, coalesce((SELECT max(b.usd) FROM costs b WHERE b.machine = c.machine AND b.session = c.session AND b.at_ms < ?), 0) AS lo
-			FROM costs c WHERE c.at_ms >= ? AND c.at_ms < ? GROUP BY c.machine, c.session)`, start, start, end).Scan(&cost); err != nil {
-			return nil, err
-		}
-		bar.CostUSD = floatPtr(cost)
-		out = append(out, bar)
+		out[i].Day = d
+		index[d.UnixMilli()] = i
 	}
-	return out, nil
+	rows, err := s.db.QueryContext(ctx, `SELECT day, sessions, turns, working_ms, waiting_ms, tokens, cost_usd FROM days WHERE day >= ? AND day < ?`,
+		first.UnixMilli(), first.AddDate(0, 0, n).UnixMilli())
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var day int64
+		var b DayBar
+		var cost sql.NullFloat64
+		if err := rows.Scan(&day, &b.Sessions, &b.Turns, &b.WorkingMs, &b.WaitingMs, &b.Tokens, &cost); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if i, ok := index[day]; ok {
+			b.Day, b.CostUSD = out[i].Day, floatPtr(cost)
+			out[i] = b
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	open, err := s.db.QueryContext(ctx, `SELECT status, from_ms FROM spans WHERE to_ms = 0 AND status IN ('working', 'attention')`)
+	if err != nil {
+		return nil, err
+	}
+	defer open.Close()
+	now := s.now().UnixMilli()
+	for open.Next() {
+		var status string
+		var from int64
+		if err := open.Scan(&status, &from); err != nil {
+			return nil, err
+		}
+		for day := midnightMs(from); day < now; day = nextMidnight(day) {
+			i, ok := index[day]
+			if !ok {
+				continue
+			}
+			d := min(now, nextMidnight(day)) - max(from, day)
+			if status == state.StatusWorking {
+				out[i].WorkingMs += d
+			} else {
+				out[i].WaitingMs += d
+			}
+		}
+	}
+	return out, open.Err()
 }
 
 // Headline is a day's waits on the human: their total, count, median and
-// the longest, with its session.
+// the longest, with its session (every session of the day, not only the
+// picture's).
 func (s *Store) Headline(ctx context.Context, day time.Time) (Headline, error) {
 	var h Headline
-	spans, err := s.Day(ctx, day)
+	start, end := dayBounds(day)
+	now := s.now().UnixMilli()
+	rows, err := s.db.QueryContext(ctx, `SELECT machine, session, max(from_ms, ?1), CASE WHEN to_ms = 0 THEN min(?3, ?2) ELSE to_ms END FROM (
+			SELECT * FROM spans WHERE from_ms >= ?1 AND from_ms < ?2 AND status = 'attention'
+			UNION ALL SELECT * FROM spans WHERE to_ms = 0 AND from_ms < ?1 AND status = 'attention')`, start, end, now)
 	if err != nil {
 		return h, err
 	}
 	var waits []int64
-	for _, p := range spans {
-		if p.Status != state.StatusAttention {
-			continue
+	for rows.Next() {
+		var m, id string
+		var from, to int64
+		if err := rows.Scan(&m, &id, &from, &to); err != nil {
+			rows.Close()
+			return h, err
 		}
-		d := p.ToMs - p.FromMs
+		d := max(to-from, 0)
 		waits = append(waits, d)
 		h.WaitingMs += d
 		if d > h.LongestWaitMs {
-			h.LongestWaitMs, h.LongestMachine, h.LongestSession, h.LongestTitle = d, p.Machine, p.Session, p.Title
+			h.LongestWaitMs, h.LongestMachine, h.LongestSession = d, m, id
 		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return h, err
+	}
+	if h.LongestSession != "" {
+		_ = s.db.QueryRowContext(ctx, `SELECT title FROM sessions WHERE machine = ? AND id = ?`, h.LongestMachine, h.LongestSession).Scan(&h.LongestTitle)
 	}
 	h.Waits = len(waits)
 	if len(waits) > 0 {
@@ -225,33 +288,29 @@ func (s *Store) Headline(ctx context.Context, day time.Time) (Headline, error) {
 	return h, nil
 }
 
-// Facets are the projects, machines and agents the store has, for the
-// filters (at most 200 of each, by name).
+// Facets are the projects, machines and agents the store has seen, for
+// the filters (at most 200 of each, by name).
 func (s *Store) Facets(ctx context.Context) (projects, machines, agents []string, err error) {
-	get := func(col string) ([]string, error) {
-		rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT `+col+` FROM sessions WHERE `+col+` != '' ORDER BY `+col+` LIMIT 200`)
-		if err != nil {
-			return nil, err
+	rows, err := s.db.QueryContext(ctx, `SELECT kind, value FROM facets WHERE value != '' ORDER BY kind, value`)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind, v string
+		if err := rows.Scan(&kind, &v); err != nil {
+			return nil, nil, nil, err
 		}
-		defer rows.Close()
-		var out []string
-		for rows.Next() {
-			var v string
-			if err := rows.Scan(&v); err != nil {
-				return nil, err
-			}
-			out = append(out, v)
+		switch {
+		case kind == "project" && len(projects) < 200:
+			projects = append(projects, v)
+		case kind == "machine" && len(machines) < 200:
+			machines = append(machines, v)
+		case kind == "agent" && len(agents) < 200:
+			agents = append(agents, v)
 		}
-		return out, rows.Err()
 	}
-	if projects, err = get("project"); err != nil {
-		return
-	}
-	if machines, err = get("machine"); err != nil {
-		return
-	}
-	agents, err = get("agent")
-	return
+	return projects, machines, agents, rows.Err()
 }
 
 // Entries are a session's last n events, newest first (the row's ▸

@@ -67,6 +67,7 @@ type Store struct {
 	problem string // "" healthy
 	oseq    int64  // the last local event's sequence (the writer's)
 	open    map[turnKey]*openTurn
+	dirty   map[int64]bool // the writer's: days whose totals the batch changed
 }
 
 // queueLen bounds the facts waiting to be written: beyond it a fact is
@@ -151,18 +152,41 @@ func (s *Store) setProblem(err error) {
 // migrations are the schema, one step per version: user_version N means
 // the first N ran. Append; never edit a step that shipped.
 var migrations = []string{
-	// 1: sessions, turns, status spans, answers, costs and the events
-	// they were made from (each machine's own sequence: replays are
-	// idempotent).
+	// 1: sessions (with a full-text index of their words for the search,
+	// and the projects, machines and agents seen, for the filters),
+	// turns, status bands (split at local midnight when they close, so a
+	// day's are a range), answers, costs, the events they were made from
+	// (each machine's own sequence: replays are idempotent), and each
+	// day's totals (rebuilt from the rest for every day a write touches).
 	`CREATE TABLE sessions (
 		machine TEXT NOT NULL, id TEXT NOT NULL,
 		agent TEXT NOT NULL DEFAULT '', project TEXT NOT NULL DEFAULT '', cwd TEXT NOT NULL DEFAULT '',
 		title TEXT NOT NULL DEFAULT '', parent TEXT NOT NULL DEFAULT '',
 		started_ms INTEGER NOT NULL, ended_ms INTEGER NOT NULL DEFAULT 0, outcome TEXT NOT NULL DEFAULT '',
 		cost_usd REAL,
-		PRIMARY KEY (machine, id)
-	) WITHOUT ROWID;
+		UNIQUE (machine, id)
+	);
 	CREATE INDEX sessions_started ON sessions (started_ms);
+	CREATE INDEX sessions_project ON sessions (project);
+	CREATE INDEX sessions_agent ON sessions (agent);
+	CREATE VIRTUAL TABLE sessions_words USING fts5 (words, tokenize = 'unicode61 remove_diacritics 2');
+	CREATE TRIGGER sessions_words_insert AFTER INSERT ON sessions BEGIN
+		INSERT INTO sessions_words (rowid, words) VALUES (new.rowid, concat_ws(' ', new.title, new.project, new.machine, new.agent, new.cwd));
+	END;
+	CREATE TRIGGER sessions_words_update AFTER UPDATE OF title, project, agent, cwd ON sessions BEGIN
+		DELETE FROM sessions_words WHERE rowid = old.rowid;
+		INSERT INTO sessions_words (rowid, words) VALUES (new.rowid, concat_ws(' ', new.title, new.project, new.machine, new.agent, new.cwd));
+	END;
+	CREATE TRIGGER sessions_words_delete AFTER DELETE ON sessions BEGIN
+		DELETE FROM sessions_words WHERE rowid = old.rowid;
+	END;
+	CREATE TABLE facets (kind TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (kind, value)) WITHOUT ROWID;
+	CREATE TRIGGER facets_insert AFTER INSERT ON sessions BEGIN
+		INSERT OR IGNORE INTO facets VALUES ('project', new.project), ('machine', new.machine), ('agent', new.agent);
+	END;
+	CREATE TRIGGER facets_update AFTER UPDATE OF project, agent ON sessions BEGIN
+		INSERT OR IGNORE INTO facets VALUES ('project', new.project), ('agent', new.agent);
+	END;
 	CREATE TABLE turns (
 		machine TEXT NOT NULL, session TEXT NOT NULL, seq INTEGER NOT NULL,
 		started_ms INTEGER NOT NULL, ended_ms INTEGER NOT NULL DEFAULT 0, outcome TEXT NOT NULL DEFAULT '',
@@ -171,12 +195,14 @@ var migrations = []string{
 		PRIMARY KEY (machine, session, seq)
 	) WITHOUT ROWID;
 	CREATE INDEX turns_started ON turns (started_ms);
+	CREATE INDEX turns_ended ON turns (ended_ms);
 	CREATE TABLE spans (
 		machine TEXT NOT NULL, session TEXT NOT NULL, from_ms INTEGER NOT NULL,
 		status TEXT NOT NULL, to_ms INTEGER NOT NULL DEFAULT 0,
 		PRIMARY KEY (machine, session, from_ms, status)
 	) WITHOUT ROWID;
 	CREATE INDEX spans_from ON spans (from_ms);
+	CREATE INDEX spans_open ON spans (machine, session) WHERE to_ms = 0;
 	CREATE TABLE answers (
 		machine TEXT NOT NULL, session TEXT NOT NULL, call TEXT NOT NULL, asked_ms INTEGER NOT NULL,
 		answered_ms INTEGER NOT NULL, agent TEXT NOT NULL DEFAULT '', tool TEXT NOT NULL DEFAULT '',
@@ -187,12 +213,19 @@ var migrations = []string{
 		machine TEXT NOT NULL, session TEXT NOT NULL, at_ms INTEGER NOT NULL, usd REAL NOT NULL,
 		PRIMARY KEY (machine, session, at_ms)
 	) WITHOUT ROWID;
+	CREATE INDEX costs_at ON costs (at_ms);
 	CREATE TABLE events (
 		machine TEXT NOT NULL, oseq INTEGER NOT NULL, session TEXT NOT NULL, at_ms INTEGER NOT NULL,
 		type TEXT NOT NULL, tool TEXT NOT NULL DEFAULT '', outcome TEXT NOT NULL DEFAULT '',
 		PRIMARY KEY (machine, oseq)
 	) WITHOUT ROWID;
-	CREATE INDEX events_session ON events (machine, session, at_ms);`,
+	CREATE INDEX events_session ON events (machine, session, at_ms);
+	CREATE TABLE days (
+		day INTEGER PRIMARY KEY,
+		sessions INTEGER NOT NULL DEFAULT 0, turns INTEGER NOT NULL DEFAULT 0,
+		working_ms INTEGER NOT NULL DEFAULT 0, waiting_ms INTEGER NOT NULL DEFAULT 0,
+		tokens INTEGER NOT NULL DEFAULT 0, cost_usd REAL
+	);`,
 }
 
 // Version is the schema version this build writes.

@@ -399,3 +399,25 @@ func FuzzParseQuery(f *testing.F) {
 		}
 	})
 }
+
+// aSession records a session of n turns of five tool calls each.
+func aSession(s *Store, id string, start time.Time, n int) {
+	var evs []host.RecordedEvent
+	t := start
+	add := func(e state.Event) {
+		t = t.Add(time.Second)
+		e.Session, e.At = id, t.UnixMilli()
+		evs = append(evs, host.RecordedEvent{Event: e, Agent: "claude-code"})
+	}
+	add(state.Event{Type: state.TypeSessionOpened, Project: "argon", Cwd: "/src/argon", Title: "a title of some length"})
+	for range n {
+		add(state.Event{Type: state.TypeTurnStarted})
+		for range 5 {
+			add(state.Event{Type: state.TypeToolStarted, Tool: "Bash"})
+			add(state.Event{Type: state.TypeToolEnded, Tool: "Bash", Outcome: state.OutcomeOK})
+		}
+		add(state.Event{Type: state.TypeContextTokens, Tokens: tokens(25000)})
+		add(state.Event{Type: state.TypeTurnEnded, Outcome: state.OutcomeCompleted})
+	}
+	s.RecordEvents(evs)
+}

@@ -178,7 +178,7 @@ func (s *Store) write(batch []fact) {
 				return err
 			}
 		}
-		return nil
+		return s.rebuildDays(ctx, tx)
 	})
 	if err != nil {
 		s.mu.Lock()
@@ -256,14 +256,7 @@ func (s *Store) applyEvent(ctx context.Context, tx *sql.Tx, e *Event) error {
 	if e.Type == state.TypeContextTokens && !s.knows(ctx, tx, e) {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (machine, id, agent, project, cwd, title, parent, started_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (machine, id) DO UPDATE SET
-			agent = CASE WHEN excluded.agent != '' THEN excluded.agent ELSE agent END,
-			project = CASE WHEN excluded.project != '' THEN excluded.project ELSE project END,
-			cwd = CASE WHEN excluded.cwd != '' THEN excluded.cwd ELSE cwd END,
-			title = CASE WHEN excluded.title != '' THEN excluded.title ELSE title END,
-			parent = CASE WHEN excluded.parent != '' THEN excluded.parent ELSE parent END`,
-		e.Machine, e.Session, e.Agent, e.Project, e.Cwd, e.Title, e.Parent, e.At); err != nil {
+	if err := s.session(ctx, tx, e); err != nil {
 		return err
 	}
 	k := turnKey{e.Machine, e.Session}
@@ -284,6 +277,7 @@ func (s *Store) applyEvent(ctx context.Context, tx *sql.Tx, e *Event) error {
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO turns (machine, session, seq, started_ms) VALUES (?, ?, ?, ?)`, e.Machine, e.Session, seq, e.At); err != nil {
 			return err
 		}
+		s.touch(e.At)
 		s.mu.Lock()
 		s.open[k] = &openTurn{seq: seq, tools: map[string]int{}}
 		s.mu.Unlock()
@@ -302,6 +296,7 @@ func (s *Store) applyEvent(ctx context.Context, tx *sql.Tx, e *Event) error {
 			return err
 		}
 	case state.TypeContextTokens:
+		s.touch(e.At) // a count after the turn's end still belongs to its day
 		if e.Tokens != nil {
 			if _, err := tx.ExecContext(ctx, `UPDATE turns SET context_tokens = ? WHERE machine = ? AND session = ? AND seq = (SELECT max(seq) FROM turns WHERE machine = ? AND session = ?)`,
 				*e.Tokens, e.Machine, e.Session, e.Machine, e.Session); err != nil {
@@ -318,6 +313,7 @@ func (s *Store) applyEvent(ctx context.Context, tx *sql.Tx, e *Event) error {
 			if _, err := tx.ExecContext(ctx, `UPDATE turns SET ended_ms = ?, outcome = ? WHERE machine = ? AND session = ? AND seq = ?`, e.At, outcomeOf(e.Outcome), e.Machine, e.Session, t.seq); err != nil {
 				return err
 			}
+			s.touch(e.At)
 		}
 		if e.Type == state.TypeSessionEnded {
 			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_ms = ?, outcome = ? WHERE machine = ? AND id = ?`, e.At, outcomeOf(e.Outcome), e.Machine, e.Session); err != nil {
@@ -328,8 +324,7 @@ func (s *Store) applyEvent(ctx context.Context, tx *sql.Tx, e *Event) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_ms = ?, outcome = CASE WHEN outcome = '' THEN 'ended' ELSE outcome END WHERE machine = ? AND id = ? AND ended_ms = 0`, e.At, e.Machine, e.Session); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE spans SET to_ms = ? WHERE machine = ? AND session = ? AND to_ms = 0`, e.At, e.Machine, e.Session)
-		return err
+		return s.closeSpans(ctx, tx, e.Machine, e.Session, e.At)
 	}
 	return s.span(ctx, tx, e)
 }
@@ -358,10 +353,78 @@ func (s *Store) span(ctx context.Context, tx *sql.Tx, e *Event) error {
 	if e.Type == state.TypeApprovalResolved && cur != state.StatusAttention {
 		return nil // an answer outside a wait moves nothing
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE spans SET to_ms = ? WHERE machine = ? AND session = ? AND to_ms = 0`, e.At, e.Machine, e.Session); err != nil {
+	if err := s.closeSpans(ctx, tx, e.Machine, e.Session, e.At); err != nil {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `INSERT OR IGNORE INTO spans (machine, session, from_ms, status) VALUES (?, ?, ?, ?)`, e.Machine, e.Session, e.At, status)
+	return err
+}
+
+// closeSpans ends a session's open band at to, split at each local
+// midnight it crosses (so a day's bands are a range of from_ms), and marks
+// the days it covered for their totals.
+func (s *Store) closeSpans(ctx context.Context, tx *sql.Tx, machine, session string, to int64) error {
+	rows, err := tx.QueryContext(ctx, `SELECT from_ms, status FROM spans WHERE machine = ? AND session = ? AND to_ms = 0`, machine, session)
+	if err != nil {
+		return err
+	}
+	type open struct {
+		from   int64
+		status string
+	}
+	var spans []open
+	for rows.Next() {
+		var o open
+		if err := rows.Scan(&o.from, &o.status); err != nil {
+			rows.Close()
+			return err
+		}
+		spans = append(spans, o)
+	}
+	rows.Close()
+	for _, o := range spans {
+		end := max(to, o.from)
+		cut := nextMidnight(o.from)
+		first := min(cut, end)
+		if _, err := tx.ExecContext(ctx, `UPDATE spans SET to_ms = ? WHERE machine = ? AND session = ? AND from_ms = ? AND status = ?`, first, machine, session, o.from, o.status); err != nil {
+			return err
+		}
+		s.touch(o.from)
+		for from := cut; from < end; from = nextMidnight(from) {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO spans (machine, session, from_ms, status, to_ms) VALUES (?, ?, ?, ?, ?)`,
+				machine, session, from, o.status, min(nextMidnight(from), end)); err != nil {
+				return err
+			}
+			s.touch(from)
+		}
+	}
+	return nil
+}
+
+// session opens the event's session row when it is new (a day's count)
+// and updates what the event says of it, only when that changes it (the
+// search's index follows each change).
+func (s *Store) session(ctx context.Context, tx *sql.Tx, e *Event) error {
+	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sessions (machine, id, agent, project, cwd, title, parent, started_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.Machine, e.Session, e.Agent, e.Project, e.Cwd, e.Title, e.Parent, e.At)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		s.touch(e.At)
+		return nil
+	}
+	if e.Agent == "" && e.Project == "" && e.Cwd == "" && e.Title == "" && e.Parent == "" {
+		return nil
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE sessions SET
+			agent = CASE WHEN ?1 != '' THEN ?1 ELSE agent END,
+			project = CASE WHEN ?2 != '' THEN ?2 ELSE project END,
+			cwd = CASE WHEN ?3 != '' THEN ?3 ELSE cwd END,
+			title = CASE WHEN ?4 != '' THEN ?4 ELSE title END,
+			parent = CASE WHEN ?5 != '' THEN ?5 ELSE parent END
+		WHERE machine = ?6 AND id = ?7 AND ((?1 != '' AND agent != ?1) OR (?2 != '' AND project != ?2) OR (?3 != '' AND cwd != ?3) OR (?4 != '' AND title != ?4) OR (?5 != '' AND parent != ?5))`,
+		e.Agent, e.Project, e.Cwd, e.Title, e.Parent, e.Machine, e.Session)
 	return err
 }
 
@@ -418,6 +481,7 @@ func (s *Store) applyCost(ctx context.Context, tx *sql.Tx, c *costFact) error {
 	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO costs (machine, session, at_ms, usd) VALUES (?, ?, ?, ?)`, Local, c.session, c.at, c.usd); err != nil {
 		return err
 	}
+	s.touch(c.at)
 	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET cost_usd = ? WHERE machine = ? AND id = ?`, c.usd, Local, c.session); err != nil {
 		return err
 	}
@@ -426,3 +490,72 @@ func (s *Store) applyCost(ctx context.Context, tx *sql.Tx, c *costFact) error {
 		c.usd, Local, c.session, Local, c.session, c.at)
 	return err
 }
+
+// touch marks the local day of ms for its totals to be rebuilt at the end
+// of the batch (the writer's own state).
+func (s *Store) touch(ms int64) {
+	if s.dirty == nil {
+		s.dirty = map[int64]bool{}
+	}
+	s.dirty[midnightMs(ms)] = true
+}
+
+// rebuildDays recomputes the totals of every day the batch touched, from
+// what the tables hold of that day (each a few indexed range reads).
+func (s *Store) rebuildDays(ctx context.Context, tx *sql.Tx) error {
+	for day := range s.dirty {
+		if err := rebuildDay(ctx, tx, day); err != nil {
+			return err
+		}
+	}
+	s.dirty = nil
+	return nil
+}
+
+func rebuildDay(ctx context.Context, tx *sql.Tx, day int64) error {
+	end := nextMidnight(day)
+	var d struct {
+		sessions, turns          int
+		working, waiting, tokens int64
+		cost                     sql.NullFloat64
+	}
+	q := func(dst any, query string, args ...any) error {
+		return tx.QueryRowContext(ctx, query, args...).Scan(dst)
+	}
+	if err := q(&d.sessions, `SELECT count(*) FROM sessions WHERE started_ms >= ? AND started_ms < ?`, day, end); err != nil {
+		return err
+	}
+	if err := q(&d.turns, `SELECT count(*) FROM turns WHERE started_ms >= ? AND started_ms < ?`, day, end); err != nil {
+		return err
+	}
+	band := `SELECT coalesce(sum(to_ms - from_ms), 0) FROM spans WHERE from_ms >= ? AND from_ms < ? AND to_ms != 0 AND status = ?`
+	if err := q(&d.working, band, day, end, state.StatusWorking); err != nil {
+		return err
+	}
+	if err := q(&d.waiting, band, day, end, state.StatusAttention); err != nil {
+		return err
+	}
+	if err := q(&d.tokens, `SELECT coalesce(sum(m), 0) FROM (SELECT max(context_tokens) AS m FROM turns WHERE ended_ms >= ? AND ended_ms < ? GROUP BY machine, session)`, day, end); err != nil {
+		return err
+	}
+	// The cost of a day: per session, its last report of the day less its
+	// last before it; NULL when no agent reported one that day.
+	if err := q(&d.cost, `SELECT sum(hi - lo) FROM (
+			SELECT max(c.usd) AS hi, coalesce((SELECT max(b.usd) FROM costs b WHERE b.machine = c.machine AND b.session = c.session AND b.at_ms < ?), 0) AS lo
+			FROM costs c WHERE c.at_ms >= ? AND c.at_ms < ? GROUP BY c.machine, c.session)`, day, day, end); err != nil {
+		return err
+	}
+	if d.sessions == 0 && d.turns == 0 && d.working == 0 && d.waiting == 0 && d.tokens == 0 && !d.cost.Valid {
+		_, err := tx.ExecContext(ctx, `DELETE FROM days WHERE day = ?`, day)
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO days (day, sessions, turns, working_ms, waiting_ms, tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		day, d.sessions, d.turns, d.working, d.waiting, d.tokens, d.cost)
+	return err
+}
+
+// midnightMs is the local midnight that begins the day of ms.
+func midnightMs(ms int64) int64 { return midnight(time.UnixMilli(ms)).UnixMilli() }
+
+// nextMidnight is the local midnight after ms (a day may be 23 or 25 hours).
+func nextMidnight(ms int64) int64 { return midnight(time.UnixMilli(ms)).AddDate(0, 0, 1).UnixMilli() }

@@ -1,0 +1,150 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// fillSessions writes n past sessions straight into the file (two turns,
+// four status bands and an answer each, spread over the last 60 days) —
+// the history of a heavy user, made fast.
+func fillSessions(b testing.TB, s *Store, n int, now time.Time) {
+	b.Helper()
+	ctx := context.Background()
+	span := int64(60*24*time.Hour/time.Millisecond) / int64(n)
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		ins := func(q string, args ...any) error { _, err := tx.ExecContext(ctx, q, args...); return err }
+		for i := range n {
+			start := now.UnixMilli() - int64(n-i)*span
+			id := fmt.Sprintf("sess-%07d", i)
+			project := fmt.Sprintf("project-%d", i%40)
+			m := Local
+			if i%3 == 0 {
+				m = "box"
+			}
+			if err := ins(`INSERT INTO sessions (machine, id, agent, project, cwd, title, started_ms, ended_ms, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				m, id, []string{"claude-code", "codex", "gemini"}[i%3], project, "/src/"+project, fmt.Sprintf("fix issue %d in the build", i), start, start+600000, "done"); err != nil {
+				return err
+			}
+			for t := range 2 {
+				if err := ins(`INSERT INTO turns (machine, session, seq, started_ms, ended_ms, outcome, tools, context_tokens) VALUES (?, ?, ?, ?, ?, 'done', '{"Bash":3,"Read":2}', ?)`,
+					m, id, t+1, start+int64(t)*300000, start+int64(t)*300000+200000, 20000+i%5000); err != nil {
+					return err
+				}
+			}
+			for j, st := range []string{"working", "attention", "working", "done"} {
+				if err := ins(`INSERT INTO spans (machine, session, from_ms, status, to_ms) VALUES (?, ?, ?, ?, ?)`, m, id, start+int64(j)*100000, st, start+int64(j+1)*100000); err != nil {
+					return err
+				}
+			}
+			if err := ins(`INSERT INTO answers (machine, session, call, asked_ms, answered_ms, tool, by, outcome) VALUES (?, ?, 'c', ?, ?, 'Bash', 'board', 'allowed')`, m, id, start+100000, start+200000); err != nil {
+				return err
+			}
+		}
+		for d := midnightMs(now.UnixMilli() - int64(n)*span); d <= now.UnixMilli(); d = nextMidnight(d) {
+			if err := rebuildDay(ctx, tx, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+var benchStore *Store
+
+// bigStore is a store of 100,000 sessions, made once per test binary.
+func bigStore(b *testing.B) *Store {
+	if benchStore == nil {
+		now := time.Now()
+		s, err := Open(filepath.Join(b.TempDir(), File), Options{Now: func() time.Time { return now }})
+		if err != nil {
+			b.Fatal(err)
+		}
+		fillSessions(b, s, 100000, now)
+		benchStore = s
+	}
+	return benchStore
+}
+
+// BenchmarkSearch100k is a search of 100,000 sessions, the first page and
+// the count: a word every session has with one only a few have ("issue
+// 4242"), a project shared by a tenth (project-7: 7, 70–79), and a word
+// every title has (the worst case: the count walks them all). Target ≤ 20 ms.
+func BenchmarkSearch100k(b *testing.B) {
+	s := bigStore(b)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name  string
+		words []string
+	}{{"rare", []string{"issue", "4242"}}, {"project", []string{"project-7"}}, {"everywhere", []string{"build"}}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := s.Sessions(ctx, Query{Words: c.words}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPageQueries100k is every query of the History page over
+// 100,000 sessions: the newest sessions, the facets, today's bands, the
+// headline and 30 days of bars. Target (with the render) ≤ 50 ms.
+func BenchmarkPageQueries100k(b *testing.B) {
+	s := bigStore(b)
+	ctx := context.Background()
+	now := time.Now()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, _, err := s.Sessions(ctx, Query{}); err != nil {
+			b.Fatal(err)
+		}
+		if _, _, _, err := s.Facets(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Day(ctx, now); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Headline(ctx, now); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Days(ctx, now, 30); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFileSize is the file's size per 10,000 turns as the writer
+// makes them (bytes-per-10k-turns): sessions of 10 turns, each with five
+// tool calls, a context count and a band change.
+func BenchmarkFileSize(b *testing.B) {
+	for b.Loop() {
+		now := time.Now()
+		path := filepath.Join(b.TempDir(), File)
+		s, err := Open(path, Options{Now: func() time.Time { return now }})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { s.Run(ctx); close(done) }()
+		for i := range 1000 {
+			aSession(s, fmt.Sprintf("s%d", i), now.Add(time.Duration(i)*time.Minute), 10)
+		}
+		s.Flush(context.Background())
+		cancel()
+		<-done
+		s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+		s.Close()
+		fi, _ := os.Stat(path)
+		b.ReportMetric(float64(fi.Size()), "bytes-per-10k-turns")
+	}
+}
