@@ -303,7 +303,7 @@ func TestManyMachines(t *testing.T) {
 		nc.SetErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { errs <- err })
 		forged, _ := state.Encode(state.Document{Schema: 4, Plugin: state.Plugin, WallMs: time.Now().UnixMilli(),
 			Sessions: []state.Session{{ID: "forged", Status: state.StatusWorking}}})
-		for _, subject := range []string{"$KV.notch-boards.beta", "$KV.notch-boards.alpha", "notch.m.beta.board"} {
+		for _, subject := range []string{"$KV.notch-boards.beta", "$KV.notch-boards.alpha", "notch.m.beta.pub.board"} {
 			_ = nc.Publish(subject, forged)
 			_ = nc.Flush()
 			select {

@@ -371,13 +371,18 @@ func (n *Node) sendAnswer(machine string, r host.AnswerRequest) (host.Card, erro
 }
 
 // setCards records a machine's published cards (the last good ones stay
-// when a message is malformed).
+// when a message is malformed); a name the hub has not paired now
+// (revoked) has none.
 func (r *remote) setCards(name string, data []byte) {
 	cards, agents, err := decodeCards(data)
 	if err != nil {
 		return
 	}
 	r.mu.Lock()
+	if r.allowed != nil && !r.allowed(name) {
+		r.mu.Unlock()
+		return
+	}
 	m := r.get(name)
 	m.cards, m.agents = cards, agents
 	changed := r.changed

@@ -73,14 +73,28 @@ const machineSpace = "notch.m."
 func machineSubject(machine, what string) string { return machineSpace + machine + "." + what }
 
 // What a machine publishes — its board, its cards, its beat (presence) and
-// its goodbye — and what only the hub sends it: the ✕ and the answers to
-// its cards.
-func boardSubject(machine string) string   { return machineSubject(machine, "board") }
-func cardsSubject(machine string) string   { return machineSubject(machine, "cards") }
-func beatSubject(machine string) string    { return machineSubject(machine, "beat") }
-func goneSubject(machine string) string    { return machineSubject(machine, "gone") }
+// its goodbye — all under notch.m.<name>.pub., so that a viewer takes them
+// on one subscription, in the order the machine sent them (a goodbye is
+// never overtaken by the board before it); and what only the hub sends
+// it: the ✕ and the answers to its cards.
+const pubSpace = "pub."
+
+func boardSubject(machine string) string   { return machineSubject(machine, pubSpace+"board") }
+func cardsSubject(machine string) string   { return machineSubject(machine, pubSpace+"cards") }
+func beatSubject(machine string) string    { return machineSubject(machine, pubSpace+"beat") }
+func goneSubject(machine string) string    { return machineSubject(machine, pubSpace+"gone") }
 func finishSubject(machine string) string  { return machineSubject(machine, "finish") }
 func approveSubject(machine string) string { return machineSubject(machine, "approve") }
+
+// published reads a subject a machine publishes on: the machine and what
+// (board, cards, beat, gone), or "" when it is not one.
+func published(subject string) (machine, what string) {
+	what = subject[strings.LastIndexByte(subject, '.')+1:]
+	if machine = subjectMachine(subject, pubSpace+what); machine == "" {
+		return "", ""
+	}
+	return machine, what
+}
 
 // subjectMachine reads the machine of one of its subjects ("" when the
 // subject is not a machine's what, or names no valid machine).

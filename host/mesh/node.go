@@ -366,28 +366,27 @@ func (n *Node) openViewer(ctx context.Context) error {
 	ready := make(chan struct{})
 	// The live boards, subscribed before the stored ones load so nothing
 	// falls between; a stored board never replaces a live one.
-	type take struct {
-		what string
-		f    func(name string, m *nats.Msg)
-	}
-	takes := []take{
-		{"board", func(name string, m *nats.Msg) { n.remote.setBoard(name, m.Data, true) }},
-		{"cards", func(name string, m *nats.Msg) { n.remote.setCards(name, m.Data) }},
-	}
-	if n.hub != nil {
-		takes = append(takes,
-			take{"beat", func(name string, _ *nats.Msg) { n.present(name, true) }},
-			take{"gone", func(name string, _ *nats.Msg) { n.present(name, false) }})
-	}
-	for _, t := range takes {
-		if _, err := n.nc.Subscribe(machineSubject("*", t.what), func(m *nats.Msg) {
-			if name := subjectMachine(m.Subject, t.what); name != "" {
-				t.f(name, m)
+	// One subscription for all a machine publishes: its messages are taken
+	// in the order it sent them.
+	if _, err := n.nc.Subscribe(machineSubject("*", pubSpace+"*"), func(m *nats.Msg) {
+		name, what := published(m.Subject)
+		switch {
+		case name == "":
+		case what == "board":
+			n.remote.setBoard(name, m.Data, true)
+		case what == "cards":
+			n.remote.setCards(name, m.Data)
+		case what == "gone":
+			n.remote.setPresence(name, false, time.Now())
+			if n.hub != nil {
+				n.present(name, false)
 			}
-		}); err != nil {
-			stop()
-			return err
+		case what == "beat" && n.hub != nil:
+			n.present(name, true)
 		}
+	}); err != nil {
+		stop()
+		return err
 	}
 	n.wg.Add(1)
 	go func() {
@@ -637,12 +636,13 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 	// once rather than when the key would expire — whichever wait the stop
 	// came in.
 	gone := func() error {
-		m := nats.NewMsg(goneSubject(n.name))
+		ok := n.nc.Publish(goneSubject(n.name), nil) == nil
 		if !n.joined {
-			m = nats.NewMsg("$KV." + presenceBucket + "." + n.name)
+			m := nats.NewMsg("$KV." + presenceBucket + "." + n.name)
 			m.Header.Set("KV-Operation", "DEL")
+			ok = n.nc.PublishMsg(m) == nil && ok
 		}
-		if n.nc.PublishMsg(m) == nil {
+		if ok {
 			_ = n.nc.FlushTimeout(500 * time.Millisecond)
 		}
 		return nil

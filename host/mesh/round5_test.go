@@ -149,10 +149,15 @@ func TestRevokeIsTotal(t *testing.T) {
 	// A board under the revoked name (one in flight) is not taken.
 	board := boardOf(t, "s1", "after revoke", time.Now())
 	_ = hub.nc.Publish(boardSubject("alpha"), board)
+	_ = hub.nc.Publish(cardsSubject("alpha"), []byte(`{"cards":[]}`))
+	_ = hub.nc.Publish(beatSubject("alpha"), encodePresence(time.Now()))
 	_ = hub.nc.Flush()
 	time.Sleep(100 * time.Millisecond)
 	if _, ok := hub.MachineBoard("alpha"); ok {
 		t.Error("the hub took a board under a revoked name")
+	}
+	if ms := hub.Machines(); len(ms) != 0 {
+		t.Errorf("the hub lists %+v after alpha's revocation, want none", ms)
 	}
 	// Its board back in the store (a purge lost to a crash): a restarted
 	// hub does not show it.
@@ -376,6 +381,23 @@ func TestSubjectMachine(t *testing.T) {
 	}
 }
 
+func TestPublished(t *testing.T) {
+	tests := []struct{ subject, machine, what string }{
+		{boardSubject("alpha"), "alpha", "board"},
+		{goneSubject("build-box"), "build-box", "gone"},
+		{"notch.m.alpha.pub.x.board", "", ""},
+		{"notch.m.alpha.board", "", ""},
+		{finishSubject("alpha"), "", ""},
+		{"notch.pair.pub.board", "", ""},
+		{"", "", ""},
+	}
+	for _, tt := range tests {
+		if m, w := published(tt.subject); m != tt.machine || w != tt.what {
+			t.Errorf("published(%q) = %q, %q; want %q, %q", tt.subject, m, w, tt.machine, tt.what)
+		}
+	}
+}
+
 func FuzzSubjectMachine(f *testing.F) {
 	// A machine's board, a name with a dot in it, the pairing service's.
 	f.Add("notch.m.alpha.board", "board")
@@ -385,6 +407,9 @@ func FuzzSubjectMachine(f *testing.F) {
 		name := subjectMachine(subject, what)
 		if name != "" && (CheckName(name) != nil || machineSubject(name, what) != subject) {
 			t.Fatalf("subjectMachine(%q, %q) = %q", subject, what, name)
+		}
+		if m, w := published(subject); m != "" && (CheckName(m) != nil || machineSubject(m, pubSpace+w) != subject || strings.Contains(w, ".")) {
+			t.Fatalf("published(%q) = %q, %q", subject, m, w)
 		}
 	})
 }
