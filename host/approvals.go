@@ -1007,6 +1007,12 @@ type CardSet struct {
 	Cards  []Card
 	Agents map[string]string
 	Off    bool
+	// Steer are the rows that take Reply and Stop from the board
+	// (steer.go): this machine's rows whose session runs in a tmux pane a
+	// hook named, and on a hub the other machines' that say so; none
+	// when SteerOff (--steer off).
+	Steer    map[string]bool
+	SteerOff bool
 }
 
 // setCards replaces the cards the board draws.
@@ -1022,6 +1028,7 @@ func (b *Board) Cards() CardSet {
 	if c := b.cards.Load(); c != nil {
 		own = *c
 	}
+	own.Steer, own.SteerOff = b.steerRows(), b.steerOff
 	if b.remote == nil {
 		return own
 	}
@@ -1031,10 +1038,20 @@ func (b *Board) Cards() CardSet {
 // mergeCards adds the other machines' cards to this machine's. With
 // approvals off here, theirs are read-only too.
 func mergeCards(own, other CardSet) CardSet {
-	if len(other.Cards) == 0 && len(other.Agents) == 0 {
+	if len(other.Cards) == 0 && len(other.Agents) == 0 && (len(other.Steer) == 0 || own.SteerOff) {
 		return own
 	}
-	out := CardSet{Off: own.Off, Cards: slices.Concat(own.Cards, other.Cards), Agents: make(map[string]string, len(own.Agents)+len(other.Agents))}
+	out := CardSet{Off: own.Off, SteerOff: own.SteerOff, Steer: own.Steer,
+		Cards: slices.Concat(own.Cards, other.Cards), Agents: make(map[string]string, len(own.Agents)+len(other.Agents))}
+	if len(other.Steer) > 0 && !own.SteerOff {
+		out.Steer = make(map[string]bool, len(own.Steer)+len(other.Steer))
+		for k := range own.Steer {
+			out.Steer[k] = true
+		}
+		for k := range other.Steer {
+			out.Steer[k] = true
+		}
+	}
 	for k, v := range own.Agents {
 		out.Agents[k] = v
 	}

@@ -33,6 +33,7 @@ type Board struct {
 	changes  notify.Broadcast
 	version  atomic.Uint64           // bumped on every change of the fold or the followed document
 	cards    atomic.Pointer[CardSet] // the approvals' cards (approvals.go)
+	steerOff bool                    // --steer off: no row takes Reply or Stop (steer.go)
 
 	mu       sync.Mutex
 	fold     *state.Fold

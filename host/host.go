@@ -50,6 +50,9 @@ type Config struct {
 	Remote Remote
 	// Approvals configures approvals from the board (approvals.go).
 	Approvals ApprovalConfig
+	// SteerOff turns off Reply and Stop from the board (--steer off,
+	// steer.go).
+	SteerOff bool
 	// Log receives the host's records; nil discards.
 	Log *slog.Logger
 }
@@ -90,6 +93,7 @@ func New(cfg Config, s *settings.Service) *Host {
 		h.board.remote = cfg.Remote
 		cfg.Remote.Attach(h.board.changed)
 	}
+	h.board.steerOff = cfg.SteerOff
 	h.approvals = newApprovals(cfg.Approvals, h.board, cfg.Log)
 	h.board.retired = h.approvals.closed
 	h.approvals.publish()

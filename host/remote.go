@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -38,6 +39,10 @@ type Remote interface {
 	// (ErrNonce, ErrAnswered, ErrNotHeld, …), or ErrMachineAway when the
 	// machine cannot be asked or does not reply.
 	Answer(r AnswerRequest) (Card, error)
+	// Steer sends a Reply or Stop for another machine's row to that
+	// machine, which applies it with its own Steer (its pane, its locks)
+	// and replies: the errors of a local Steer, or ErrMachineAway.
+	Steer(ctx context.Context, r SteerRequest) error
 }
 
 // ErrMachineAway: an answer for another machine's session that could not

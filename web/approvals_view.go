@@ -8,7 +8,7 @@ import (
 
 // approvalsView is the host's cards as the board page draws them.
 func approvalsView(c host.CardSet) templates.Approvals {
-	v := templates.Approvals{Agents: c.Agents, Off: c.Off}
+	v := templates.Approvals{Agents: c.Agents, Off: c.Off, Steer: c.Steer, SteerOff: c.SteerOff}
 	if len(c.Cards) > 0 {
 		v.Cards = make(map[string][]templates.ApprovalCard, len(c.Cards))
 	}

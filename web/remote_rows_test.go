@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
@@ -18,6 +19,7 @@ type fakeRemote struct {
 	rows   []state.Session
 	cards  []host.Card
 	answer func(host.AnswerRequest) (host.Card, error)
+	steer  func(host.SteerRequest) error
 }
 
 func (fakeRemote) Attach(func()) {}
@@ -36,6 +38,12 @@ func (r fakeRemote) Has(id string) bool {
 func (fakeRemote) Unknown() map[string]bool { return nil }
 func (fakeRemote) Retire(...string) bool    { return false }
 func (r fakeRemote) Cards() host.CardSet    { return host.CardSet{Cards: r.cards} }
+func (r fakeRemote) Steer(_ context.Context, s host.SteerRequest) error {
+	if r.steer == nil {
+		return host.ErrMachineAway
+	}
+	return r.steer(s)
+}
 func (r fakeRemote) Answer(a host.AnswerRequest) (host.Card, error) {
 	if r.answer == nil {
 		return host.Card{}, host.ErrMachineAway

@@ -59,6 +59,8 @@ func (s *Server) routes() {
 	n.POST("/finish", s.postFinish, write(smallBodyLimit)...)
 	n.POST("/open", s.postOpen, write(smallBodyLimit)...)
 	n.POST("/terminal", s.postTerminal, write(smallBodyLimit)...)
+	n.POST("/reply", s.postReply, write(replyBodyLimit)...)
+	n.POST("/stop", s.postStop, write(smallBodyLimit)...)
 	n.POST("/window", s.postWindow, write(smallBodyLimit)...)
 	n.POST("/machines/revoke", s.postRevoke, write(smallBodyLimit)...)
 	n.POST("/hooks/:agent", s.postHook, write(hooksBodyLimit)...)

@@ -78,6 +78,9 @@ const (
 	eventsBodyLimit   = 4 << 20
 	hooksBodyLimit    = 8 << 20
 	smallBodyLimit    = 16 << 10
+	// replyBodyLimit holds a reply of terminal.MaxReply bytes, each
+	// escaped as JSON may (\uXXXX: six bytes).
+	replyBodyLimit = 6*(8<<10) + 1024
 )
 
 // New wires the routes.

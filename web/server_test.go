@@ -53,6 +53,8 @@ type envOpts struct {
 	history     historyStore                    // the History page's store (nil: none)
 	now         func() time.Time                // the server's clock (nil: time.Now)
 	retireAfter time.Duration                   // the board's RetireAfter under retire "timer" (0: the default)
+	steerOff    bool                            // --steer off
+	log         io.Writer                       // the records, as JSON lines; nil discards
 }
 
 func newEnv(t testing.TB, o envOpts) *testEnv {
@@ -65,6 +67,9 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 		}
 	}
 	log := slog.New(slog.DiscardHandler)
+	if o.log != nil {
+		log = slog.New(slog.NewJSONHandler(o.log, nil))
+	}
 	svc := settings.NewService(settings.Options{PatchPaths: []string{patch}, PanePath: filepath.Join(home, "state", "agents-notch", "settings.json"), Log: log})
 	devices, err := security.OpenDevices(filepath.Join(home, "state", "agents-notch", "devices.json"), nil)
 	if err != nil {
@@ -73,7 +78,7 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 	locks := security.New(security.Config{HarnessOrigins: o.harness, AllowHosts: o.allowHosts, Devices: devices, Log: log})
 	manual := filepath.Join(home, "state", "session-finished", "manual.json")
 	hcfg := host.Config{Board: host.BoardConfig{HostPid: 42, RetireAfter: o.retireAfter}, StatePath: filepath.Join(home, "state", "agents-notch", "state.json"), ManualPath: manual, Log: log,
-		Approvals: o.approvals, Remote: o.remote}
+		Approvals: o.approvals, Remote: o.remote, SteerOff: o.steerOff}
 	if o.follow {
 		hcfg.Follow = filepath.Join(home, "followed", "state.json")
 	}

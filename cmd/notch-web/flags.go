@@ -43,7 +43,10 @@ type config struct {
 	mesh            meshFlags // many machines (mesh.go)
 	// approvals is "on" or "off": whether the board answers agents'
 	// permission requests; approvalHold bounds how long a hook is held.
-	approvals    string
+	approvals string
+	// steer is "on" or "off": whether the board types Reply and Stop into
+	// sessions' tmux panes.
+	steer        string
 	approvalHold time.Duration
 	// publicURL is the board's address as a phone reaches it: where a
 	// push's click and buttons go (push.go).
@@ -78,6 +81,7 @@ func flagSet(c *config, logLevel *string) *flag.FlagSet {
 	fs.BoolVar(&c.demo, "demo", false, "play a built-in scenario through the events path, in a loop")
 	fs.DurationVar(&c.retireAfter, "retire-after", state.DefaultRetireAfter, "how long a settled row stays when the row says retire: timer")
 	fs.StringVar(&c.approvals, "approvals", "on", "on: the board answers agents' permission requests (Allow / Deny); off: its cards are read-only")
+	fs.StringVar(&c.steer, "steer", "on", "on: the board's Reply and Stop type into sessions' tmux panes; off: the rows offer neither")
 	fs.DurationVar(&c.approvalHold, "approval-hold", host.DefaultApprovalHold, "how long an agent's permission request waits on the board before its own prompt decides alone")
 	fs.StringVar(&c.publicURL, "public-url", "", "the board's address as your phone reaches it (`URL`, e.g. https://laptop.tailnet.ts.net): pushes link there (default: this machine's own address)")
 	fs.StringVar(&c.history, "history", "on", "on: keep every session, turn and answer in $DSH_HOME/state/agents-notch/history.db (the History page); off: keep none")
@@ -185,6 +189,9 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	}
 	if c.retireAfter <= 0 {
 		return nil, fmt.Errorf("--retire-after %v: want a positive duration, e.g. 15m", c.retireAfter)
+	}
+	if c.steer != "on" && c.steer != "off" {
+		return nil, fmt.Errorf("--steer %q: want on or off", c.steer)
 	}
 	if c.approvals != "on" && c.approvals != "off" {
 		return nil, fmt.Errorf("--approvals %q: want on or off", c.approvals)

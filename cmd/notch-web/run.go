@@ -165,6 +165,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 		StatePath: cfg.statePath, ManualPath: p.manual,
 		Demo: cfg.demo, Window: cfg.window, Log: log,
 		Approvals: host.ApprovalConfig{Off: cfg.approvals == "off", Hold: cfg.approvalHold},
+		SteerOff:  cfg.steer == "off",
 	}
 	if cfg.finishedURL != "" {
 		hcfg.Board.FinishedURL = &cfg.finishedURL
@@ -263,6 +264,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	}
 	if node != nil {
 		node.SetAnswerer(h.Answer) // the hub's answers for this machine's cards
+		node.SetSteerer(h.Steer)   // the hub's Reply and Stop for this machine's rows
 		g.Go(func() error { return node.Run(gctx, h.Board()) })
 	}
 	err = g.Wait()

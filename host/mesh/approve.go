@@ -117,6 +117,8 @@ func decodeQuestions(ws []wireQuestion) ([]hookjson.Question, bool) {
 type wireCards struct {
 	Cards  []wireCard        `json:"cards"`
 	Agents map[string]string `json:"agents,omitempty"`
+	// Steer are the rows that take Reply and Stop (steer.go).
+	Steer []string `json:"steer,omitempty"`
 }
 
 // encodeCards is what a machine publishes of its cards: at most
@@ -154,6 +156,11 @@ func encodeCards(cs host.CardSet, doc state.Document) []byte {
 			w.Agents[s.ID] = a
 		}
 	}
+	for _, s := range doc.Sessions {
+		if cs.Steer[s.ID] {
+			w.Steer = append(w.Steer, s.ID)
+		}
+	}
 	b, _ := json.Marshal(w)
 	return b
 }
@@ -161,16 +168,16 @@ func encodeCards(cs host.CardSet, doc state.Document) []byte {
 // decodeCards reads a machine's published cards: one JSON object of known
 // fields, bounded; every string one line of shown text, cut to its bound;
 // a card with no key, session or tool, or of an unknown state, is dropped.
-func decodeCards(data []byte) ([]host.Card, map[string]string, error) {
+func decodeCards(data []byte) ([]host.Card, map[string]string, map[string]bool, error) {
 	if len(data) > maxWireBytes {
-		return nil, nil, errors.New("the cards are too large")
+		return nil, nil, nil, errors.New("the cards are too large")
 	}
 	var w wireCards
 	if err := jsonx.DecodeOne(data, &w, jsonx.Options{Strict: true}); err != nil {
-		return nil, nil, errors.New(jsonx.Reason(err))
+		return nil, nil, nil, errors.New(jsonx.Reason(err))
 	}
 	if len(w.Cards) > maxWireCards || len(w.Agents) > state.MaxSessions {
-		return nil, nil, errors.New("too many cards")
+		return nil, nil, nil, errors.New("too many cards")
 	}
 	cards := make([]host.Card, 0, len(w.Cards))
 	for _, c := range w.Cards {
@@ -215,7 +222,16 @@ func decodeCards(data []byte) ([]host.Card, map[string]string, error) {
 			agents[id] = hookjson.OneLine(a, 32)
 		}
 	}
-	return cards, agents, nil
+	if len(w.Steer) > state.MaxSessions {
+		return nil, nil, nil, errors.New("too many rows")
+	}
+	steer := map[string]bool{}
+	for _, id := range w.Steer {
+		if state.ValidSessionID(id) {
+			steer[id] = true
+		}
+	}
+	return cards, agents, steer, nil
 }
 
 // wireAnswer is the hub's request to a machine: a click on its card.
@@ -374,7 +390,7 @@ func (n *Node) sendAnswer(machine string, r host.AnswerRequest) (host.Card, erro
 // when a message is malformed); a name the hub has not paired now
 // (revoked) has none.
 func (r *remote) setCards(name string, data []byte) {
-	cards, agents, err := decodeCards(data)
+	cards, agents, steer, err := decodeCards(data)
 	if err != nil {
 		return
 	}
@@ -384,7 +400,7 @@ func (r *remote) setCards(name string, data []byte) {
 		return
 	}
 	m := r.get(name)
-	m.cards, m.agents = cards, agents
+	m.cards, m.agents, m.steer = cards, agents, steer
 	changed := r.changed
 	r.mu.Unlock()
 	changed()
@@ -414,6 +430,15 @@ func (r *remote) Cards() host.CardSet {
 				out.Agents = map[string]string{}
 			}
 			out.Agents[rowID(name, id)] = a
+		}
+		for id := range m.steer {
+			if !m.present {
+				break // a quiet machine takes nothing
+			}
+			if out.Steer == nil {
+				out.Steer = map[string]bool{}
+			}
+			out.Steer[rowID(name, id)] = true
 		}
 	}
 	slices.SortFunc(out.Cards, func(a, b host.Card) int {

@@ -291,7 +291,7 @@ func TestDecodeCards(t *testing.T) {
 		{"a megabyte", `{"cards":[{"key":"k","session":"s1","tool":"` + strings.Repeat("x", maxWireBytes) + `","state":"waiting","sinceMs":1}]}`, 0, true, nil},
 	}
 	for _, tt := range tests {
-		cards, _, err := decodeCards([]byte(tt.in))
+		cards, _, _, err := decodeCards([]byte(tt.in))
 		if (err != nil) != tt.err || len(cards) != tt.cards {
 			t.Errorf("%s: %d cards, %v", tt.name, len(cards), err)
 			continue
@@ -306,7 +306,7 @@ func FuzzDecodeCards(f *testing.F) {
 	f.Add([]byte(`{"cards":[{"key":"k1","session":"s1","tool":"Bash","nonce":"n","state":"waiting","sinceMs":5}],"agents":{"s1":"claude-code"}}`))
 	f.Add([]byte(`{"cards":[{"key":"k","session":"s\u0000","tool":"<script>","state":"waiting"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cards, agents, err := decodeCards(data)
+		cards, agents, _, err := decodeCards(data)
 		if err != nil {
 			return
 		}

@@ -217,7 +217,7 @@ func pairInbox(id string) string { return "_pair_" + id }
 
 // machinePerms are a paired machine's: it publishes its own board, cards,
 // beat and goodbye, hears the hub's requests to it (the ✕, the answers to
-// its cards), and replies to those. Nothing else: no other machine's
+// its cards, a Reply or Stop), and replies to those. Nothing else: no other machine's
 // subjects, no service's, no KV bucket (the hub stores what it takes),
 // no JetStream API, and not even the requests only the hub sends it.
 func machinePerms(name string) *server.Permissions {
@@ -225,7 +225,7 @@ func machinePerms(name string) *server.Permissions {
 		Publish: &server.SubjectPermission{Allow: []string{
 			boardSubject(name), cardsSubject(name), beatSubject(name), goneSubject(name),
 		}},
-		Subscribe: &server.SubjectPermission{Allow: []string{finishSubject(name), approveSubject(name)}},
+		Subscribe: &server.SubjectPermission{Allow: []string{finishSubject(name), approveSubject(name), steerSubject(name)}},
 		Response:  &server.ResponsePermission{MaxMsgs: 1, Expires: time.Minute},
 	}
 }

@@ -85,6 +85,7 @@ func beatSubject(machine string) string    { return machineSubject(machine, pubS
 func goneSubject(machine string) string    { return machineSubject(machine, pubSpace+"gone") }
 func finishSubject(machine string) string  { return machineSubject(machine, "finish") }
 func approveSubject(machine string) string { return machineSubject(machine, "approve") }
+func steerSubject(machine string) string   { return machineSubject(machine, "steer") }
 
 // published reads a subject a machine publishes on: the machine and what
 // (board, cards, beat, gone), or "" when it is not one.

@@ -94,6 +94,7 @@ type Node struct {
 	boardMu   sync.Mutex
 	board     Board    // set by Run
 	answer    Answerer // set by SetAnswerer
+	steer     Steerer  // set by SetSteerer
 	closeOnce sync.Once
 }
 
@@ -164,6 +165,10 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 			return nil, err
 		}
 		if _, err := n.nc.Subscribe(approveSubject(n.name), n.onApprove); err != nil {
+			n.Close()
+			return nil, err
+		}
+		if _, err := n.nc.Subscribe(steerSubject(n.name), n.onSteer); err != nil {
 			n.Close()
 			return nil, err
 		}
@@ -355,6 +360,8 @@ func (n *Node) openViewer(ctx context.Context) error {
 	n.remote = newRemote(self)
 	n.remote.sendFin = n.sendFinish
 	n.remote.sendAns = n.sendAnswer
+	n.remote.sendSteer = n.sendSteer
+	n.remote.sendSteer = n.sendSteer
 	if n.hub != nil {
 		n.remote.known = n.hub.known
 		n.remote.allowed = n.hub.active

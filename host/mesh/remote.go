@@ -32,7 +32,9 @@ type remote struct {
 	self    string // this machine's name: the label of its own rows
 	sendFin func(machine string, ids []string)
 	sendAns func(machine string, a host.AnswerRequest) (host.Card, error)
-	known   func(name string) bool // a name paired here, revoked or not
+	// sendSteer sends a Reply or Stop to a machine (steer.go).
+	sendSteer func(ctx context.Context, machine string, s host.SteerRequest) error
+	known     func(name string) bool // a name paired here, revoked or not
 	// allowed says whose boards, cards and presence are taken (on the hub:
 	// machines paired now; nil under --nats: every one).
 	allowed func(name string) bool
@@ -50,6 +52,7 @@ type remoteMachine struct {
 	present  bool
 	lastSeen int64
 	cards    []host.Card       // its approval cards (approve.go)
+	steer    map[string]bool   // its rows that take Reply and Stop (steer.go)
 	agents   map[string]string // which agent each of its asking rows is
 	// live: a board came from the machine since this viewer started, so
 	// no stored one replaces it. Its boards are taken in the order they

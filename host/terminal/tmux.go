@@ -56,6 +56,9 @@ type Tmux struct {
 	run func(ctx context.Context, bin string, args []string) ([]byte, error)
 
 	mu sync.Mutex // one GoTo at a time: they move the same clients; never waited on (ErrBusy)
+	// keys: one Type or Interrupt at a time, so that two replies never
+	// interleave in a pane; never waited on (ErrBusy).
+	keys sync.Mutex
 }
 
 var (

@@ -149,6 +149,7 @@ const (
 	TypeState    = "agents-notch.state.v1"    // the fold, state.json, restore, marks
 	TypeTerminal = "agents-notch.terminal.v1" // Go to terminal (host/terminal)
 	TypeStream   = "agents-notch.stream.v1"   // SSE streams opening and closing
+	TypeSteer    = "agents-notch.steer.v1"    // a Reply or Stop typed into a session's pane (host/steer.go)
 	TypeWindow   = "agents-notch.window.v1"   // the desktop window's supervisor
 	TypeRequest  = "dsh.http.request.v1"      // one per write request (the ecosystem's)
 )

@@ -391,7 +391,18 @@ function initBoard() {
     if (term) goToTerminal(term);
     const hist = t?.closest('.act.hist-toggle');
     if (hist) toggleHistory(hist);
+    if (t?.closest('.steer-send')) steer(t.closest('.steer'), false);
+    if (t?.closest('.steer-stop')) steer(t.closest('.steer'), true);
     if (ui.open && ui.by === 'click' && !t?.closest('#notch')) foldBoard();
+  });
+
+  // A reply box sends on Enter; Shift+Enter is a new line.
+  document.addEventListener('keydown', (e) => {
+    const t = e.target instanceof Element ? e.target : null;
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && t?.matches('.steer-text')) {
+      e.preventDefault();
+      steer(t.closest('.steer'), false);
+    }
   });
 
   document.addEventListener('keydown', (e) => {
@@ -418,6 +429,50 @@ function initBoard() {
     },
     { passive: true },
   );
+}
+
+// ---------- reply and stop ----------
+
+// Reply types the box's text into the session's tmux pane (POST
+// /agents-notch/reply: the host runs tmux with a fixed argv, the text
+// literal, then Enter); Stop presses the agent's interrupt key there (POST
+// /agents-notch/stop). The host refuses what it must, and says why.
+async function steer(box, stop) {
+  const id = box?.dataset.session;
+  if (!id) return;
+  const field = box.querySelector('.steer-text');
+  const text = field?.value ?? '';
+  if (!stop && !text.trim()) {
+    field?.focus();
+    return;
+  }
+  let res;
+  try {
+    res = await fetch(stop ? '/agents-notch/stop' : '/agents-notch/reply', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(stop ? { sessionId: id } : { sessionId: id, text }),
+    });
+  } catch {
+    toast('notch-web could not be reached.');
+    return;
+  }
+  if (res.ok) {
+    if (field) field.value = '';
+    say(stop ? 'Sent Esc to the session.' : 'Typed into the session’s terminal.');
+    return;
+  }
+  const why =
+    {
+      400: 'A reply is at most 8 KiB of text, with no control characters but new lines.',
+      403: 'Reply and Stop are off on this host (--steer off).',
+      404: 'No tmux pane is known for this session.',
+      409: stop ? 'The session has no turn running.' : 'The session is not waiting for a reply.',
+      410: 'The session’s tmux pane is gone.',
+      429: 'Another reply is being typed: try again in a moment.',
+      503: 'The machine that runs this session did not answer.',
+    }[res.status] ?? `tmux could not type into the session’s pane (HTTP ${res.status}).`;
+  toast(why);
 }
 
 // ---------- question cards ----------

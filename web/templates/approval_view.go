@@ -3,6 +3,8 @@ package templates
 import (
 	"strings"
 
+	"github.com/notch-web/notch-web/host/terminal"
+
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -65,6 +67,35 @@ type Approvals struct {
 	Cards  map[string][]ApprovalCard
 	Agents map[string]string
 	Off    bool
+	// Steer are the rows that take Reply and Stop (their session runs in
+	// a tmux pane the host has seen); SteerOff: --steer off, none does.
+	Steer    map[string]bool
+	SteerOff bool
+}
+
+// steers reports whether steerBox draws anything under s: Stop while it
+// works, Reply once it is done, or why a settled row in another terminal
+// has no Reply (door is its door's kind).
+func (a Approvals) steers(s state.Session, door string) (steer, draw bool) {
+	if a.SteerOff || s.Status == state.StatusAttention {
+		return false, false
+	}
+	if a.Steer[s.ID] {
+		return true, true
+	}
+	return false, door == terminal.DoorCopy && s.Status != state.StatusWorking
+}
+
+// steerName is how a Reply or Stop control names its row: its title, else its project,
+// else "this session".
+func steerName(s state.Session) string {
+	switch {
+	case s.Title != "":
+		return s.Title
+	case s.Project != "":
+		return s.Project
+	}
+	return "this session"
 }
 
 // answerElsewhere reports whether s asks with no card to answer here, so

@@ -164,6 +164,9 @@ func groupList(ss []state.Session, gs []rowGroup, ctxs []rowCtx, approvals Appro
 				if m.err == nil && approvals.has(ss[i]) {
 					m.err = approvalCards(ss[i], approvals).Render(ctx, w)
 				}
+				if steer, draw := approvals.steers(ss[i], ctxs[i].Door.Kind); m.err == nil && draw {
+					m.err = steerBox(ss[i], steer).Render(ctx, w)
+				}
 			}
 		}
 		for _, g := range gs {
