@@ -7,8 +7,9 @@
 // bodies, and CORS answered only for a configured harness origin.
 //
 // A request that carries neither Origin nor Sec-Fetch-Site comes from a
-// local tool (curl, a script) that is already inside the trust boundary, and
-// is allowed through the browser checks; the Host check applies to it too.
+// tool (curl, a script) and is allowed through the browser checks; the Host
+// check applies to it too, and the gate has already required a plainly
+// local request or a paired device.
 package security
 
 import (

@@ -177,7 +177,8 @@ func TestPairingNeedsHTTPS(t *testing.T) {
 	e := newEnv(t, envOpts{allowHosts: []string{"phone.example"}})
 	link := e.addDevice(t, "phone")
 	req, _ := http.NewRequest(http.MethodGet, e.base+link, nil)
-	req.Host = "phone.example" // plain http, no proxy saying https
+	req.Host = "phone.example"
+	req.Header.Set("X-Forwarded-Proto", "http") // a proxy that took plain http
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -223,17 +224,19 @@ func pairFailure(err error) (status int, title string) {
 }
 
 // secure reports whether the browser will keep a Secure cookie from r: it
-// came over https (this host's TLS, or a proxy that says so), or to a
-// loopback name, which browsers treat as secure.
+// came over this host's TLS; or a proxy says which scheme it took
+// (X-Forwarded-Proto); or it came from loopback — a proxy on this machine
+// (Tailscale Serve is https) or a loopback name, which browsers treat as
+// secure. Plain http from another machine is not.
 func secure(r *http.Request) bool {
-	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
+	if r.TLS != nil {
 		return true
 	}
-	host := r.Host
-	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.HasSuffix(host, "]") {
-		host = host[:i]
+	if proto := r.Header.Get("X-Forwarded-Proto"); proto != "" {
+		return strings.EqualFold(proto, "https")
 	}
-	return host == "localhost" || strings.HasPrefix(host, "127.") || host == "[::1]"
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	return err == nil && peer.Addr().Unmap().IsLoopback()
 }
 
 const notSecure = "This page was opened over plain http, and a browser keeps the device cookie only over https: open the link through https (notch-web --tls-cert/--tls-key, or your own proxy or Tailscale Serve)."
@@ -254,6 +257,10 @@ func (s *Server) getPair(c echo.Context) error {
 	if !secure(c.Request()) {
 		return renderStatus(c, http.StatusBadRequest, templates.PairFailedPage("This link needs https", notSecure))
 	}
+	// The page's form must carry its Origin (the Form lock checks it):
+	// under no-referrer a browser sends "Origin: null". same-origin still
+	// keeps the code in this URL from any other site.
+	c.Response().Header().Set("Referrer-Policy", "same-origin")
 	return renderStatus(c, http.StatusOK, templates.PairPage(name, code))
 }
 

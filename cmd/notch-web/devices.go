@@ -47,13 +47,16 @@ func loadTLS(certFile, keyFile string) (*tls.Config, error) {
 	}, nil
 }
 
-// pairBase is where a phone reaches this host, for the pairing links: the
-// first --allow-host name over https, with the served port when this host
+// pairBase is where a phone reaches this host, for the pairing links:
+// --public-url when given; else the first --allow-host name over https, with the served port when this host
 // serves TLS itself and the name has none (without TLS, the user's own
 // https proxy or Tailscale Serve is assumed on 443); with no --allow-host,
 // this machine's own address, which only this machine can open.
 func pairBase(cfg *config, port int, tlsOn bool) func() (string, string) {
 	return func() (string, string) {
+		if cfg.publicURL != "" {
+			return strings.TrimRight(cfg.publicURL, "/"), ""
+		}
 		if len(cfg.allowHosts) == 0 {
 			scheme := "http"
 			if tlsOn {

@@ -204,3 +204,23 @@ func TestTLSErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestPairBase(t *testing.T) {
+	for _, tt := range []struct {
+		cfg        config
+		tls        bool
+		want, warn string
+	}{
+		{config{addr: "127.0.0.1:7340", publicURL: "https://laptop.tailnet.ts.net/"}, false, "https://laptop.tailnet.ts.net", ""},
+		{config{addr: "127.0.0.1:7340", allowHosts: listFlag{"laptop.tailnet.ts.net"}}, false, "https://laptop.tailnet.ts.net", "Tailscale Serve"},
+		{config{addr: "0.0.0.0:7340", allowHosts: listFlag{"phone.example"}}, true, "https://phone.example:7340", ""},
+		{config{addr: "0.0.0.0:7340", allowHosts: listFlag{"phone.example:8443"}}, true, "https://phone.example:8443", ""},
+		{config{addr: "127.0.0.1:7340"}, false, "http://127.0.0.1:7340", "this machine only"},
+		{config{addr: "127.0.0.1:7340"}, true, "https://127.0.0.1:7340", "this machine only"},
+	} {
+		got, warn := pairBase(&tt.cfg, 7340, tt.tls)()
+		if got != tt.want || (tt.warn == "") != (warn == "") || !strings.Contains(warn, tt.warn) {
+			t.Errorf("%+v tls %v: %q, %q; want %q, a warning saying %q", tt.cfg, tt.tls, got, warn, tt.want, tt.warn)
+		}
+	}
+}
