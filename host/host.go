@@ -214,9 +214,27 @@ func (h *Host) mergeChanges(ctx context.Context, notify chan<- struct{}) {
 // watchMarks retires the rows whose close-out mark appears in manual.json
 // (the window writes it too). Only marks new since the last read count, so a
 // session that comes back under the same id is not retired again.
+//
+// A mark of another machine's row (the ✕ on a hub's board) goes to that
+// machine, which drops the row. Read while the row is not on the board —
+// the hub restarted and the machine has not sent its board yet, or the
+// machine is away — it waits until the row is back, then goes: so a ✕ the
+// hub answered survives the hub killed -9 before the machine heard it
+// (its mark was in manual.json, written and fsynced, before the ✕
+// answered: docs/many-machines.md).
+// Bounds on the remote rows a close-out waits for: marked within
+// markAwait, at most maxAwaiting of them (each board change looks at them).
+const (
+	markAwait   = 24 * time.Hour
+	maxAwaiting = 1000
+)
+
 func (h *Host) watchMarks(ctx context.Context) error {
 	path := h.cfg.ManualPath
 	seen := map[string]int64{}
+	var mu sync.Mutex
+	awaiting := map[string]bool{} // remote rows marked, not on the board yet
+	remote := h.board.remote
 	read := func() {
 		// A partly unreadable file still yields the marks it holds.
 		marks, err := state.ReadMarks(path)
@@ -224,15 +242,49 @@ func (h *Host) watchMarks(ctx context.Context) error {
 			h.log.Warn("manual.json not fully read", "log_type", logx.TypeState, logx.Err("MarksError", err))
 		}
 		var ids []string
+		mu.Lock()
 		for id, m := range marks {
 			if m.State == state.MarkFinished && seen[id] != m.At {
-				ids = append(ids, id)
+				if remote != nil && remote.Owns(id) && !remote.Has(id) {
+					if time.Since(time.UnixMilli(m.At)) < markAwait && len(awaiting) < maxAwaiting {
+						awaiting[id] = true
+					}
+				} else {
+					ids = append(ids, id)
+				}
 			}
 			seen[id] = m.At
 		}
+		mu.Unlock()
 		if len(ids) > 0 {
 			h.board.Retire(ids...)
 		}
+	}
+	if remote != nil {
+		// Subscribed before the first read: a row back in between is seen.
+		changes, stop := h.board.Subscribe()
+		defer stop()
+		go func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-changes:
+				}
+				var back []string
+				mu.Lock()
+				for id := range awaiting {
+					if remote.Has(id) {
+						back = append(back, id)
+						delete(awaiting, id)
+					}
+				}
+				mu.Unlock()
+				if len(back) > 0 {
+					h.board.Retire(back...)
+				}
+			}
+		}()
 	}
 	read()
 	return fsx.Watch(ctx, []string{path}, read, nil)
