@@ -127,6 +127,27 @@ type Always struct {
 	Label string
 }
 
+// AlwaysLabel is the label of "always allow" for rules: the rules joined,
+// when that fits MaxReason whole; else their count ("12 rules"), and the
+// card unfolds the list. "" when there is no rule, or a rule cannot be
+// shown as it is (textrule's hidden characters, invalid UTF-8): then
+// nothing is offered.
+func AlwaysLabel(rules []string) string {
+	if len(rules) == 0 {
+		return ""
+	}
+	for _, r := range rules {
+		if strings.TrimSpace(r) == "" || textrule.Has(r) {
+			return ""
+		}
+	}
+	label := strings.Join(rules, ", ")
+	if len(label) > MaxReason {
+		label = strconv.Itoa(len(rules)) + " rules"
+	}
+	return label
+}
+
 // suggestionRule is one rule of an addRules suggestion, as Claude Code
 // writes it.
 type suggestionRule struct {
@@ -165,19 +186,18 @@ func Suggestion(raw json.RawMessage) (a Always, ok bool) {
 		if json.Unmarshal(f["rules"], &rules) != nil || len(rules) == 0 {
 			continue
 		}
-		names, shown := make([]string, 0, len(rules)), true
+		names := make([]string, 0, len(rules))
 		for _, r := range rules {
 			n := r.ToolName
-			if r.RuleContent != "" {
+			if strings.TrimSpace(r.ToolName) == "" {
+				n = "" // no tool: AlwaysLabel offers nothing
+			} else if r.RuleContent != "" {
 				n += "(" + r.RuleContent + ")"
-			}
-			if strings.TrimSpace(r.ToolName) == "" || textrule.Has(n) {
-				shown = false
-				break
 			}
 			names = append(names, n)
 		}
-		if !shown {
+		label := AlwaysLabel(names)
+		if label == "" {
 			continue
 		}
 		var b bytes.Buffer
@@ -190,10 +210,6 @@ func Suggestion(raw json.RawMessage) (a Always, ok bool) {
 			Destination string           `json:"destination"`
 		}{"addRules", rules, BehaviorAllow, "session"}) != nil {
 			continue
-		}
-		label := strings.Join(names, ", ")
-		if len(label) > MaxReason {
-			label = strconv.Itoa(len(names)) + " rules"
 		}
 		return Always{Echo: bytes.TrimSpace(b.Bytes()), Rules: names, Label: label}, true
 	}

@@ -42,6 +42,7 @@ const (
 	maxCardNonce  = 64      // a card's nonce (43 here)
 	maxCardDetail = 300     // as host's
 	maxAnswerBody = 8 << 10
+	maxWireRules  = 64 // rules of one card's "always allow" (a suggestion is at most 4 KiB)
 )
 
 // wireCard is one card as a machine publishes it.
@@ -54,7 +55,10 @@ type wireCard struct {
 	Detail  string `json:"detail,omitempty"`
 	Note    string `json:"note,omitempty"`
 	Always  string `json:"always,omitempty"`
-	Kind    string `json:"kind,omitempty"`
+	// Rules are every rule "always allow" grants, in full: the hub shows
+	// them all, and offers no "always" without them.
+	Rules []string `json:"rules,omitempty"`
+	Kind  string   `json:"kind,omitempty"`
 	// Questions and Plan are a question's or a plan's card's, as shown;
 	// Mode the words of its "allow and switch mode".
 	Questions []wireQuestion `json:"questions,omitempty"`
@@ -143,7 +147,7 @@ func encodeCards(cs host.CardSet, doc state.Document) []byte {
 	for _, c := range cards {
 		w.Cards = append(w.Cards, wireCard{
 			Key: c.Key, Session: c.Session, Call: c.Call, Agent: c.Agent, Tool: c.Tool,
-			Detail: c.Detail, Note: c.Note, Always: c.Always, Nonce: c.Nonce,
+			Detail: c.Detail, Note: c.Note, Always: c.Always, Rules: c.AlwaysRules, Nonce: c.Nonce,
 			Kind: c.Kind, Questions: encodeQuestions(c.Questions), Plan: c.Plan, Mode: c.Mode,
 			State: c.State, Outcome: c.Outcome, By: c.By, SinceMs: c.Since.UnixMilli(),
 		})
@@ -187,7 +191,6 @@ func decodeCards(data []byte) ([]host.Card, map[string]string, map[string]bool, 
 			Tool:    hookjson.OneLine(c.Tool, hookjson.MaxTool),
 			Detail:  hookjson.OneLine(c.Detail, maxCardDetail),
 			Note:    hookjson.OneLine(c.Note, hookjson.MaxReason),
-			Always:  hookjson.OneLine(c.Always, hookjson.MaxReason),
 			Nonce:   c.Nonce,
 			Kind:    c.Kind,
 			Plan:    hookjson.PlanText(c.Plan),
@@ -196,6 +199,14 @@ func decodeCards(data []byte) ([]host.Card, map[string]string, map[string]bool, 
 			Outcome: hookjson.OneLine(c.Outcome, 32),
 			By:      hookjson.OneLine(c.By, 32),
 			Since:   time.UnixMilli(c.SinceMs),
+		}
+		// "Always allow" grants the rules, not the label: the label is
+		// made here from them, and with no rule (or one that cannot be
+		// shown as it is) none is offered.
+		if len(c.Rules) <= maxWireRules && c.Always != "" {
+			if k.Always = hookjson.AlwaysLabel(c.Rules); k.Always != "" {
+				k.AlwaysRules = c.Rules
+			}
 		}
 		qs, ok := decodeQuestions(c.Questions)
 		k.Questions = qs

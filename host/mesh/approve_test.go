@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
 
+	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/internal/waitfor"
 	"github.com/notch-web/notch-web/settings"
@@ -289,6 +290,14 @@ func TestDecodeCards(t *testing.T) {
 			func(c host.Card) bool { return c.Nonce == "" && c.State == host.CardTerminal }},
 		{"too many", `{"cards":[` + strings.Repeat(`{"key":"k","session":"s","tool":"T","state":"waiting","sinceMs":1},`, maxWireCards) + `{"key":"k","session":"s","tool":"T","state":"waiting","sinceMs":1}]}`, 0, true, nil},
 		{"a megabyte", `{"cards":[{"key":"k","session":"s1","tool":"` + strings.Repeat("x", maxWireBytes) + `","state":"waiting","sinceMs":1}]}`, 0, true, nil},
+		// "Always allow" grants the rules: the hub offers it with them
+		// all, labelled from them, and never on a label alone.
+		{"always with its rules", `{"cards":[{"key":"k","session":"s1","tool":"Bash","always":"anything","rules":["Bash(make:*)","Read"],"state":"waiting","sinceMs":1}]}`, 1, false,
+			func(c host.Card) bool { return c.Always == "Bash(make:*), Read" && len(c.AlwaysRules) == 2 }},
+		{"always on a label alone", `{"cards":[{"key":"k","session":"s1","tool":"Bash","always":"Bash(make:*)","state":"waiting","sinceMs":1}]}`, 1, false,
+			func(c host.Card) bool { return c.Always == "" && c.AlwaysRules == nil }},
+		{"always with a rule it cannot show", `{"cards":[{"key":"k","session":"s1","tool":"Bash","always":"x","rules":["Read","Bash(\u202els)"],"state":"waiting","sinceMs":1}]}`, 1, false,
+			func(c host.Card) bool { return c.Always == "" && c.AlwaysRules == nil }},
 	}
 	for _, tt := range tests {
 		cards, _, _, err := decodeCards([]byte(tt.in))
@@ -305,6 +314,7 @@ func TestDecodeCards(t *testing.T) {
 func FuzzDecodeCards(f *testing.F) {
 	f.Add([]byte(`{"cards":[{"key":"k1","session":"s1","tool":"Bash","nonce":"n","state":"waiting","sinceMs":5}],"agents":{"s1":"claude-code"}}`))
 	f.Add([]byte(`{"cards":[{"key":"k","session":"s\u0000","tool":"<script>","state":"waiting"}]}`))
+	f.Add([]byte(`{"cards":[{"key":"k","session":"s","tool":"Bash","always":"a","rules":["Bash","Read(\u2066x)"],"state":"waiting","sinceMs":1}]}`)) // rules of always allow
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cards, agents, _, err := decodeCards(data)
 		if err != nil {
@@ -317,6 +327,9 @@ func FuzzDecodeCards(f *testing.F) {
 			if !isToken(c.Key, 1, maxCardKey) || !state.ValidSessionID(c.Session) || (c.Nonce != "" && c.State != host.CardWaiting) ||
 				len(c.Detail) > maxCardDetail || state.HasControl(c.Detail+c.Tool+c.Note) {
 				t.Fatalf("a card let through: %+v", c)
+			}
+			if (c.Always == "") != (len(c.AlwaysRules) == 0) || (c.Always != "" && c.Always != hookjson.AlwaysLabel(c.AlwaysRules)) {
+				t.Fatalf("always %q offered for the rules %q", c.Always, c.AlwaysRules)
 			}
 		}
 	})
