@@ -29,7 +29,7 @@ var tables = []struct{ name, col string }{
 
 // deleteSessions removes the sessions and everything of theirs, and
 // rebuilds the totals of the days they spanned.
-func deleteSessions(ctx context.Context, tx *sql.Tx, keys [][2]string, now int64) error {
+func deleteSessions(ctx context.Context, tx dbtx, keys [][2]string, now int64) error {
 	days := map[int64]bool{}
 	for _, k := range keys {
 		var from, to int64

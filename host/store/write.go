@@ -102,11 +102,15 @@ func (s *Store) Flush(ctx context.Context) error {
 }
 
 // Run writes what is queued until ctx ends, then what is left. It prunes
-// at start and every few hours.
+// at start and every few hours, and rebuilds the totals of the days the
+// writes touched once they pause (or every daysEvery while they go on).
 func (s *Store) Run(ctx context.Context) error {
 	s.prune(ctx)
 	prune := time.NewTicker(pruneEach)
 	defer prune.Stop()
+	days := time.NewTimer(time.Hour)
+	days.Stop()
+	var since time.Time // the first write since the last rebuild
 	for {
 		var first fact
 		select {
@@ -114,8 +118,13 @@ func (s *Store) Run(ctx context.Context) error {
 		case <-prune.C:
 			s.prune(ctx)
 			continue
+		case <-days.C:
+			s.writeDays()
+			since = time.Time{}
+			continue
 		case <-ctx.Done():
 			s.drain()
+			s.writeDays()
 			return nil
 		}
 		batch := []fact{first}
@@ -133,7 +142,37 @@ func (s *Store) Run(ctx context.Context) error {
 		}
 		timer.Stop()
 		s.write(batch)
+		if since.IsZero() {
+			since = time.Now()
+		}
+		if time.Since(since) >= daysEvery {
+			s.writeDays()
+			since = time.Time{}
+			days.Stop()
+		} else {
+			days.Reset(daysPause)
+		}
 	}
+}
+
+// The days' totals are rebuilt when the writes pause for daysPause, and at
+// least every daysEvery while they go on: a bar is at most that late, and
+// a burst of hooks costs one rebuild, not one per batch.
+const (
+	daysPause = time.Second
+	daysEvery = 10 * time.Second
+)
+
+// writeDays rebuilds the touched days' totals in one transaction.
+func (s *Store) writeDays() {
+	if len(s.dirty) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := s.wtx(ctx, func(tx dbtx) error { return s.rebuildDays(ctx, tx) })
+	s.setProblem(err)
+	s.changes.Notify()
 }
 
 // drain writes what is queued at shutdown.
@@ -163,7 +202,7 @@ func (s *Store) write(batch []fact) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.wtx(ctx, func(tx dbtx) error {
 		for _, f := range batch {
 			var err error
 			switch {
@@ -178,7 +217,7 @@ func (s *Store) write(batch []fact) {
 				return err
 			}
 		}
-		return s.rebuildDays(ctx, tx)
+		return nil
 	})
 	if err != nil {
 		s.mu.Lock()
@@ -188,6 +227,7 @@ func (s *Store) write(batch []fact) {
 	s.setProblem(err)
 	for _, f := range batch {
 		if f.done != nil {
+			s.writeDays() // what Flush waits for includes the days' totals
 			close(f.done)
 		}
 	}
@@ -240,7 +280,7 @@ func outcomeOf(o string) string {
 	return "done"
 }
 
-func (s *Store) applyEvent(ctx context.Context, tx *sql.Tx, e *Event) error {
+func (s *Store) applyEvent(ctx context.Context, tx dbtx, e *Event) error {
 	if e.Machine == Local && e.Seq == 0 {
 		s.oseq++
 		e.Seq = s.oseq
@@ -331,13 +371,13 @@ func (s *Store) applyEvent(ctx context.Context, tx *sql.Tx, e *Event) error {
 
 // knows reports whether the store has the event's session (a count for a
 // session it never saw opens nothing).
-func (s *Store) knows(ctx context.Context, tx *sql.Tx, e *Event) bool {
+func (s *Store) knows(ctx context.Context, tx dbtx, e *Event) bool {
 	var one int
 	return tx.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE machine = ? AND id = ?`, e.Machine, e.Session).Scan(&one) == nil
 }
 
 // span moves a session's status band on, when the event changes it.
-func (s *Store) span(ctx context.Context, tx *sql.Tx, e *Event) error {
+func (s *Store) span(ctx context.Context, tx dbtx, e *Event) error {
 	status := spanOf(e)
 	if status == "" {
 		return nil
@@ -363,7 +403,7 @@ func (s *Store) span(ctx context.Context, tx *sql.Tx, e *Event) error {
 // closeSpans ends a session's open band at to, split at each local
 // midnight it crosses (so a day's bands are a range of from_ms), and marks
 // the days it covered for their totals.
-func (s *Store) closeSpans(ctx context.Context, tx *sql.Tx, machine, session string, to int64) error {
+func (s *Store) closeSpans(ctx context.Context, tx dbtx, machine, session string, to int64) error {
 	rows, err := tx.QueryContext(ctx, `SELECT from_ms, status FROM spans WHERE machine = ? AND session = ? AND to_ms = 0`, machine, session)
 	if err != nil {
 		return err
@@ -404,7 +444,7 @@ func (s *Store) closeSpans(ctx context.Context, tx *sql.Tx, machine, session str
 // session opens the event's session row when it is new (a day's count)
 // and updates what the event says of it, only when that changes it (the
 // search's index follows each change).
-func (s *Store) session(ctx context.Context, tx *sql.Tx, e *Event) error {
+func (s *Store) session(ctx context.Context, tx dbtx, e *Event) error {
 	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sessions (machine, id, agent, project, cwd, title, parent, started_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.Machine, e.Session, e.Agent, e.Project, e.Cwd, e.Title, e.Parent, e.At)
 	if err != nil {
@@ -430,7 +470,7 @@ func (s *Store) session(ctx context.Context, tx *sql.Tx, e *Event) error {
 
 // turn is the session's latest turn from the cache, else the file; nil
 // before its first.
-func (s *Store) turn(ctx context.Context, tx *sql.Tx, k turnKey) (*openTurn, error) {
+func (s *Store) turn(ctx context.Context, tx dbtx, k turnKey) (*openTurn, error) {
 	s.mu.Lock()
 	t := s.open[k]
 	s.mu.Unlock()
@@ -461,13 +501,13 @@ func (s *Store) turn(ctx context.Context, tx *sql.Tx, k turnKey) (*openTurn, err
 	return t, nil
 }
 
-func (s *Store) applyAnswer(ctx context.Context, tx *sql.Tx, a *host.RecordedAnswer) error {
+func (s *Store) applyAnswer(ctx context.Context, tx dbtx, a *host.RecordedAnswer) error {
 	_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO answers (machine, session, call, asked_ms, answered_ms, agent, tool, by, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		Local, a.Session, a.Call, a.Asked.UnixMilli(), a.Answered.UnixMilli(), a.Agent, state.Cut(a.Tool, 100), a.By, a.Outcome)
 	return err
 }
 
-func (s *Store) applyCost(ctx context.Context, tx *sql.Tx, c *costFact) error {
+func (s *Store) applyCost(ctx context.Context, tx dbtx, c *costFact) error {
 	var last sql.NullFloat64
 	if err := tx.QueryRowContext(ctx, `SELECT cost_usd FROM sessions WHERE machine = ? AND id = ?`, Local, c.session).Scan(&last); err != nil {
 		if err == sql.ErrNoRows {
@@ -502,7 +542,7 @@ func (s *Store) touch(ms int64) {
 
 // rebuildDays recomputes the totals of every day the batch touched, from
 // what the tables hold of that day (each a few indexed range reads).
-func (s *Store) rebuildDays(ctx context.Context, tx *sql.Tx) error {
+func (s *Store) rebuildDays(ctx context.Context, tx dbtx) error {
 	for day := range s.dirty {
 		if err := rebuildDay(ctx, tx, day); err != nil {
 			return err
@@ -512,7 +552,7 @@ func (s *Store) rebuildDays(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-func rebuildDay(ctx context.Context, tx *sql.Tx, day int64) error {
+func rebuildDay(ctx context.Context, tx dbtx, day int64) error {
 	end := nextMidnight(day)
 	var d struct {
 		sessions, turns          int
@@ -559,3 +599,68 @@ func midnightMs(ms int64) int64 { return midnight(time.UnixMilli(ms)).UnixMilli(
 
 // nextMidnight is the local midnight after ms (a day may be 23 or 25 hours).
 func nextMidnight(ms int64) int64 { return midnight(time.UnixMilli(ms)).AddDate(0, 0, 1).UnixMilli() }
+
+// dbtx is what the writes need of a transaction: *sql.Tx, or the writer's
+// own (wtxOf), whose statements are prepared once.
+type dbtx interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// writerTx is a transaction of the writer's, running each query through
+// a statement prepared once per transaction (SQLite parses a query anew on
+// every plain Exec: it was most of a write's cost).
+type writerTx struct {
+	*sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+func (w writerTx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	st, ok := w.stmts[query]
+	if !ok {
+		var err error
+		if st, err = w.Tx.PrepareContext(ctx, query); err != nil {
+			return nil, err
+		}
+		w.stmts[query] = st
+	}
+	return st, nil
+}
+
+func (w writerTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := w.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+func (w writerTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := w.stmt(ctx, query)
+	if err != nil {
+		return w.Tx.QueryRowContext(ctx, query, args...) // the same error, as a Row
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+func (w writerTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := w.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// wtx runs fn in a transaction whose statements are prepared once.
+func (s *Store) wtx(ctx context.Context, fn func(dbtx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(writerTx{Tx: tx, stmts: map[string]*sql.Stmt{}}); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}

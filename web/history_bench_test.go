@@ -1,0 +1,75 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notch-web/notch-web/host/store"
+)
+
+// BenchmarkHookReplyHistory is a Claude Code hook's reply with the lasting
+// history off and on, side by side in one run: from the POST of a
+// PreToolUse/PostToolUse pair until each reply is read (p50-ms, p99-ms),
+// with 20 tabs open. Target: "on" within 10 % of "off" — the store's
+// writes are off the hook's path.
+func BenchmarkHookReplyHistory(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		name := "off"
+		if on {
+			name = "on"
+		}
+		b.Run(name, func(b *testing.B) {
+			e := newEnv(b, envOpts{run: true})
+			if on {
+				st, err := store.Open(filepath.Join(e.home, store.File), store.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan struct{})
+				go func() { st.Run(ctx); close(done) }()
+				b.Cleanup(func() { cancel(); <-done; st.Close() })
+				e.board.SetRecorder(st)
+			}
+			tabs := openFanoutReaders(b, e, 20, func([]byte, func(int)) {})
+			defer tabs.close()
+			tr := filepath.Join(e.home, "s.jsonl")
+			os.WriteFile(tr, nil, 0o644)
+			client := &http.Client{}
+			post := func(body string) time.Duration {
+				start := time.Now()
+				res, err := client.Post(e.base+"/agents-notch/hooks/claude-code", "application/json", strings.NewReader(body))
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				return time.Since(start)
+			}
+			hook := func(event, extra string) string {
+				return `{"session_id":"bench","transcript_path":"` + tr + `","cwd":"/src/argon","hook_event_name":"` + event + `"` + extra + `}`
+			}
+			post(hook("UserPromptSubmit", `,"prompt":"go"`))
+			lat := make([]time.Duration, 0, 2*b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				call := fmt.Sprintf(`,"tool_name":"Bash","tool_use_id":"t%d","tool_input":{"command":"make"}`, i)
+				lat = append(lat, post(hook("PreToolUse", call)))
+				lat = append(lat, post(hook("PostToolUse", call+`,"tool_response":{}`)))
+			}
+			b.StopTimer()
+			slices.Sort(lat)
+			ms := func(q int) float64 { return float64(lat[len(lat)*q/100].Microseconds()) / 1000 }
+			b.ReportMetric(ms(99), "p99-ms")
+			b.ReportMetric(ms(50), "p50-ms")
+		})
+	}
+}
