@@ -308,3 +308,29 @@ func TestCheckDeviceName(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCheck: a cookie value from a browser never panics Check, and no value
+// but the device's own is admitted.
+func FuzzCheck(f *testing.F) {
+	path := filepath.Join(f.TempDir(), "devices.json")
+	d, err := OpenDevices(path, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	p, _ := d.NewPairing("phone")
+	_, cookie, err := d.Redeem(p.Code)
+	if err != nil {
+		f.Fatal(err)
+	}
+	id, token, _ := strings.Cut(cookie, ".")
+	f.Add(cookie)                   // the device's own
+	f.Add(id + "." + token[:42])    // a token cut short
+	f.Add(id + ".." + token)        // two dots
+	f.Add(strings.Repeat(".", 100)) // dots only
+	f.Add("")                       // none
+	f.Fuzz(func(t *testing.T, v string) {
+		if _, _, ok := d.Check(v); ok && v != cookie {
+			t.Fatalf("%q admitted; only %q is the device's", v, cookie)
+		}
+	})
+}
