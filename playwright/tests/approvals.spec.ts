@@ -139,3 +139,41 @@ test('a click on a card the terminal answered first is told so', async ({ page }
   await page.locator('#stale-card').getByRole('button', { name: 'Allow once' }).click();
   await expect(page.locator('#toast')).toHaveText('Already answered in the terminal.');
 });
+
+// Always allow grants exactly what the card shows (issue 31, item 10): a
+// suggestion of more rules than fit the button is counted there, and the
+// list under it unfolds to every rule — the bare Bash, last of 31, too.
+test('an Always allow of many rules counts them and unfolds every one', async ({ page }) => {
+  await openBoard(page, host.url);
+  const id = 'toolu_many';
+  await send(hook('UserPromptSubmit', { prompt: 'Build everything' }));
+  await send(hook('PreToolUse', call(id, 'make target-00')));
+  const rules = [
+    ...Array.from({ length: 30 }, (_, i) => ({ toolName: 'Bash', ruleContent: `make target-${String(i).padStart(2, '0')}:*` })),
+    { toolName: 'Bash' },
+  ];
+  const held = postJSON(host.url, '/agents-notch/hooks/claude-code', hook('PermissionRequest', {
+    tool_name: 'Bash',
+    tool_input: { command: 'make target-00' },
+    permission_suggestions: [{ type: 'addRules', rules, behavior: 'allow', destination: 'localSettings' }],
+  }));
+  const card = page.locator('.card[data-state="waiting"]');
+  await expect(card.getByRole('button', { name: /Always allow/ })).toHaveText('Always allow 31 rules');
+  const list = card.locator('details.card-rules');
+  await expect(list.locator('summary')).toHaveText('The 31 rules it grants');
+  await expect(list.locator('li').first()).toBeHidden();
+  await list.locator('summary').click();
+  await expect(list.locator('li')).toHaveCount(31);
+  await expect(list.locator('li').last()).toHaveText('Bash');
+  await list.locator('li').last().scrollIntoViewIfNeeded();
+  await expect(list.locator('li').last()).toBeVisible();
+  const axe = await new AxeBuilder({ page }).include('#board').analyze();
+  const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), 'axe, an unfolded list of rules').toEqual([]);
+  await card.screenshot({ path: 'test-results/approval-always-rules.png' });
+  await card.getByRole('button', { name: /Always allow/ }).click();
+  const res = await held;
+  const body = await res.json();
+  expect(body.hookSpecificOutput.decision.updatedPermissions[0].rules).toEqual(rules);
+  await send(hook('Stop'));
+});
