@@ -1,6 +1,6 @@
 // The README's screenshots, taken only by `make screenshots`
 // (NOTCH_SCREENSHOTS=1): the board folded and open and the Settings pane, at
-// 1280 px and at a phone's 390 px, and the dashboard a browser tab makes of
+// 1280 px and at a phone's 390 px, the History page, and the dashboard a browser tab makes of
 // the board at 1920 px, written to docs/screenshots/. A normal test run
 // skips this file, so it never touches the tree.
 import { test, expect, type Page } from '@playwright/test';
@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Host } from './host';
 import { postJSON, startHost } from './host';
+import { seedHistory } from './history-seed';
 import { DESK_PATCH, openBoard, seedDay, seedDesk, startHostWithPatch } from './ui';
 
 const OUT = path.join(__dirname, '..', '..', 'docs', 'screenshots');
@@ -97,6 +98,23 @@ for (const [width, height] of [
         await expect(page.locator('.hist-item .hist-list li').first()).toContainText('tool ended');
         await page.mouse.move(width - 5, height - 5);
         await shot(page, `history-${width}.png`);
+      } finally {
+        await h.stop();
+      }
+    });
+
+    test('the History page: the day in pictures and the sessions', async ({ page }) => {
+      test.skip(width > 1280, 'the History page is a column at any desktop width');
+      test.setTimeout(120_000);
+      const h = await startHost();
+      try {
+        await seedHistory(h.url);
+        await page.goto(h.url + '/agents-notch/history');
+        await expect(page.locator('svg.tl')).toBeVisible();
+        await page.locator('#hist-list details.hs').filter({ hasText: 'Fix the flaky upload test' }).locator('summary').click();
+        await page.mouse.move(width - 5, 5);
+        // The top of the page: the numbers, the day, the bars, the first sessions.
+        await shot(page, `history-page-${width}.png`, { fullPage: true, height: width > 500 ? 1500 : 2300 });
       } finally {
         await h.stop();
       }

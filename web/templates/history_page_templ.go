@@ -1049,12 +1049,12 @@ func HistoryDay(v HistoryView) templ.Component {
 				}
 			}
 		}
-		if len(v.Spans) > 0 {
+		if spans := v.DaySpans(); len(spans) > 0 {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 89, "<details class=\"chart-table\"><summary>The day as a table</summary><div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"The day’s bands\"><table><thead><tr><th scope=\"col\">Session</th><th scope=\"col\">Machine</th><th scope=\"col\">Status</th><th scope=\"col\">From</th><th scope=\"col\">To</th><th scope=\"col\">For</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			for i, s := range v.Spans {
+			for i, s := range spans {
 				if i < maxTableRows {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 90, "<tr><td>")
 					if templ_7745c5c3_Err != nil {
@@ -1151,7 +1151,7 @@ func HistoryDay(v HistoryView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if len(v.Spans) > maxTableRows {
+			if len(spans) > maxTableRows {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 99, "<p class=\"chart-note\">The first ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -1170,9 +1170,9 @@ func HistoryDay(v HistoryView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var63 string
-				templ_7745c5c3_Var63, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(len(v.Spans)))
+				templ_7745c5c3_Var63, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(len(spans)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/history_page.templ`, Line: 257, Col: 100}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/history_page.templ`, Line: 257, Col: 98}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var63))
 				if templ_7745c5c3_Err != nil {
@@ -1812,7 +1812,7 @@ func historySession(v HistoryView, h HistorySession) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
 		s := h.Session
-		name := sessionName(s.Title, s.Project, s.ID, maxListText)
+		name := sessionName(s.Title, project(s), s.ID, maxListText)
 		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 163, "<li><details class=\"hs\" id=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
@@ -1843,15 +1843,15 @@ func historySession(v HistoryView, h HistorySession) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if s.Project != "" {
+		if p := project(s); p != "" {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 166, "<span class=\"hs-project\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var100 string
-			templ_7745c5c3_Var100, templ_7745c5c3_Err = templ.JoinStringErrs(clean(s.Project, maxFieldText))
+			templ_7745c5c3_Var100, templ_7745c5c3_Err = templ.JoinStringErrs(clean(p, maxFieldText))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/history_page.templ`, Line: 377, Col: 63}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/history_page.templ`, Line: 377, Col: 55}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var100))
 			if templ_7745c5c3_Err != nil {

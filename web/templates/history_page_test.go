@@ -249,3 +249,18 @@ func BenchmarkHistoryPage(b *testing.B) {
 type countWriter int
 
 func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
+
+// A session that only sat settled through the day (done or error until it
+// is closed out, days on end) is no lane of it, nor in its table; nor does
+// it stretch the hours drawn.
+func TestHistoryDaySettledOnly(t *testing.T) {
+	v := historyFixture()
+	v.Spans = append(v.Spans, store.Span{Machine: store.Local, Session: "old", Title: "Finished last week", Status: "done", FromMs: histDay.AddDate(0, 0, -7).UnixMilli()})
+	got := string(render(t, HistoryDay(v)))
+	if strings.Contains(got, "Finished last week") {
+		t.Error("a session settled all day is drawn")
+	}
+	if !strings.Contains(got, `text-anchor="start">08:00</text>`) {
+		t.Error("the settled session stretched the hours drawn")
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/notch-web/notch-web/host/store"
 	"github.com/notch-web/notch-web/internal/textrule"
+	"github.com/notch-web/notch-web/state"
 )
 
 // PageHistory names the History page (data-page).
@@ -125,6 +126,15 @@ func clean(s string, max int) string {
 		n++
 	}
 	return s + "…"
+}
+
+// project is a session's project, else its cwd's last segment (the
+// board's rule, state.ProjectFromCwd).
+func project(s store.Session) string {
+	if s.Project != "" {
+		return s.Project
+	}
+	return state.ProjectFromCwd(s.Cwd)
 }
 
 // machineName is a machine as the page names it.
@@ -305,15 +315,18 @@ func (v HistoryView) dayBounds() (from, to int64) {
 }
 
 // minWindow is the least stretch of the day the timeline draws.
-const minWindow = 4 * time.Hour
+const minWindow = 2 * time.Hour
 
 // window is the stretch of the day the timeline draws: the hours its
-// bands (and now, today) fall in, whole hours, at least minWindow, so a
+// work and waits fall in, whole hours, at least minWindow, so a
 // wait of a few minutes is seen; the whole day when there is nothing.
 func (v HistoryView) window() (from, to int64) {
 	dayFrom, dayTo := v.dayBounds()
 	lo, hi := dayTo, dayFrom
 	for _, s := range v.Spans {
+		if !active(s.Status) {
+			continue
+		}
 		lo = min(lo, max(s.FromMs, dayFrom))
 		hi = max(hi, min(v.spanEnd(s), dayTo))
 	}
@@ -339,13 +352,36 @@ func (v HistoryView) spanEnd(s store.Span) int64 {
 	return min(max(v.NowMs, s.FromMs), to)
 }
 
+// active reports whether a band is work or a wait: the bands that make a
+// session part of a day. A settled session stays done (or error) until it
+// is closed out, days on end; that is no part of the day's work.
+func active(status string) bool { return status == "working" || status == "attention" }
+
+// DaySpans are the day's bands of the sessions that worked or waited that
+// day: what the timeline draws and its table lists.
+func (v HistoryView) DaySpans() []store.Span {
+	worked := map[[2]string]bool{}
+	for _, s := range v.Spans {
+		if active(s.Status) {
+			worked[[2]string{s.Machine, s.Session}] = true
+		}
+	}
+	var out []store.Span
+	for _, s := range v.Spans {
+		if worked[[2]string{s.Machine, s.Session}] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // lanes groups the day's spans by session, in the order they first
 // appear, at most maxLanes of them; more says how many were left out.
 func (v HistoryView) lanes() (ls []lane, more int) {
 	from, to := v.window()
 	length := float64(to - from)
 	at := map[string]int{}
-	for _, s := range v.Spans {
+	for _, s := range v.DaySpans() {
 		k := s.Machine + "\x00" + s.Session
 		i, ok := at[k]
 		if !ok {
@@ -370,9 +406,9 @@ func (v HistoryView) lanes() (ls []lane, more int) {
 			continue
 		}
 		x, w := float64(a-from)/length, float64(b-a)/length
-		// The shortest band still shows (a half-minute wait is one pixel
-		// at most otherwise); the table has it exactly.
-		w = max(w, 0.002)
+		// The shortest band still shows (a half-minute wait is a pixel at
+		// most otherwise); the table has it exactly.
+		w = max(w, 0.004)
 		x = min(x, 1-w)
 		ls[i].Bands = append(ls[i].Bands, band{Status: spanStatus(s.Status), X: pct(x), W: pct(w), FromMs: a, ToMs: b})
 		if s.Status == "attention" {

@@ -1,0 +1,67 @@
+// A history to look at: sessions on the last ten days and a morning of
+// today's, fed through POST /agents-notch/events with their own times, so
+// the store keeps them as it keeps any agent's (host/store). Shared by
+// history-page.spec.ts and the README's screenshots.
+import { sendEvents } from './host';
+
+const MIN = 60_000;
+
+type Ev = Record<string, unknown>;
+
+/** todayBase is where today's sessions start: 3 h 20 min ago, or just after midnight. */
+export function todayBase(now = Date.now()): number {
+  const midnight = new Date(now);
+  midnight.setHours(0, 0, 0, 0);
+  return Math.max(now - 200 * MIN, midnight.getTime() + MIN);
+}
+
+/** session is one session's events: a turn of tools, waits on you, an end. */
+function session(id: string, at: number, o: { title: string; cwd: string; waits: number[]; error?: boolean; open?: boolean; tools?: string[] }): Ev[] {
+  const ev: Ev[] = [];
+  let t = at;
+  const e = (x: Ev, dt = MIN) => {
+    ev.push({ v: 2, session: id, at: t, ...x });
+    t += dt;
+  };
+  e({ type: 'session.opened', title: o.title, cwd: o.cwd, project: o.cwd.split('/').pop() });
+  e({ type: 'turn.started' });
+  for (const [i, w] of o.waits.entries()) {
+    const tool = (o.tools ?? ['Bash', 'Read', 'Edit'])[i % 3];
+    e({ type: 'tool.started', tool }, 4 * MIN);
+    e({ type: 'tool.ended', tool, outcome: o.error && i === o.waits.length - 1 ? 'error' : 'ok' }, 3 * MIN);
+    e({ type: 'approval.requested', tool: 'Bash', reason: 'runs the tests' }, w * MIN);
+    e({ type: 'approval.resolved', outcome: 'allowed-once' }, 6 * MIN);
+  }
+  e({ type: 'context.tokens', tokens: 40_000 + o.waits.length * 31_000 });
+  if (o.open) return ev;
+  e({ type: 'turn.ended', outcome: o.error ? 'error' : 'completed' });
+  e({ type: 'session.ended', outcome: o.error ? 'error' : 'completed' });
+  return ev;
+}
+
+/** seedHistory fills a host's history; it resolves once the store has every session. */
+export async function seedHistory(base: string, now = Date.now()): Promise<void> {
+  const evs: Ev[] = [];
+  const day = 24 * 60 * MIN;
+  for (let d = 10; d >= 1; d--) {
+    for (let k = 0; k < 1 + (d % 4); k++) {
+      evs.push(...session(`past-${d}-${k}`, now - d * day + k * 47 * MIN, { title: `Nightly ${['bump', 'triage', 'docs', 'release'][k % 4]} ${d}`, cwd: `/src/${['infra', 'notch-web', 'docs', 'uploads'][k % 4]}`, waits: [2 + ((d * 3 + k) % 9), 1 + (d % 5)] }));
+    }
+  }
+  const b = todayBase(now);
+  evs.push(...session('hp-parser', b, { title: 'Refactor the parser', cwd: '/src/parser', waits: [5, 2] }));
+  evs.push(...session('hp-upload', b + 25 * MIN, { title: 'Fix the flaky upload test', cwd: '/src/uploads', waits: [14], error: true, tools: ['shell', 'apply_patch', 'shell'] }));
+  evs.push(...session('hp-hostile', b + 70 * MIN, { title: '<img src=x onerror=alert(1)> \u202egnp.exe ' + 'long '.repeat(180), cwd: '/src/hostile', waits: [3] }));
+  evs.push(...session('hp-page', b + 110 * MIN, { title: 'Write the History page', cwd: '/src/notch-web', waits: [4, 1], open: true }));
+  // The store wants a session's events in order; the fold wants them in
+  // order per session, which they are.
+  await sendEvents(base, evs);
+  const want = 4 + Array.from({ length: 10 }, (_, i) => 1 + ((10 - i) % 4)).reduce((a, b) => a + b, 0);
+  for (let i = 0; i < 100; i++) {
+    const res = await fetch(`${base}/agents-notch/history`, { headers: { accept: 'application/json' } });
+    const j = await res.json();
+    if (j.total >= want) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the store did not get the seeded sessions');
+}
