@@ -50,8 +50,9 @@ func (r *awayRemote) Retire(ids ...string) bool {
 	}
 	return true
 }
-func (r *awayRemote) Cards() CardSet                     { return CardSet{} }
-func (r *awayRemote) Answer(AnswerRequest) (Card, error) { return Card{}, ErrMachineAway }
+func (r *awayRemote) Cards() CardSet                            { return CardSet{} }
+func (r *awayRemote) Answer(AnswerRequest) (Card, error)        { return Card{}, ErrMachineAway }
+func (r *awayRemote) Steer(context.Context, SteerRequest) error { return ErrMachineAway }
 func (r *awayRemote) sent() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
