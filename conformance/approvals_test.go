@@ -27,11 +27,11 @@ import (
 // the data a click sends (the nonce is there only while the board can
 // answer).
 type boardCard struct {
-	State, Session, Call, Nonce string
+	State, Session, Call, Nonce, Kind string
 }
 
 var (
-	cardTagRE  = regexp.MustCompile(`<div class="card"[^>]*>`)
+	cardTagRE  = regexp.MustCompile(`<div class="card[" ][^>]*>`)
 	cardAttrRE = regexp.MustCompile(`\s(data-[a-z]+)="([^"]*)"`)
 )
 
@@ -63,6 +63,8 @@ func (r *run) cards() ([]boardCard, error) {
 				c.Call = v
 			case "data-nonce":
 				c.Nonce = v
+			case "data-kind":
+				c.Kind = v
 			}
 		}
 		out = append(out, c)

@@ -46,6 +46,20 @@ func (q *geminiRequest) plan() (plan, bool) {
 	return plan{}, false
 }
 
+// lastPrompt is the text of the request's last user content, bounded.
+func (q *geminiRequest) lastPrompt() string {
+	for i := len(q.Contents) - 1; i >= 0; i-- {
+		if q.Contents[i].Role == "user" {
+			text := ""
+			for _, p := range q.Contents[i].Parts {
+				text += p.Text
+			}
+			return text[:min(len(text), maxResultText)]
+		}
+	}
+	return ""
+}
+
 // geminiJSON answers Gemini CLI's side requests that want JSON (which
 // speaker is next, which model to route to): the user speaks next.
 const geminiJSON = `{"reasoning":"The stand-in has answered; the user speaks next.","next_speaker":"user","complexity_reasoning":"A scripted turn.","complexity_score":1}`
@@ -78,6 +92,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 			rec.Tools = append(rec.Tools, f.Name)
 		}
 	}
+	rec.Prompt = q.lastPrompt()
 	p, scripted := q.plan()
 	t := turn{text: PlainText}
 	if q.GenerationConfig.ResponseMimeType == "application/json" {

@@ -58,6 +58,17 @@ func (q *openaiRequest) plan() (plan, bool) {
 	return plan{}, false
 }
 
+// lastPrompt is the text of the request's last user message, bounded.
+func (q *openaiRequest) lastPrompt() string {
+	for i := len(q.Input) - 1; i >= 0; i-- {
+		if q.Input[i].Role == "user" {
+			text := openaiText(q.Input[i].Content)
+			return text[:min(len(text), maxResultText)]
+		}
+	}
+	return ""
+}
+
 // codexShells are Codex's shell tools, most preferred first.
 var codexShells = []string{"shell_command", "shell", "exec_command"}
 
@@ -80,7 +91,7 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request) {
 	}
 	p, scripted := q.plan()
 	t := turn{text: PlainText}
-	rec := Request{API: "openai", Path: r.URL.Path, Tools: tools}
+	rec := Request{API: "openai", Path: r.URL.Path, Tools: tools, Prompt: q.lastPrompt()}
 	shell := has(tools, codexShells...)
 	if scripted && shell != "" {
 		rec.Scenario, rec.Step = p.scenario, p.step
