@@ -364,3 +364,44 @@ func TestHistoryStream(t *testing.T) {
 		t.Error("the stream outlived the hub")
 	}
 }
+
+// wantsJSON: JSON only when the Accept header names it before HTML.
+func TestWantsJSON(t *testing.T) {
+	for _, tc := range []struct {
+		accept string
+		want   bool
+	}{
+		{"application/json", true},
+		{"application/json; charset=utf-8", true},
+		{"application/json, text/html", true},
+		{"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", false}, // a browser
+		{"text/event-stream, text/html, application/json", false},                  // Datastar's
+		{"*/*", false}, // curl
+		{"", false},
+		{"garbage;;, application/json", true},
+		{"application/JSON", true},
+	} {
+		r, _ := http.NewRequest(http.MethodGet, "/", nil)
+		r.Header.Set("Accept", tc.accept)
+		if got := wantsJSON(r); got != tc.want {
+			t.Errorf("wantsJSON(%q) = %v, want %v", tc.accept, got, tc.want)
+		}
+	}
+}
+
+// FuzzWantsJSON: any Accept header is read without a panic, and the same
+// way twice.
+func FuzzWantsJSON(f *testing.F) {
+	f.Add("application/json")                                // a script
+	f.Add("text/html,application/xhtml+xml;q=0.9,*/*;q=0.8") // a browser
+	f.Add(`application/json; q="0.5`)                        // an unterminated quote
+	f.Add(",,;,=")                                           // nothing but separators
+	f.Fuzz(func(t *testing.T, accept string) {
+		r, _ := http.NewRequest(http.MethodGet, "/", nil)
+		r.Header["Accept"] = []string{accept}
+		first := wantsJSON(r)
+		if again := wantsJSON(r); again != first {
+			t.Fatal("two answers")
+		}
+	})
+}

@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/notch-web/notch-web/host/store"
+	"github.com/notch-web/notch-web/internal/textrule"
 )
 
 // histDay is the fixed day of the History page's goldens, in a zone of
@@ -263,4 +265,27 @@ func TestHistoryDaySettledOnly(t *testing.T) {
 	if !strings.Contains(got, `text-anchor="start">08:00</text>`) {
 		t.Error("the settled session stretched the hours drawn")
 	}
+}
+
+// FuzzClean: whatever a title holds, what the page shows of it is valid
+// UTF-8 with no hidden character, at most max runes.
+func FuzzClean(f *testing.F) {
+	f.Add("plain title", 10)                                // nothing to do
+	f.Add("bidi \u202eevil\u202c", 8)                       // an override, cut
+	f.Add("zero\u200bwidth\ttab\x1b[31m", 40)               // hidden characters
+	f.Add(string([]byte{0xe2, 0x82}), 3)                    // a rune cut short
+	f.Add(strings.Repeat("\U0001F600", 500), 160)           // four-byte runes past the byte cap
+	f.Add(strings.Repeat("é", 41)+string([]byte{0xc3}), 10) // the cap lands inside a rune
+	f.Fuzz(func(t *testing.T, s string, max int) {
+		if max < 1 || max > 1000 {
+			t.Skip()
+		}
+		got := clean(s, max)
+		if !utf8.ValidString(got) || textrule.Has(got) {
+			t.Fatalf("clean(%q, %d) = %q shows what it must not", s, max, got)
+		}
+		if n := utf8.RuneCountInString(got); n > max {
+			t.Fatalf("clean(%q, %d) has %d runes", s, max, n)
+		}
+	})
 }
