@@ -210,3 +210,21 @@ func TestStopAndRefusals(t *testing.T) {
 		t.Fatalf("--steer off typed: %q", got)
 	}
 }
+
+// FuzzParseReplyRequest: a reply it takes is for a valid session and is
+// text CheckReply takes.
+func FuzzParseReplyRequest(f *testing.F) {
+	f.Add([]byte(`{"sessionId":"s","text":"Run the tests"}`))       // a reply
+	f.Add([]byte(`{"sessionId":"s","text":"a\r\nb"}`))              // lines
+	f.Add([]byte(`{"sessionId":"s","text":"\u001b]52;c;x\u0007"}`)) // an escape sequence
+	f.Add([]byte(`{"sessionId":"s","text":"x","extra":1}`))         // an unknown field
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r, err := parseReplyRequest(body)
+		if err != nil {
+			return
+		}
+		if got, err := terminal.CheckReply(r.Text); err != nil || got != r.Text || r.Stop {
+			t.Fatalf("let through %+v", r)
+		}
+	})
+}

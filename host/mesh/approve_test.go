@@ -51,6 +51,7 @@ func testMachineHost(tb testing.TB, hub *Node, name string) (*host.Host, func())
 		tb.Fatal(err)
 	}
 	n.SetAnswerer(h.Answer)
+	n.SetSteerer(h.Steer)
 	ctx, cancel := context.WithCancel(context.Background())
 	hdone, ndone := make(chan struct{}), make(chan struct{})
 	go func() { _ = h.Run(ctx); close(hdone) }()
@@ -235,7 +236,10 @@ func TestApprovePermissions(t *testing.T) {
 	_ = otherNC.Publish(approveSubject("box"), body)
 	_, _ = otherNC.Subscribe(approveSubject("box"), func(*nats.Msg) {})
 	_ = otherNC.Flush()
-	for range 2 {
+	// Nor may it type into box's panes (Reply and Stop).
+	_ = otherNC.Publish(steerSubject("box"), []byte(`{"session":"s1","text":"rm -rf ~"}`))
+	_ = otherNC.Flush()
+	for range 3 {
 		select {
 		case err := <-otherErrs:
 			if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
@@ -247,14 +251,17 @@ func TestApprovePermissions(t *testing.T) {
 	}
 	boxSelf, boxErrs := dial(box)
 	_ = boxSelf.Publish(approveSubject("box"), body)
+	_ = boxSelf.Publish(steerSubject("box"), []byte(`{"session":"s1","text":"x"}`))
 	_ = boxSelf.Flush()
-	select {
-	case err := <-boxErrs:
-		if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
-			t.Errorf("box to itself: %v, want a permissions violation", err)
+	for range 2 {
+		select {
+		case err := <-boxErrs:
+			if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
+				t.Errorf("box to itself: %v, want a permissions violation", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a machine sending itself an answer or a reply was not refused")
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a machine sending itself an answer was not refused")
 	}
 	select {
 	case m := <-heard:
@@ -314,19 +321,34 @@ func TestDecodeCards(t *testing.T) {
 func FuzzDecodeCards(f *testing.F) {
 	f.Add([]byte(`{"cards":[{"key":"k1","session":"s1","tool":"Bash","nonce":"n","state":"waiting","sinceMs":5}],"agents":{"s1":"claude-code"}}`))
 	f.Add([]byte(`{"cards":[{"key":"k","session":"s\u0000","tool":"<script>","state":"waiting"}]}`))
-	f.Add([]byte(`{"cards":[{"key":"k","session":"s","tool":"Bash","always":"a","rules":["Bash","Read(\u2066x)"],"state":"waiting","sinceMs":1}]}`)) // rules of always allow
+	f.Add([]byte(`{"cards":[{"key":"k","session":"s","tool":"Bash","always":"a","rules":["Bash","Read(\u2066x)"],"state":"waiting","sinceMs":1}]}`))                                                                       // rules of always allow
+	f.Add([]byte(`{"cards":[{"key":"k","session":"s","tool":"AskUserQuestion","kind":"question","questions":[{"text":"Q\u202e?","options":[{"label":"<b>A"}]}],"state":"waiting","sinceMs":1}],"steer":["s","s\u0000"]}`)) // a question, rows to steer
+	f.Add([]byte(`{"cards":[{"key":"k","session":"s","tool":"ExitPlanMode","kind":"plan","plan":"# P\n\u001b[2J","mode":"Approve","state":"waiting","sinceMs":1}]}`))                                                      // a plan
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cards, agents, _, err := decodeCards(data)
+		cards, agents, steer, err := decodeCards(data)
 		if err != nil {
 			return
 		}
-		if len(cards) > maxWireCards || len(agents) > state.MaxSessions {
-			t.Fatalf("%d cards, %d agents", len(cards), len(agents))
+		if len(cards) > maxWireCards || len(agents) > state.MaxSessions || len(steer) > state.MaxSessions {
+			t.Fatalf("%d cards, %d agents, %d steered", len(cards), len(agents), len(steer))
+		}
+		for id := range steer {
+			if !state.ValidSessionID(id) {
+				t.Fatalf("steer row %q", id)
+			}
 		}
 		for _, c := range cards {
 			if !isToken(c.Key, 1, maxCardKey) || !state.ValidSessionID(c.Session) || (c.Nonce != "" && c.State != host.CardWaiting) ||
 				len(c.Detail) > maxCardDetail || state.HasControl(c.Detail+c.Tool+c.Note) {
 				t.Fatalf("a card let through: %+v", c)
+			}
+			if len(c.Questions) > hookjson.MaxQuestions || len(c.Plan) > hookjson.MaxPlan+len("\n…") || state.HasControl(c.Mode) {
+				t.Fatalf("a question or plan let through: %+v", c)
+			}
+			for _, q := range c.Questions {
+				if state.HasControl(q.Text+q.Header) || len(q.Options) > hookjson.MaxOptions {
+					t.Fatalf("a question let through: %+v", q)
+				}
 			}
 			if (c.Always == "") != (len(c.AlwaysRules) == 0) || (c.Always != "" && c.Always != hookjson.AlwaysLabel(c.AlwaysRules)) {
 				t.Fatalf("always %q offered for the rules %q", c.Always, c.AlwaysRules)
