@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/notch-web/notch-web/host/push"
@@ -13,11 +15,10 @@ import (
 
 const notifyUsage = `usage: notch-web notify test [--dsh-home DIR] [--url URL]
 
-Sends a test message to every push channel of the channels file,
-$DSH_HOME/state/agents-notch/notify.json (ntfy topics, webhooks; mode 0600:
-it holds tokens), and says per channel whether it was taken. Web Push goes
-to the devices that chose "Push to this device" in the pane; the pane's
-Send a test reaches them too. --url is where a click on the test message
+Sends a test message to every push channel — the devices that chose "Push
+to this device" in the pane (Web Push), and the ntfy topics and webhooks of
+$DSH_HOME/state/agents-notch/notify.json (mode 0600: it holds tokens) — and
+says per channel whether it was taken; the pane's Send a test does the same. --url is where a click on the test message
 goes (default http://127.0.0.1:7340/agents-notch/). docs/pushes.md has the
 file's shape. Exits non-zero when a channel refused the message or there
 is none.
@@ -58,16 +59,19 @@ func runNotify(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	path := notifyPath(dsh)
 	cfg, warn, err := push.LoadConfig(path)
-	if errors.Is(err, push.ErrNoConfig) {
-		return fail(fmt.Errorf("no channels: %s does not exist (docs/pushes.md shows one)", path))
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, push.ErrNoConfig) {
 		return fail(err)
 	}
 	if warn != "" {
 		fmt.Fprintln(stderr, "notch-web notify: warning:", warn)
 	}
 	var chans []push.Configured
+	// The devices that chose Push to this device (their subscriptions are
+	// beside notify.json).
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(filepath.Join(dir, push.SubscriptionsFile)); err == nil {
+		chans = append(chans, push.Configured{Channel: push.NewWebPush(push.WebPushOptions{Dir: dir})})
+	}
 	for _, n := range cfg.Ntfy {
 		chans = append(chans, push.Configured{Channel: push.NewNtfy(n, nil), Config: n.ChannelConfig})
 	}
@@ -75,7 +79,7 @@ func runNotify(ctx context.Context, args []string, getenv func(string) string, s
 		chans = append(chans, push.Configured{Channel: push.NewWebhook(w, nil), Config: w.ChannelConfig})
 	}
 	if len(chans) == 0 {
-		return fail(fmt.Errorf("no ntfy topic or webhook in %s (Web Push is tested from the pane)", path))
+		return fail(fmt.Errorf("no channels: no device chose Push to this device, and no ntfy topic or webhook is in %s (docs/pushes.md shows one)", path))
 	}
 	failed := 0
 	for _, r := range push.SendTest(ctx, chans, *board, time.Now()) {
