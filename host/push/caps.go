@@ -82,6 +82,19 @@ func (k *Caps) mint(c host.Card, recipient, device, actURL string) []Action {
 		{"allow", "Allow once", host.DecideAllow},
 		{"deny", "Deny", host.DecideDeny},
 	} {
+		// A question is answered on the board (its answers need the
+		// card), so its push offers only Decline; a plan's buttons are
+		// Approve and Keep planning.
+		switch {
+		case c.Kind == host.KindQuestion && d.decision == host.DecideAllow:
+			continue
+		case c.Kind == host.KindQuestion:
+			d.label = "Decline"
+		case c.Kind == host.KindPlan && d.decision == host.DecideAllow:
+			d.label = "Approve"
+		case c.Kind == host.KindPlan:
+			d.label = "Keep planning"
+		}
 		t := token()
 		k.byCap[t] = &capEntry{
 			req:       host.AnswerRequest{Session: c.Session, Call: c.Call, Nonce: c.Nonce, Decision: d.decision},

@@ -84,3 +84,18 @@ func TestCapabilitiesAreBounded(t *testing.T) {
 		t.Errorf("the oldest beyond the bound is dropped: %v", err)
 	}
 }
+
+// A question's push offers only Decline (its answers need the board's
+// card; an Allow would answer nothing); a plan's says Approve and Keep
+// planning.
+func TestCapabilitiesOfQuestionsAndPlans(t *testing.T) {
+	k := newCaps(func() time.Time { return t0 })
+	q := k.mint(host.Card{Session: "s", Call: "q", Nonce: "n", Kind: host.KindQuestion}, "r", "", "u")
+	if len(q) != 1 || q[0].ID != "deny" || q[0].Label != "Decline" {
+		t.Fatalf("a question's actions %+v", q)
+	}
+	p := k.mint(host.Card{Session: "s", Call: "p", Nonce: "n", Kind: host.KindPlan}, "r", "", "u")
+	if len(p) != 2 || p[0].Label != "Approve" || p[1].Label != "Keep planning" {
+		t.Fatalf("a plan's actions %+v", p)
+	}
+}
