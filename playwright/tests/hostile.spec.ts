@@ -43,8 +43,10 @@ async function expectNothingRan(page: Page, seen: string[], host: Host) {
   await page.waitForTimeout(1500);
   expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
   expect(await page.locator('#board img, #board script, #board [onerror]').count()).toBe(0);
-  const writes = seen.filter((s) => !s.startsWith('GET /agents-notch/stream?'));
-  expect(writes, 'no request but the page stream').toEqual([]);
+  // The page's own requests: its stream, and its word that it is being
+  // looked at (pushes: POST /looking), which no string on it can steer.
+  const writes = seen.filter((s) => !s.startsWith('GET /agents-notch/stream?') && s !== 'POST /agents-notch/looking');
+  expect(writes, 'no request but the page stream and its looking report').toEqual([]);
   expect(readSettingsFile(host.home)).toBeNull();
   // No stray attribute from the strings became a live Datastar attribute.
   expect(await page.locator('#board [data-init], #board [data-on\\:click]:not(.act)').count()).toBe(0);
