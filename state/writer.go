@@ -82,9 +82,8 @@ func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
 	if interval <= 0 {
 		interval = Heartbeat
 	}
-	if ctx.Err() != nil {
-		return nil
-	}
+	// Even a host stopped before this goroutine ran writes once: the
+	// changes it took are in the snapshot, and a restart reads them.
 	gap := w.MinGap
 	if gap <= 0 {
 		gap = DefaultMinGap

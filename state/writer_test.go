@@ -312,3 +312,23 @@ func TestWriterWritesAPendingChangeOnStop(t *testing.T) {
 		t.Fatalf("after the stop state.json holds %+v (%v), want the change", d.Sessions, err)
 	}
 }
+
+// A host stopped before its writer ran (a change taken, then a stop, all
+// before the goroutine was scheduled) still writes what it holds: the
+// restart reads it (TestHistoryOutlivesARestart lost its row so).
+func TestWriterStoppedBeforeItRanWritesOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	w := &Writer{Path: path, Interval: time.Hour, Snapshot: func(now time.Time) Document {
+		f := NewFold()
+		f.Apply(Event{Type: TypeSessionOpened, Session: "a", At: 1})
+		return f.Snapshot(SnapshotInput{Now: now, Settings: settings.Defaults})
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := w.Run(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := ReadFile(path); err != nil || len(d.Sessions) != 1 {
+		t.Fatalf("state.json %+v (%v), want the row", d, err)
+	}
+}

@@ -421,3 +421,18 @@ func aSession(s *Store, id string, start time.Time, n int) {
 	}
 	s.RecordEvents(evs)
 }
+
+// A session whose events name only a folder is kept under the folder's
+// last segment as its project, as the board shows it (and the filters
+// find it).
+func TestAProjectFromTheFolder(t *testing.T) {
+	now := day0.Add(time.Hour)
+	s := open(t, &now, Options{})
+	s.RecordEvents([]host.RecordedEvent{{Event: state.Event{Type: state.TypeSessionOpened, Session: "x", Cwd: "/src/krypton", At: at(0)}}})
+	flush(t, s)
+	projects, _, _, _ := s.Facets(context.Background())
+	rows, _, _ := s.Sessions(context.Background(), Query{Project: "krypton"})
+	if len(rows) != 1 || len(projects) != 1 || projects[0] != "krypton" {
+		t.Errorf("sessions %+v, facets %v", rows, projects)
+	}
+}

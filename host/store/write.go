@@ -445,6 +445,9 @@ func (s *Store) closeSpans(ctx context.Context, tx dbtx, machine, session string
 // and updates what the event says of it, only when that changes it (the
 // search's index follows each change).
 func (s *Store) session(ctx context.Context, tx dbtx, e *Event) error {
+	if e.Project == "" && e.Cwd != "" {
+		e.Project = state.ProjectFromCwd(e.Cwd) // the row's own rule: the folder's last segment
+	}
 	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sessions (machine, id, agent, project, cwd, title, parent, started_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.Machine, e.Session, e.Agent, e.Project, e.Cwd, e.Title, e.Parent, e.At)
 	if err != nil {
