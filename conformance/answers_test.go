@@ -284,3 +284,28 @@ func TestGeminiReply(t *testing.T) {
 	tm.waitScreen("the plain turn's answer", 60*time.Second, tm.count(standin.FinalText, 1))
 	replyAndStop(t, r, "BeforeAgent", os.Getenv("CONFORMANCE_TWO_LINES") != "", nil)
 }
+
+// TestCodexAskUser: Codex 0.169 offers request_user_input in its default
+// TUI, but there it shows no question form: the call fires PreToolUse and
+// returns at once, and the model's turn goes on. No hook can carry an
+// answer, so the board never holds a card for it; the row ends done.
+func TestCodexAskUser(t *testing.T) {
+	r := codexRun(t)
+	r.final = "settled 1 " + state.StatusDone
+	r.scenario = "askuser"
+	r.noRecord = true
+	tm := r.tmux(codexEnv(), "codex")
+	tm.waitScreen("the hooks review", 120*time.Second, shows("Hooks need review", "Trust all and continue"))
+	tm.trustCodexHooks("hooks trusted")
+	tm.typeLine("scenario:askuser Pick a colour.", "UserPromptSubmit")
+	tm.waitScreen("the turn's answer", 60*time.Second, tm.count(standin.FinalText, 1))
+	r.waitBoard("after the turn", 10*time.Second, oneMain(state.StatusDone))
+	r.waitCards("after the turn", 5*time.Second, noCards)
+	if r.count("PreToolUse") == 0 || r.count("PermissionRequest") != 0 {
+		t.Errorf("hooks: %s; want a PreToolUse for request_user_input and no PermissionRequest", strings.Join(r.events(), " "))
+	}
+	if strings.Contains(tm.history(), standin.AskQuestion) {
+		t.Errorf("the TUI showed the question (a form in the default mode?):\n%s", tm.screen())
+	}
+	t.Logf("hooks: %s", strings.Join(r.events(), " "))
+}

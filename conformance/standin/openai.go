@@ -96,6 +96,9 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request) {
 	if scripted && shell != "" {
 		rec.Scenario, rec.Step = p.scenario, p.step
 		t = s.script(p, shell, has(tools, "spawn_agent"))
+		if p.scenario == AskUser && p.step == 0 && has(tools, "request_user_input") != "" {
+			t = turn{tool: "request_user_input"}
+		}
 	}
 	if t.status != 0 {
 		rec.Status = t.status
@@ -148,6 +151,13 @@ func codexToolArgs(tool, params string) map[string]any {
 		args["cmd"] = ToolCommand
 	case "spawn_agent":
 		args["message"] = SubagentPrompt
+		return args
+	case "request_user_input":
+		var opts []any
+		for _, l := range AskOptions {
+			opts = append(opts, map[string]any{"label": l, "description": "The " + strings.ToLower(l) + " option."})
+		}
+		args["questions"] = []any{map[string]any{"id": "colour", "header": "Colour", "question": AskQuestion, "options": opts}}
 		return args
 	default:
 		args["command"] = ToolCommand

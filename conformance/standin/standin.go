@@ -64,6 +64,9 @@ const (
 	// edits are accepted), then answers with text. A refused plan is
 	// answered with text at once.
 	Plan Scenario = "plan"
+	// AskUser calls Codex's request_user_input with one question
+	// (AskQuestion, AskOptions), then answers its result with text.
+	AskUser Scenario = "askuser"
 )
 
 // ToolCommand is the shell command the Tool scenario runs: harmless, and
