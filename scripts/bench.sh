@@ -3,8 +3,9 @@
 # and the load tool's sweep: notch-web and the floor (a bare SSE broadcaster,
 # notch-load floor-server) alternately at each size, the ratio of their
 # medians, settings-triggered changes beside the durable write's own timing,
-# and the targets. Raw output goes to $BENCH_OUT (default bench/out,
-# git-ignored); copy a run worth keeping to docs/bench/<date>/.
+# the targets, and the idle host beside the floor (notch-load idle). Raw
+# output goes to $BENCH_OUT (default bench/out, git-ignored); copy a run
+# worth keeping to docs/bench/<date>/.
 set -euo pipefail
 out=${BENCH_OUT:-bench/out}
 mkdir -p "$out"
@@ -18,6 +19,9 @@ echo
 echo "== notch-load (notch-web against the floor; settings-triggered changes; targets)"
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 ./bin/notch-load -out "$out/load.jsonl" ${LOAD_ARGS:-} | tee "$out/load.md"
+echo
+echo "== notch-load idle (live rows, two tabs, no change for 60 s: notch-web's CPU and wake-ups beside the floor's)"
+./bin/notch-load idle -out "$out/idle.jsonl" ${IDLE_ARGS:-} | tee "$out/idle.md"
 echo
 echo "== notch-load hooks (what an agent waits for: the hook endpoint's reply, the command hook)"
 ./bin/notch-load hooks | tee "$out/hooks.md"
