@@ -140,7 +140,7 @@ test('a question card is answered with the keyboard: a radio group, checkboxes, 
     'Which colour should the <b>button</b> be?': 'Coral \u202etxt.exe',
     'Which checks should run?': 'Lint, Browser tests, and fuzz',
   });
-  await expect(page.locator('.card[data-state="answered"] .card-state')).toHaveText('Answered from the board');
+  await expect(page.locator('.card[data-kind="question"][data-state="answered"] .card-state')).toHaveText('Answered from the board');
 });
 
 test('a plan card shows the plan as text and approves it with auto-accept edits', async ({ page }) => {
@@ -164,7 +164,8 @@ test('a plan card shows the plan as text and approves it with auto-accept edits'
   await page.keyboard.press('Enter');
   const d = (await (await held).json()).hookSpecificOutput.decision;
   expect(d).toEqual({ behavior: 'allow', updatedInput: PLAN, updatedPermissions: [{ destination: 'session', mode: 'acceptEdits', type: 'setMode' }] });
-  await expect(page.locator('.card[data-state="answered"] .card-state')).toHaveText('Plan approved from the board; edits are accepted');
+  // The question card answered just before may still linger: this plan's.
+  await expect(page.locator('.card[data-kind="plan"][data-state="answered"] .card-state')).toHaveText('Plan approved from the board; edits are accepted');
 });
 
 test('a session in tmux takes a Reply when done and a Stop while it works', async ({ page }) => {
