@@ -53,7 +53,7 @@ const (
 
 const (
 	planTools  = `"tools":[{"name":"Bash"},{"name":"Write"},{"name":"ToolSearch"}]`
-	planSystem = `{"role":"system","content":[{"type":"text","text":"Primary working directory: /work/p\n\nThe following deferred tools are now available via ToolSearch:\nEnterPlanMode\nExitPlanMode\nMonitor\nNo plan file exists yet. You should create your plan at /home/me/.claude/plans/p.md using the Write tool."}]}`
+	planSystem = `{"role":"system","content":[{"type":"text","text":"Primary working directory: /src/p\n\nThe following deferred tools are now available via ToolSearch:\nEnterPlanMode\nExitPlanMode\nMonitor\nNo plan file exists yet. You should create your plan at /h/me/.claude/plans/p.md using the Write tool."}]}`
 	refused    = `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"Keep planning","is_error":true}]}`
 )
 
@@ -98,13 +98,13 @@ func TestScripts(t *testing.T) {
 			200, []string{`Which checks should run?`, `\"multiSelect\":true`}},
 		{"anthropic plan writes the plan file plan mode names", "/v1/messages?beta=true",
 			`{"stream":true,` + planTools + `,"messages":[{"role":"user","content":"scenario:plan go"},` + planSystem + `]}`,
-			200, []string{`"name":"Write"`, `/home/me/.claude/plans/p.md`, `# Plan`}},
+			200, []string{`"name":"Write"`, `/h/me/.claude/plans/p.md`, `# Plan`}},
 		{"anthropic plan, step 1 calls the deferred ExitPlanMode", "/v1/messages?beta=true",
 			`{"stream":true,` + planTools + `,"messages":[{"role":"user","content":"scenario:plan go"},` + planSystem + `,` + toolUse + `,` + toolResult + `]}`,
 			200, []string{`"name":"ExitPlanMode"`}},
 		{"anthropic plan, step 2 edits once approved", "/v1/messages?beta=true",
 			`{"stream":true,` + planTools + `,"messages":[{"role":"user","content":"scenario:plan go"},` + planSystem + `,` + toolUse + `,` + toolResult + `,` + toolUse + `,` + toolResult + `]}`,
-			200, []string{`"name":"Write"`, `/work/p/conformance-plan.txt`}},
+			200, []string{`"name":"Write"`, `/src/p/conformance-plan.txt`}},
 		{"anthropic plan, step 2 answers a refused plan with text", "/v1/messages?beta=true",
 			`{"stream":true,` + planTools + `,"messages":[{"role":"user","content":"scenario:plan go"},` + planSystem + `,` + toolUse + `,` + toolResult + `,` + toolUse + `,` + refused + `]}`,
 			200, []string{FinalText}},
