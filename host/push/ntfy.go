@@ -125,16 +125,24 @@ func (n *Ntfy) Withdraw(ctx context.Context, tag string) error {
 }
 
 func (n *Ntfy) do(req *http.Request) error {
-	resp, err := n.client.Do(req)
+	_, err := send(n.client, req, false)
+	return err
+}
+
+// send does req and reads at most a small answer. A status other than 2xx
+// (or 404, when gone is true: what is taken back may be gone already) is
+// an error naming only the host: a topic or a webhook's URL is a secret.
+func send(client *http.Client, req *http.Request, gone bool) ([]byte, error) {
+	resp, err := client.Do(req)
 	if err != nil {
-		return redactURL(err)
+		return nil, redactURL(err)
 	}
 	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("ntfy %s answered %s", req.URL.Host, resp.Status)
+	out, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode/100 != 2 && !(gone && resp.StatusCode == http.StatusNotFound) {
+		return nil, fmt.Errorf("%s answered %s", req.URL.Host, resp.Status)
 	}
-	return nil
+	return out, nil
 }
 
 // sequenceID is a tag as an ntfy sequence id: a row id may hold any
@@ -171,14 +179,5 @@ func jsonPost(ctx context.Context, client *http.Client, method, url string, body
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, redactURL(err)
-	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("%s answered %s", req.URL.Host, resp.Status)
-	}
-	return out, nil
+	return send(client, req, false)
 }

@@ -145,14 +145,8 @@ func (w *Webhook) Withdraw(ctx context.Context, tag string) error {
 		if err != nil {
 			return err
 		}
-		resp, err := w.client.Do(req)
-		if err != nil {
-			return redactURL(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode/100 != 2 && resp.StatusCode != http.StatusNotFound {
-			return &statusError{host: req.URL.Host, status: resp.Status}
-		}
+		_, err = send(w.client, req, true)
+		return err
 	}
 	return nil
 }
@@ -169,10 +163,6 @@ func (w *Webhook) remember(tag, id string) {
 		w.ordered = w.ordered[1:]
 	}
 }
-
-type statusError struct{ host, status string }
-
-func (e *statusError) Error() string { return e.host + " answered " + e.status }
 
 func withQuery(u, q string) string {
 	if strings.Contains(u, "?") {
