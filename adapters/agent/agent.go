@@ -80,6 +80,9 @@ type Install struct {
 type Spec struct {
 	Name    string // in URLs and commands: /agents-notch/hooks/<Name>, "notch-web hook <Name>"
 	Display string // "Claude Code"
+	// Mark is the two letters of the agent's badge on its rows ("CC"):
+	// which agent a row is, at a glance, without a vendor's logo.
+	Mark    string
 	Version string // the version whose hooks the mapping was checked against
 	// Map maps one hook payload to session events; pure.
 	Map func(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error)

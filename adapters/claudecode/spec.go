@@ -13,6 +13,7 @@ import (
 var Spec = agent.Spec{
 	Name:        Agent,
 	Display:     "Claude Code",
+	Mark:        "CC",
 	Version:     "2.1.328",
 	Map:         Map,
 	Tokens:      Tokens,

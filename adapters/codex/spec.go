@@ -12,6 +12,7 @@ import (
 var Spec = agent.Spec{
 	Name:    Agent,
 	Display: "Codex",
+	Mark:    "CX",
 	Version: "0.169.0",
 	Map:     Map,
 	// Its rollout says when a turn ended while the host was down.

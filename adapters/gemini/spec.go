@@ -11,6 +11,7 @@ import (
 var Spec = agent.Spec{
 	Name:    Agent,
 	Display: "Gemini CLI",
+	Mark:    "GE",
 	Version: "0.61.0",
 	Map:     Map,
 	// Its chat transcript says when the human cancelled (Esc) — no hook does.

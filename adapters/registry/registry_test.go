@@ -2,6 +2,7 @@ package registry
 
 import (
 	"testing"
+	"unicode/utf8"
 
 	"github.com/notch-web/notch-web/adapters/agent"
 )
@@ -10,12 +11,16 @@ import (
 // with distinct events, a kind the installer writes and a timeout, scopes
 // with distinct names and a file, and help.
 func TestSpecs(t *testing.T) {
-	names := map[string]bool{}
+	names, marks := map[string]bool{}, map[string]bool{}
 	for _, s := range All {
 		if s.Name == "" || names[s.Name] || s.Display == "" || s.Version == "" || s.Map == nil || s.Help == "" {
 			t.Errorf("%q: incomplete or repeated: %+v", s.Name, s)
 		}
 		names[s.Name] = true
+		if n := utf8.RuneCountInString(s.Mark); n < 1 || n > 2 || marks[s.Mark] {
+			t.Errorf("%s: mark %q: one or two letters, its own", s.Name, s.Mark)
+		}
+		marks[s.Mark] = true
 		if got, ok := Get(s.Name); !ok || got.Name != s.Name {
 			t.Errorf("Get(%q) = %v", s.Name, ok)
 		}
