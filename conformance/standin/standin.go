@@ -1,8 +1,9 @@
 // Package standin is a stand-in model API for the conformance suite: one
 // loopback HTTP server that answers the real agent CLIs — Anthropic's
-// Messages API (Claude Code), OpenAI's Responses API (Codex) and Google's
-// Gemini API (Gemini CLI) — with scripted, streamed turns, so the CLIs run
-// their real hooks offline and deterministically.
+// Messages API (Claude Code), OpenAI's Responses API (Codex), Google's
+// Gemini API (Gemini CLI) and OpenAI's Chat Completions (Qwen Code and the
+// other OpenAI-compatible agents) — with scripted, streamed turns, so the
+// CLIs run their real hooks offline and deterministically.
 //
 // A turn is scripted by a tag in the prompt: "scenario:NAME". The names are
 // the Scenario constants: a plain text turn, a shell tool that needs the
@@ -112,7 +113,7 @@ func scenarioOf(text string) (Scenario, bool) {
 
 // Request is one request the server answered, for tests and logs.
 type Request struct {
-	API      string   // "anthropic", "openai" or "gemini"
+	API      string   // "anthropic", "openai", "gemini" or "chat"
 	Path     string   // the URL path
 	Scenario Scenario // "" when unscripted
 	Step     int      // the script's step answered
@@ -164,6 +165,7 @@ func New() *Server {
 	s.mux.HandleFunc("POST /v1/messages", s.anthropic)
 	s.mux.HandleFunc("POST /v1/messages/count_tokens", s.anthropicCount)
 	s.mux.HandleFunc("POST /v1/responses", s.openai)
+	s.mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	s.mux.HandleFunc("POST /{version}/models/{call}", s.gemini)
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("/", s.notFound)

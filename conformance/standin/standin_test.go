@@ -51,6 +51,11 @@ const (
 	toolResult  = `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}`
 )
 
+// chatTools is what Qwen Code offers (in part): its shell tool takes
+// is_background, its subagent tool run_in_background.
+const chatTools = `"tools":[{"type":"function","function":{"name":"run_shell_command","parameters":{"type":"object","properties":{"command":{},"description":{},"is_background":{}}}}},` +
+	`{"type":"function","function":{"name":"agent","parameters":{"properties":{"description":{},"prompt":{},"subagent_type":{},"run_in_background":{}}}}}]`
+
 const (
 	planTools  = `"tools":[{"name":"Bash"},{"name":"Write"},{"name":"ToolSearch"}]`
 	planSystem = `{"role":"system","content":[{"type":"text","text":"Primary working directory: /src/p\n\nThe following deferred tools are now available via ToolSearch:\nEnterPlanMode\nExitPlanMode\nMonitor\nNo plan file exists yet. You should create your plan at /h/me/.claude/plans/p.md using the Write tool."}]}`
@@ -124,6 +129,40 @@ func TestScripts(t *testing.T) {
 		{"openai 500", "/v1/responses",
 			`{"stream":true,"tools":[{"type":"function","name":"shell"}],"input":[{"type":"message","role":"user","content":"scenario:error500"}]}`,
 			500, []string{`server_error`}},
+
+		{"chat plain", "/v1/chat/completions",
+			`{"model":"m","stream":true,"stream_options":{"include_usage":true},` + chatTools + `,"messages":[{"role":"system","content":"sys"},{"role":"user","content":"scenario:plain hi"}]}`,
+			200, []string{`"chat.completion.chunk"`, FinalText, `"finish_reason":"stop"`, `"prompt_tokens":2000`, `[DONE]`}},
+		{"chat tool calls the shell tool it offers", "/v1/chat/completions",
+			`{"model":"m","stream":true,` + chatTools + `,"messages":[{"role":"user","content":[{"type":"text","text":"scenario:tool go"}]}]}`,
+			200, []string{`"tool_calls"`, `"name":"run_shell_command"`, `touch conformance-tool.txt`, `\"is_background\":false`, `"finish_reason":"tool_calls"`, `[DONE]`}},
+		{"chat tool, step 1 answers the result", "/v1/chat/completions",
+			`{"model":"m","stream":true,"stream_options":{"include_usage":true},` + chatTools + `,"messages":[{"role":"user","content":"scenario:tool go"},` +
+				`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"run_shell_command","arguments":"{}"}}]},` +
+				`{"role":"tool","tool_call_id":"c1","content":"ok"}]}`,
+			200, []string{FinalText, `"prompt_tokens":2100`}},
+		{"chat subagent calls the agent tool", "/v1/chat/completions",
+			`{"model":"m","stream":true,` + chatTools + `,"messages":[{"role":"user","content":"scenario:subagent go"}]}`,
+			200, []string{`"name":"agent"`, `general-purpose`, `\"run_in_background\":false`}},
+		{"chat OpenCode's bash tool", "/v1/chat/completions",
+			`{"model":"m","stream":true,"tools":[{"type":"function","function":{"name":"bash","parameters":{"properties":{"command":{},"description":{}}}}}],"messages":[{"role":"user","content":"scenario:tool go"}]}`,
+			200, []string{`"name":"bash"`, `\"description\":\"Create a marker file\"`}},
+		{"chat not streamed", "/v1/chat/completions",
+			`{"model":"m",` + chatTools + `,"messages":[{"role":"user","content":"scenario:tool go"}]}`,
+			200, []string{`"object":"chat.completion"`, `"tool_calls"`, `"finish_reason":"tool_calls"`, `"prompt_tokens":2000`}},
+		{"chat side request (no tools) is plain", "/v1/chat/completions",
+			`{"model":"m","messages":[{"role":"user","content":"Title this: scenario:tool"}]}`,
+			200, []string{`"content":"` + PlainText + `"`}},
+		{"chat 400", "/v1/chat/completions",
+			`{"model":"m","stream":true,` + chatTools + `,"messages":[{"role":"user","content":"scenario:error400"}]}`,
+			400, []string{`invalid_request_error`, `scenario:error400`}},
+		{"chat 500", "/v1/chat/completions",
+			`{"model":"m","stream":true,` + chatTools + `,"messages":[{"role":"user","content":"scenario:error500"}]}`,
+			500, []string{`server_error`}},
+		{"chat tool without a shell tool is text", "/v1/chat/completions",
+			`{"model":"m","tools":[{"type":"function","function":{"name":"read_file"}}],"messages":[{"role":"user","content":"scenario:tool go"}]}`,
+			200, []string{`"content":"` + FinalText + `"`}},
+		{"chat not JSON", "/v1/chat/completions", `{`, 400, []string{`invalid_request_error`}},
 
 		{"gemini tool", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
 			`{"contents":[{"role":"user","parts":[{"text":"scenario:tool go"}]}],"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}]}`,
@@ -275,6 +314,12 @@ func FuzzServe(f *testing.F) {
 		{"/v1/messages", `{"messages":[{"role":"user","content":7}]}`},
 		{"/v1/responses", `[]`},
 		{"/v1beta/models/m:generateContent", `null`},
+		// Chat Completions: a streamed tool turn, a call's answer, and
+		// broken ones (content of the wrong type, no messages).
+		{"/v1/chat/completions", `{"stream":true,"stream_options":{"include_usage":true},` + chatTools + `,"messages":[{"role":"user","content":"scenario:tool"}]}`},
+		{"/v1/chat/completions", `{` + chatTools + `,"messages":[{"role":"user","content":"scenario:subagent"},{"role":"assistant","tool_calls":[{}]},{"role":"tool","content":"x"}]}`},
+		{"/v1/chat/completions", `{"tools":[{"function":{"name":"bash","parameters":7}}],"messages":[{"role":"user","content":{"text":1}}]}`},
+		{"/v1/chat/completions", `{"messages":null}`},
 	} {
 		f.Add(seed.path, seed.body)
 	}
@@ -318,6 +363,8 @@ func TestReleaseAnswersTheHeldSlowTurns(t *testing.T) {
 		{"anthropic", "/v1/messages?beta=true", `{"stream":true,` + claudeTools + `,"messages":[{"role":"user","content":"scenario:slow"}]}`, `"type":"message_stop"`},
 		{"openai", "/v1/responses", `{"tools":[{"type":"function","name":"shell"}],"input":[{"role":"user","content":"scenario:slow"}]}`, `"type":"response.completed"`},
 		{"gemini", "/v1beta/models/m:streamGenerateContent?alt=sse", `{"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}],"contents":[{"role":"user","parts":[{"text":"scenario:slow"}]}]}`, `"finishReason":"STOP"`},
+		{"chat", "/v1/chat/completions", `{"stream":true,` + chatTools + `,"messages":[{"role":"user","content":"scenario:slow"}]}`, `"finish_reason":"stop"`},
+		{"chat unary", "/v1/chat/completions", `{` + chatTools + `,"messages":[{"role":"user","content":"scenario:slow"}]}`, `"finish_reason":"stop"`},
 		{"gemini unary", "/v1beta/models/m:generateContent", `{"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}],"contents":[{"role":"user","parts":[{"text":"scenario:slow"}]}]}`, `"finishReason":"STOP"`},
 	} {
 		t.Run(c.api, func(t *testing.T) {
@@ -408,5 +455,85 @@ func TestAnthropicContextGrowsWithTheConversation(t *testing.T) {
 	// A tool step's own answer is its step's (InputTokens), not an earlier one.
 	if got := inputTokens(userTool + `,` + toolUse + `,` + toolResult); got != InputTokens(1) {
 		t.Errorf("a tool turn's second step reports %d, want %d", got, InputTokens(1))
+	}
+}
+
+// A Chat Completions stream is what an OpenAI SDK puts back together: one
+// role, the text or one call (its id and name first, then its arguments as
+// JSON), the finish reason, the usage last when asked for, then [DONE].
+func TestChatStreamAssembles(t *testing.T) {
+	for _, c := range []struct {
+		name, prompt string
+		usage        bool
+		wantText     string
+		wantCall     string
+		wantFinish   string
+	}{
+		{"text with usage", "scenario:plain hi", true, FinalText, "", "stop"},
+		{"call without usage", "scenario:tool go", false, "", "run_shell_command", "tool_calls"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, srv := newTest(t)
+			body := `{"model":"m","stream":true,"stream_options":{"include_usage":` + map[bool]string{true: "true", false: "false"}[c.usage] + `},` +
+				chatTools + `,"messages":[{"role":"user","content":"` + c.prompt + `"}]}`
+			status, lines := post(t, srv, "/v1/chat/completions", body)
+			if status != 200 || len(lines) == 0 || lines[len(lines)-1] != "[DONE]" {
+				t.Fatalf("status %d, lines %q", status, lines)
+			}
+			var text, name, args, finish, callID string
+			usage := 0
+			for i, l := range lines[:len(lines)-1] {
+				var ch struct {
+					Choices []struct {
+						Delta struct {
+							Content   string `json:"content"`
+							ToolCalls []struct {
+								ID       string `json:"id"`
+								Function struct {
+									Name      string `json:"name"`
+									Arguments string `json:"arguments"`
+								} `json:"function"`
+							} `json:"tool_calls"`
+						} `json:"delta"`
+						FinishReason *string `json:"finish_reason"`
+					} `json:"choices"`
+					Usage *struct {
+						PromptTokens int `json:"prompt_tokens"`
+					} `json:"usage"`
+				}
+				if err := json.Unmarshal([]byte(l), &ch); err != nil {
+					t.Fatalf("line %d: %v: %s", i, err, l)
+				}
+				if ch.Usage != nil {
+					if len(ch.Choices) != 0 || i != len(lines)-2 {
+						t.Errorf("usage on line %d of %d, with %d choices", i, len(lines), len(ch.Choices))
+					}
+					usage = ch.Usage.PromptTokens
+				}
+				for _, choice := range ch.Choices {
+					text += choice.Delta.Content
+					for _, tc := range choice.Delta.ToolCalls {
+						callID += tc.ID
+						name += tc.Function.Name
+						args += tc.Function.Arguments
+					}
+					if choice.FinishReason != nil {
+						finish = *choice.FinishReason
+					}
+				}
+			}
+			if text != c.wantText || name != c.wantCall || finish != c.wantFinish {
+				t.Errorf("text %q, call %q, finish %q; want %q, %q, %q", text, name, finish, c.wantText, c.wantCall, c.wantFinish)
+			}
+			if c.wantCall != "" {
+				var a map[string]any
+				if err := json.Unmarshal([]byte(args), &a); err != nil || a["command"] != ToolCommand || callID == "" {
+					t.Errorf("call %q arguments %q (%v)", callID, args, err)
+				}
+			}
+			if want := map[bool]int{true: InputTokens(0)}[c.usage]; usage != want {
+				t.Errorf("usage %d, want %d", usage, want)
+			}
+		})
 	}
 }
