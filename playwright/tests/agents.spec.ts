@@ -49,6 +49,16 @@ test.describe('a replayed Claude Code session', () => {
     const r = row(page, SESSION);
     await expect(r).toHaveAttribute('data-status', 'done');
     await expect(rowProject(r)).toHaveText('argon');
+    // Which agent it is: its badge, its name the tooltip and what a screen reader hears.
+    await expect(r.locator('.agent-mark')).toHaveText('CC');
+    await expect(r.locator('.agent-mark')).toBeVisible();
+    await expect(r.locator('.agent')).toHaveAttribute('title', 'Claude Code');
+    await expect(r.locator('.agent-name')).toHaveText('Claude Code');
+    if (process.env.NOTCH_LOOK) {
+      await page.screenshot({ path: process.env.NOTCH_LOOK + '-1280.png' });
+      await page.setViewportSize({ width: 390, height: 500 });
+      await page.screenshot({ path: process.env.NOTCH_LOOK + '-390.png' });
+    }
 
     await send(hook('UserPromptSubmit', { prompt: 'Clean and rebuild' }));
     await expect(r).toHaveAttribute('data-status', 'working');

@@ -3,8 +3,8 @@ package templates
 import (
 	"strings"
 
+	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/host/terminal"
-
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -120,13 +120,16 @@ func agentPlace(agent string) string {
 
 // agentName is an agent's name as people say it, "" for none known.
 func agentName(agent string) string {
-	switch agent {
-	case "gemini":
-		return "Gemini CLI"
-	case "codex":
-		return "Codex"
-	case "claude-code":
-		return "Claude Code"
+	if s, ok := registry.Get(agent); ok {
+		return s.Display
+	}
+	return ""
+}
+
+// agentMark is the letters of an agent's badge, "" for none known.
+func agentMark(agent string) string {
+	if s, ok := registry.Get(agent); ok {
+		return s.Mark
 	}
 	return ""
 }

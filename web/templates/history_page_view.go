@@ -684,6 +684,15 @@ func choices(values []string, label func(string) string) []option {
 
 func fieldLabel(s string) string { return clean(s, maxFieldText) }
 
+// agentLabel is an agent's name as people say it, else (an agent this
+// build does not know, from another machine's store) its word as stored.
+func agentLabel(s string) string {
+	if n := agentName(s); n != "" {
+		return n
+	}
+	return fieldLabel(s)
+}
+
 // outcomeChoices are the outcome filter's options.
 func outcomeChoices() []option {
 	os := []option{{"", "any"}}

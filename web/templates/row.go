@@ -110,10 +110,12 @@ func writeRow(m *markup, s state.Session, c rowCtx) {
 	if s.Title == "" && !sub && s.Since > 0 {
 		m.raw(`<time class="since" datetime="`, isoMs(s.Since), `"></time>`)
 	}
-	// The agent comes last: the notch hides it (no room), the dashboard
-	// gives it a column of its own.
+	// The agent comes last: its badge, with its name as the tooltip (the
+	// notch has room for no more; a screen reader hears the name), and the
+	// name in a column of its own on the dashboard.
 	if name := agentName(c.Agent); name != "" {
-		m.raw(`<span class="agent">`, name, `</span>`)
+		m.raw(`<span class="agent" title="`, name, `"><span class="agent-mark" aria-hidden="true">`, agentMark(c.Agent),
+			`</span><span class="agent-name">`, name, `</span></span>`)
 	}
 	m.raw(`</div></div>`)
 

@@ -261,7 +261,7 @@ func TestRowGolden(t *testing.T) {
 			name: "with_agent",
 			s:    base(),
 			c:    rowCtx{HotAt: 0.5, ShowProject: true, Agent: "codex"},
-			has:  []string{`<span class="agent">Codex</span></div></div>`},
+			has:  []string{`<span class="agent" title="Codex"><span class="agent-mark" aria-hidden="true">CX</span><span class="agent-name">Codex</span></span></div></div>`},
 		},
 		{
 			name: "without_open",
