@@ -66,6 +66,7 @@ type Store struct {
 	mu      sync.Mutex
 	problem string // "" healthy
 	oseq    int64  // the last local event's sequence (the writer's)
+	marked  int64  // the writer's: oseq as the feeds table has it
 	open    map[turnKey]*openTurn
 	dirty   map[int64]bool // the writer's: days whose totals the batch changed
 }
@@ -108,10 +109,11 @@ func Open(path string, o Options) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	if err := db.QueryRow(`SELECT coalesce(max(oseq), 0) FROM events WHERE machine = ?`, Local).Scan(&s.oseq); err != nil {
+	if s.oseq, err = s.Last(context.Background(), Local); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("reading the history: %w", err)
 	}
+	s.marked = s.oseq
 	return s, nil
 }
 
@@ -226,6 +228,11 @@ var migrations = []string{
 		working_ms INTEGER NOT NULL DEFAULT 0, waiting_ms INTEGER NOT NULL DEFAULT 0,
 		tokens INTEGER NOT NULL DEFAULT 0, cost_usd REAL
 	);`,
+	// 2: each machine's mark in the feed (host/mesh): the last sequence
+	// this store gave one of its own events (Local), or took of another
+	// machine's. Forgetting or pruning events never lowers it, so no
+	// sequence is given twice, and a forgotten session is not fed again.
+	`CREATE TABLE feeds (machine TEXT PRIMARY KEY, oseq INTEGER NOT NULL) WITHOUT ROWID;`,
 }
 
 // Version is the schema version this build writes.

@@ -199,10 +199,16 @@ func TestAReplayCountsNothingTwice(t *testing.T) {
 		{Machine: "box", Seq: 2, Event: state.Event{Type: state.TypeTurnStarted, Session: "x", At: at(time.Minute)}},
 		{Machine: "box", Seq: 3, Event: state.Event{Type: state.TypeToolStarted, Session: "x", Tool: "Shell", At: at(2 * time.Minute)}},
 	}
-	s.Add(evs)
-	flush(t, s)
-	s.Add(evs) // the whole outbox again
-	s.Add([]Event{evs[2], {Machine: "box", Seq: 4, Event: state.Event{Type: state.TypeTurnEnded, Session: "x", Outcome: state.OutcomeCompleted, At: at(3 * time.Minute)}}})
+	ctx := context.Background()
+	take := func(evs []Event) {
+		t.Helper()
+		if err := s.Take(ctx, "box", evs, evs[len(evs)-1].Seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	take(evs)
+	take(evs) // the whole outbox again
+	take([]Event{evs[2], {Machine: "box", Seq: 4, Event: state.Event{Type: state.TypeTurnEnded, Session: "x", Outcome: state.OutcomeCompleted, At: at(3 * time.Minute)}}})
 	flush(t, s)
 	turns, _ := s.Turns(context.Background(), "box", "x")
 	if len(turns) != 1 || turns[0].Tools["Shell"] != 1 || turns[0].Outcome != "done" {
@@ -215,6 +221,70 @@ func TestAReplayCountsNothingTwice(t *testing.T) {
 	if seq, _ := s.Last(context.Background(), "box"); seq != 4 {
 		t.Errorf("the hub's last of box: %d", seq)
 	}
+	// The batch's machine is the one Take names, whatever the events say;
+	// this host's own name and a sequence-less event are refused.
+	if err := s.Take(ctx, "eve", []Event{{Machine: "box", Seq: 5, Event: state.Event{Type: state.TypeTurnStarted, Session: "x", At: at(4 * time.Minute)}}}, 5); err != nil {
+		t.Fatal(err)
+	}
+	if turns, _ := s.Turns(ctx, "box", "x"); len(turns) != 1 {
+		t.Errorf("a batch taken as eve reached box: %+v", turns)
+	}
+	for _, bad := range []struct {
+		machine string
+		seq     int64
+	}{{Local, 6}, {"", 6}, {"box", 0}, {"box", 9}} {
+		if err := s.Take(ctx, bad.machine, []Event{{Seq: bad.seq, Event: state.Event{Type: state.TypeTurnStarted, Session: "x", At: at(5 * time.Minute)}}}, 6); !errors.Is(err, ErrFeed) {
+			t.Errorf("Take(%q, seq %d): %v, want ErrFeed", bad.machine, bad.seq, err)
+		}
+	}
+}
+
+// A machine's marks outlive its events: a sequence is never given twice
+// (the newest session forgotten, the host restarted), and the hub's mark
+// of a machine stays where the feed left it when its sessions go.
+func TestMarksOutliveForgetting(t *testing.T) {
+	path := filepath.Join(t.TempDir(), File)
+	ctx := context.Background()
+	run := func(fn func(s *Store)) {
+		t.Helper()
+		s, err := Open(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { s.Run(rctx); close(done) }()
+		fn(s)
+		flush(t, s)
+		cancel()
+		<-done
+		s.Close()
+	}
+	run(func(s *Store) {
+		s.RecordEvents([]host.RecordedEvent{{Event: state.Event{Type: state.TypeSessionOpened, Session: "a", At: at(0)}},
+			{Event: state.Event{Type: state.TypeSessionOpened, Session: "b", At: at(time.Minute)}}})
+		flush(t, s)
+		if err := s.Take(ctx, "box", []Event{{Seq: 7, Event: state.Event{Type: state.TypeSessionOpened, Session: "x", At: at(0)}}}, 9); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Forget(ctx, "b"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Forget(ctx, "box/x"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	run(func(s *Store) {
+		if n, _ := s.Last(ctx, "box"); n != 9 {
+			t.Errorf("the mark of box after its session went: %d, want 9 (the batch's end)", n)
+		}
+		s.RecordEvents([]host.RecordedEvent{{Event: state.Event{Type: state.TypeSessionOpened, Session: "c", At: at(2 * time.Minute)}}})
+		flush(t, s)
+		evs, _ := s.Since(ctx, 0, 10)
+		if len(evs) != 2 || evs[0].Session != "a" || evs[1].Session != "c" || evs[1].Seq != 3 {
+			t.Errorf("own events after forgetting the newest and a restart: %+v; want a (1) and c (3): 2 is not given again", evs)
+		}
+	})
 }
 
 func TestMigrationsAndANewerFile(t *testing.T) {

@@ -28,6 +28,7 @@ type fact struct {
 	ev     *Event
 	answer *host.RecordedAnswer
 	cost   *costFact
+	feed   *feedFact     // another machine's batch (Take)
 	done   chan struct{} // Flush's marker
 }
 
@@ -63,15 +64,6 @@ func (s *Store) RecordAnswer(a host.RecordedAnswer) { s.put(fact{answer: &a}) }
 // RecordCost is host.Recorder's: the cost an agent reports for a session.
 func (s *Store) RecordCost(session string, usd float64, at time.Time) {
 	s.put(fact{cost: &costFact{session: session, usd: usd, at: at.UnixMilli()}})
-}
-
-// Add queues other machines' events (a hub's feed: Seq set by their
-// machine).
-func (s *Store) Add(evs []Event) {
-	for i := range evs {
-		e := evs[i]
-		s.put(fact{ev: &e})
-	}
 }
 
 // put queues f, or drops it when the queue is full (counted, logged at the
@@ -212,20 +204,27 @@ func (s *Store) write(batch []fact) {
 				err = s.applyAnswer(ctx, tx, f.answer)
 			case f.cost != nil:
 				err = s.applyCost(ctx, tx, f.cost)
+			case f.feed != nil:
+				err = s.applyFeed(ctx, tx, f.feed)
 			}
 			if err != nil {
 				return err
 			}
 		}
-		return nil
+		return s.markLocal(ctx, tx)
 	})
 	if err != nil {
 		s.mu.Lock()
 		s.open = map[turnKey]*openTurn{} // the cache may hold what was rolled back
 		s.mu.Unlock()
+	} else {
+		s.marked = s.oseq
 	}
 	s.setProblem(err)
 	for _, f := range batch {
+		if f.feed != nil {
+			f.feed.err <- err
+		}
 		if f.done != nil {
 			s.writeDays() // what Flush waits for includes the days' totals
 			close(f.done)
