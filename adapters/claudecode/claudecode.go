@@ -96,15 +96,49 @@ var Events = []string{
 	PermissionDenied, Notification, SubagentStart, SubagentStop, Stop, StopFailure, SessionEnd,
 }
 
-// asksHuman are the tools whose call is the agent asking the human, not
-// doing something: their PreToolUse is an approval request.
-var asksHuman = map[string]bool{"AskUserQuestion": true, "ExitPlanMode": true}
+// Dialect is one agent's hooks in Claude Code's shape: the same events,
+// payloads and meanings, with the differences as data. Claude Code's is
+// Claude; Qwen Code (adapters/qwen), a Gemini CLI fork that took Claude
+// Code's hooks, has its own.
+type Dialect struct {
+	// AsksHuman are the tools whose call is the agent asking the human, not
+	// doing something: their PreToolUse is an approval request. Question
+	// and Plan are the two whose reason is read from their input.
+	AsksHuman      map[string]bool
+	Question, Plan string
+	// Continuations: the agent fires UserPromptSubmit with an empty prompt
+	// when it sends the model a tool's results (Qwen Code): no new turn.
+	Continuations bool
+	// StopTokens: Stop carries the turn's last prompt size, input_tokens
+	// (Qwen Code); else the context is read from the transcript.
+	StopTokens bool
+	// IdlePrompt: the agent's idle_prompt notification comes each time it
+	// is back at its prompt (Qwen Code's TUI, at once; Claude Code's only
+	// after a minute, and it is not installed for it): a turn still open
+	// then was interrupted or refused, which no other hook says.
+	IdlePrompt bool
+	// Transcripts: the hooks' transcript_path is Claude Code's transcript,
+	// which the host reads (Spec.Tokens, Interrupted, Settled).
+	Transcripts bool
+}
+
+// Claude is Claude Code's dialect.
+var Claude = Dialect{
+	AsksHuman: map[string]bool{"AskUserQuestion": true, "ExitPlanMode": true},
+	Question:  "AskUserQuestion", Plan: "ExitPlanMode",
+	Transcripts: true,
+}
+
+// Map maps one Claude Code hook payload (Claude.Map).
+func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
+	return Claude.Map(payload, lookup)
+}
 
 // Map maps one hook payload. It is pure: lookup is the host's view of the
 // rows (hookjson.Lookup) and the only thing it reads. A body that is not a
 // hook payload is a *hookjson.DecodeError (errors.Is hookjson.ErrPayload):
 // a 400. An unknown hook_event_name is no error: its Mapping is empty.
-func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
+func (d Dialect) Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 	p, err := hookjson.Decode(payload)
 	if err != nil {
 		return hookjson.Mapping{}, err
@@ -115,16 +149,19 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 	case SessionStart:
 		b.Started(p.String("session_title"), p.String("source"))
 	case UserPromptSubmit:
+		if d.Continuations && p.String("prompt") == "" && !p.Fields.Given("submitted_prompt") {
+			break
+		}
 		b.TurnStarted()
 		b.PromptTitle(p.String("prompt"))
 	case PreToolUse:
 		b.Progress(tool)
 		b.ToolStarted(tool)
-		if asksHuman[tool] {
-			b.Ask(tool, reason(tool, p.Fields["tool_input"]))
+		if d.AsksHuman[tool] {
+			b.Ask(tool, d.reason(tool, p.Fields["tool_input"]))
 		}
 	case PermissionRequest:
-		b.Ask(tool, reason(tool, p.Fields["tool_input"]))
+		b.Ask(tool, d.reason(tool, p.Fields["tool_input"]))
 	case PostToolUse:
 		b.Progress(tool)
 		b.ToolEnded(tool, state.OutcomeOK)
@@ -141,9 +178,16 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 	case Notification:
 		// Only inside a turn: the notification comes ~6 s after the prompt,
 		// and a turn that has ended since (a Stop) has no prompt open.
-		if p.String("notification_type") == "permission_prompt" && b.MayBeInTurn() {
-			msg := p.String("message")
-			b.AskIfNone(promptTool(b.ToolOut(), msg), msg)
+		switch p.String("notification_type") {
+		case "permission_prompt":
+			if b.MayBeInTurn() {
+				msg := p.String("message")
+				b.AskIfNone(promptTool(b.ToolOut(), msg), msg)
+			}
+		case "idle_prompt":
+			if d.IdlePrompt && b.Held() && b.MayBeInTurn() {
+				b.Interrupted("")
+			}
 		}
 	case SubagentStart:
 		if b.Subagent() {
@@ -158,6 +202,11 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 			b.TurnEnded(state.OutcomeCompleted)
 		}
 	case Stop:
+		if d.StopTokens && !b.Subagent() {
+			if n, ok := p.Fields.Count("input_tokens"); ok {
+				b.Tokens(n)
+			}
+		}
 		b.TurnEnded(state.OutcomeCompleted)
 	case StopFailure:
 		b.TurnEnded(state.OutcomeError)
@@ -166,6 +215,9 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 	}
 	// A subagent's hooks name its parent's transcript; its own is
 	// agent_transcript_path (SubagentStop), else beside the parent's.
+	if !d.Transcripts {
+		return b.Mapping(), nil
+	}
 	if b.Subagent() {
 		b.SubagentTranscript(subagentTranscript(p))
 	} else {
@@ -196,9 +248,10 @@ func subagentTranscript(p hookjson.Payload) string {
 // reason is an approval's one-line reason: for a question, the question;
 // for a plan, its first line; otherwise the shared rule
 // (hookjson.Reason: description, else command, else path).
-func reason(tool string, input json.RawMessage) string {
+func (d Dialect) reason(tool string, input json.RawMessage) string {
 	switch tool {
-	case "AskUserQuestion":
+	case "":
+	case d.Question:
 		var in struct {
 			Questions []struct {
 				Question string `json:"question"`
@@ -207,7 +260,7 @@ func reason(tool string, input json.RawMessage) string {
 		if json.Unmarshal(input, &in) == nil && len(in.Questions) > 0 {
 			return hookjson.OneLine(in.Questions[0].Question, hookjson.MaxReason)
 		}
-	case "ExitPlanMode":
+	case d.Plan:
 		var in struct {
 			Plan string `json:"plan"`
 		}

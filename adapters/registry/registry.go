@@ -8,6 +8,7 @@ import (
 	"github.com/notch-web/notch-web/adapters/claudecode"
 	"github.com/notch-web/notch-web/adapters/codex"
 	"github.com/notch-web/notch-web/adapters/gemini"
+	"github.com/notch-web/notch-web/adapters/qwen"
 )
 
 // All are the agents, in the order help and status list them.
@@ -15,6 +16,7 @@ var All = []agent.Spec{
 	claudecode.Spec,
 	codex.Spec,
 	gemini.Spec,
+	qwen.Spec,
 }
 
 // Get is the agent named name.

@@ -1,0 +1,43 @@
+package qwen
+
+import (
+	"time"
+
+	"github.com/notch-web/notch-web/adapters/agent"
+	"github.com/notch-web/notch-web/adapters/claudecode"
+)
+
+// Spec is Qwen Code to notch-web (adapters/registry): command hooks for
+// Claude Code's events in ~/.qwen/settings.json, in Claude Code's shape.
+var Spec = agent.Spec{
+	Name:    Agent,
+	Display: "Qwen Code",
+	Mark:    "QW",
+	Version: "0.24.4",
+	Map:     Map,
+	Hooks:   hooks(),
+	Install: agent.Install{
+		Scopes: []agent.Scope{
+			{Name: "user", Dir: ".qwen", File: "settings.json", EnvDir: "QWEN_HOME"},
+			{Name: "project", Project: true, Dir: ".qwen", File: "settings.json"},
+		},
+		Style: agent.StyleClaude,
+		Warnings: []agent.Warning{
+			{Keys: []string{"disableAllHooks"}, When: "true", Says: "sets disableAllHooks: no hook runs until it is removed"},
+			{Keys: []string{"tools", "executionSandbox"}, When: "set", Says: "sets tools.executionSandbox: Qwen Code runs no hook while its shell sandbox is on"},
+		},
+	},
+	Help: "--scope user (~/.qwen/settings.json, $QWEN_HOME) or project (.qwen/settings.json):\ncommand hooks",
+}
+
+func hooks() []agent.Hook {
+	out := make([]agent.Hook, 0, len(Events))
+	for _, e := range Events {
+		h := agent.Hook{Event: e, Kind: agent.Command, Timeout: 5 * time.Second}
+		if e == claudecode.Notification {
+			h.Matcher = "permission_prompt|idle_prompt"
+		}
+		out = append(out, h)
+	}
+	return out
+}
