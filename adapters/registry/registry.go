@@ -7,6 +7,7 @@ import (
 	"github.com/notch-web/notch-web/adapters/agent"
 	"github.com/notch-web/notch-web/adapters/claudecode"
 	"github.com/notch-web/notch-web/adapters/codex"
+	"github.com/notch-web/notch-web/adapters/copilot"
 	"github.com/notch-web/notch-web/adapters/gemini"
 	"github.com/notch-web/notch-web/adapters/qwen"
 )
@@ -16,6 +17,7 @@ var All = []agent.Spec{
 	claudecode.Spec,
 	codex.Spec,
 	gemini.Spec,
+	copilot.Spec,
 	qwen.Spec,
 }
 

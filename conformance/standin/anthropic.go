@@ -221,9 +221,11 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	if n := len(rec.Results); n > 0 {
 		p.refused = rec.Results[n-1].IsError
 	}
-	if scripted && has(tools, "Bash") != "" {
+	// Claude Code's shell tool is Bash, GitHub Copilot CLI's (its
+	// anthropic provider) bash, with task for its subagents (copilot.go).
+	if shell := has(tools, "Bash", "bash"); scripted && shell != "" {
 		rec.Scenario, rec.Step = p.scenario, p.step
-		t = s.script(p, "Bash", has(tools, "Agent", "Task"))
+		t = s.script(p, shell, has(tools, "Agent", "Task", "task"))
 	}
 	if t.status != 0 {
 		rec.Status = t.status
@@ -311,6 +313,8 @@ func anthropicToolInput(t turn) map[string]any {
 		return map[string]any{"questions": []any{map[string]any{"question": q, "header": header, "options": opts, "multiSelect": t.multi}}}
 	case "ExitPlanMode":
 		return map[string]any{"plan": PlanText}
+	case "bash", "task":
+		return copilotToolInput(t.tool)
 	case "Write":
 		return map[string]any{"file_path": t.path, "content": t.content}
 	}

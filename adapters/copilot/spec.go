@@ -1,0 +1,41 @@
+package copilot
+
+import (
+	"time"
+
+	"github.com/notch-web/notch-web/adapters/agent"
+)
+
+// Spec is GitHub Copilot CLI to notch-web (adapters/registry): command
+// hooks in a file of notch-web's own in Copilot's hooks folder, in Claude
+// Code's shape.
+var Spec = agent.Spec{
+	Name:    Agent,
+	Display: "GitHub Copilot CLI",
+	Mark:    "CP",
+	Version: "1.0.102",
+	Map:     Map,
+	Tokens:  Tokens,
+	// Its session file says when the human interrupted a turn — no hook
+	// does.
+	Interrupted: Interrupted,
+	Hooks:       hooks(),
+	Install: agent.Install{
+		Scopes: []agent.Scope{
+			{Name: "user", Dir: ".copilot", File: "hooks/notch-web.json", EnvDir: "COPILOT_HOME"},
+			{Name: "project", Project: true, Dir: ".github", File: "hooks/notch-web.json"},
+		},
+		// The file is notch-web's alone: Copilot's disableAllHooks lives in
+		// its settings.json, which install does not read.
+		Style: agent.StyleClaude,
+	},
+	Help: "--scope user (~/.copilot/hooks/notch-web.json) or project\n(.github/hooks/notch-web.json): command hooks",
+}
+
+func hooks() []agent.Hook {
+	out := make([]agent.Hook, 0, len(Events))
+	for _, e := range Events {
+		out = append(out, agent.Hook{Event: e, Kind: agent.Command, Timeout: 5 * time.Second})
+	}
+	return out
+}
