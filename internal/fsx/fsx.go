@@ -46,44 +46,9 @@ func WriteFileAtomicNoSync(path string, data []byte) error {
 	return writeFileAtomic(path, data, 0o644, false)
 }
 
-func writeFileAtomic(path string, data []byte, perm os.FileMode, durable bool) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+func writeFileAtomic(path string, data []byte, perm os.FileMode, durable bool) error {
+	if err := replace(path, data, perm, durable); err != nil {
 		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
-	}
-	tmp, err := createTemp(path)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
-	}
-	// CreateTemp makes the file 0600; the window (maybe another user's
-	// process) must be able to read state.json.
-	if err := tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
-	}
-	if durable {
-		if err := tmp.Sync(); err != nil {
-			return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
-		}
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
-	}
-	if err := replaceFile(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
-	}
-	if durable {
-		// Best effort: some file systems refuse to fsync a directory, and
-		// the file is already in place.
-		syncDir(dir)
 	}
 	return nil
 }

@@ -4,8 +4,6 @@ package fsx
 
 import "os"
 
-func replaceFile(from, to string) error { return os.Rename(from, to) }
-
 // syncDir makes a rename durable: on POSIX systems the directory entry is
 // only on disk once the directory itself is synced.
 func syncDir(dir string) {
