@@ -15,6 +15,41 @@ import (
 	"github.com/notch-web/notch-web/host/store"
 )
 
+// BenchmarkHistoryPage is GET /agents-notch/history over a store of
+// 100,000 sessions (store.Fill: 60 days of a heavy user, today's totals
+// not rebuilt yet), read and rendered as a browser asks for it: the page,
+// and a search for a word in every session. Target ≤ 50 ms.
+func BenchmarkHistoryPage(b *testing.B) {
+	now := time.Now()
+	st, err := store.Open(filepath.Join(b.TempDir(), store.File), store.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	if err := store.Fill(st, 100000, now); err != nil {
+		b.Fatal(err)
+	}
+	e := newEnv(b, envOpts{history: st, now: func() time.Time { return now }})
+	client := &http.Client{}
+	for _, c := range []struct{ name, query string }{{"page", ""}, {"search", "?q=build"}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				req, _ := http.NewRequest(http.MethodGet, e.base+"/agents-notch/history"+c.query, nil)
+				req.Header.Set("Accept", "text/html")
+				res, err := client.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n, _ := io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != http.StatusOK || n < 10000 {
+					b.Fatalf("%s: %d, %d bytes", c.name, res.StatusCode, n)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkHookReplyHistory is a Claude Code hook's reply with the lasting
 // history off and on, side by side in one run: from the POST of a
 // PreToolUse/PostToolUse pair until each reply is read (p50-ms, p99-ms),

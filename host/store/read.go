@@ -14,10 +14,14 @@ import (
 // The reads. Each is one or a few indexed queries; times are ms since the
 // epoch, a span or session still open counts up to now.
 
-// where builds the filter of a session query.
-func (q Query) where() (string, []any) {
+// from builds the sessions a query reads, as a FROM and WHERE: with
+// words, the full-text index newest first (its rowid is the session's,
+// their start's order) joined to each session it finds, so a page stops
+// reading at its last row; else the sessions newest first. only is true
+// when the words are the whole query (a count needs no join).
+func (q Query) from() (from, where string, args []any, only bool) {
 	var conds []string
-	var args []any
+	from = `sessions s`
 	if len(q.Words) > 0 {
 		// Each word is a word, or the beginning of one, of the session's
 		// title, project, machine, agent or folder (the full-text index:
@@ -26,14 +30,16 @@ func (q Query) where() (string, []any) {
 		for i, w := range q.Words {
 			terms[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `" *`
 		}
-		conds = append(conds, `s.rowid IN (SELECT rowid FROM sessions_words WHERE sessions_words MATCH ?)`)
+		from = `sessions_words w CROSS JOIN sessions s ON s.rowid = w.rowid`
+		conds = append(conds, `w.sessions_words MATCH ?`)
 		args = append(args, strings.Join(terms, " AND "))
 	}
+	only = len(conds) == 1
 	if !q.Day.IsZero() {
 		start := q.Day.UnixMilli()
 		end := q.Day.AddDate(0, 0, 1).UnixMilli()
-		conds = append(conds, `s.started_ms < ? AND (s.ended_ms = 0 OR s.ended_ms >= ?)`)
-		args = append(args, end, start)
+		conds = append(conds, `s.rowid < ? AND s.started_ms < ? AND (s.ended_ms = 0 OR s.ended_ms >= ?)`)
+		args = append(args, startKey(end), end, start)
 	}
 	for _, c := range []struct{ col, v string }{{"s.project", q.Project}, {"s.machine", q.Machine}, {"s.agent", q.Agent}} {
 		if c.v != "" {
@@ -49,10 +55,11 @@ func (q Query) where() (string, []any) {
 		conds = append(conds, `s.outcome = ?`)
 		args = append(args, q.Outcome)
 	}
-	if len(conds) == 0 {
-		return "", nil
+	only = only && len(conds) == 1
+	if len(conds) > 0 {
+		where = " WHERE " + strings.Join(conds, " AND ")
 	}
-	return " WHERE " + strings.Join(conds, " AND "), args
+	return from, where, args, only
 }
 
 // MaxTotal is where Sessions stops counting.
@@ -61,12 +68,10 @@ const MaxTotal = 1000
 // Sessions are the sessions q finds, newest first, and how many there are
 // (up to MaxTotal).
 func (s *Store) Sessions(ctx context.Context, q Query) ([]Session, int, error) {
-	where, args := q.where()
-	// The count stops at MaxTotal (the page says "1,000 or more"): a word
-	// every session has would otherwise be counted through the whole file.
-	var total int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM sessions s`+where+` LIMIT ?)`, append(slices.Clone(args), MaxTotal)...).Scan(&total); err != nil {
-		return nil, 0, err
+	from, where, args, only := q.from()
+	order := ` ORDER BY s.rowid DESC`
+	if len(q.Words) > 0 {
+		order = ` ORDER BY w.rowid DESC` // the index's own order: read newest first, no sort
 	}
 	limit := q.Limit
 	if limit <= 0 {
@@ -80,7 +85,7 @@ func (s *Store) Sessions(ctx context.Context, q Query) ([]Session, int, error) {
 		(SELECT coalesce(max(t.context_tokens), 0) FROM turns t WHERE t.machine = s.machine AND t.session = s.id),
 		(SELECT coalesce(sum(CASE WHEN p.to_ms = 0 THEN ? ELSE p.to_ms END - p.from_ms), 0) FROM spans p WHERE p.machine = s.machine AND p.session = s.id AND p.status = 'working'),
 		(SELECT coalesce(sum(CASE WHEN p.to_ms = 0 THEN ? ELSE p.to_ms END - p.from_ms), 0) FROM spans p WHERE p.machine = s.machine AND p.session = s.id AND p.status = 'attention')
-		FROM (SELECT * FROM sessions s INDEXED BY sessions_started`+where+` ORDER BY s.started_ms DESC, s.id LIMIT ? OFFSET ?) s ORDER BY s.started_ms DESC, s.id`,
+		FROM (SELECT s.rowid AS k, s.* FROM `+from+where+order+` LIMIT ? OFFSET ?) s ORDER BY s.k DESC`,
 		slices.Concat([]any{now, now}, args, []any{limit, q.Offset})...)
 	if err != nil {
 		return nil, 0, err
@@ -97,7 +102,24 @@ func (s *Store) Sessions(ctx context.Context, q Query) ([]Session, int, error) {
 		r.CostUSD = floatPtr(cost)
 		out = append(out, r)
 	}
-	return out, total, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	if q.Offset == 0 && len(out) < limit {
+		return out, len(out), nil // every match is on the page
+	}
+	// The count stops at MaxTotal (the page says "1,000 or more"): a word
+	// every session has would otherwise be counted through the whole file.
+	// Words alone are counted in their index, with no join.
+	count := `SELECT count(*) FROM (SELECT 1 FROM ` + from + where + ` LIMIT ?)`
+	if only {
+		count = `SELECT count(*) FROM (SELECT 1 FROM sessions_words w` + where + ` LIMIT ?)`
+	}
+	var total int
+	if err := s.db.QueryRowContext(ctx, count, append(slices.Clone(args), MaxTotal)...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
 }
 
 // Turns are a session's turns, first first.
@@ -150,16 +172,25 @@ const MaxDaySessions = 60
 func (s *Store) Day(ctx context.Context, day time.Time) ([]Span, error) {
 	start, end := dayBounds(day)
 	// A closed band lies within one day (split at midnight); an open one
-	// may have begun any day before.
-	rows, err := s.db.QueryContext(ctx, `WITH active AS (
-			SELECT machine, session FROM spans WHERE from_ms >= ?1 AND from_ms < ?2
-			UNION SELECT machine, session FROM spans WHERE to_ms = 0 AND from_ms < ?1),
-		chosen AS (
-			SELECT s.machine, s.id, s.title, s.started_ms FROM active a JOIN sessions s ON s.machine = a.machine AND s.id = a.session
-			ORDER BY s.started_ms DESC LIMIT ?3)
+	// may have begun any day before. The latest started come first: those
+	// started that day, newest first, each with a band in it (a read that
+	// stops at the picture's last); only when they are fewer, those that
+	// started before and have a band in it.
+	inDay := `((p.from_ms >= ?1 AND p.from_ms < ?2) OR (p.to_ms = 0 AND p.from_ms < ?1))`
+	rows, err := s.db.QueryContext(ctx, `WITH chosen AS (
+			SELECT * FROM (SELECT s.rowid AS k, s.machine, s.id, s.title FROM sessions s
+				WHERE s.rowid >= ?4 AND s.rowid < ?5 AND EXISTS (SELECT 1 FROM spans p WHERE p.machine = s.machine AND p.session = s.id AND `+inDay+`)
+				ORDER BY s.rowid DESC LIMIT ?3)
+			UNION ALL
+			SELECT * FROM (SELECT s.rowid, s.machine, s.id, s.title FROM (
+					SELECT machine, session FROM spans INDEXED BY spans_status WHERE status IN ('working', 'attention', 'done', 'error') AND from_ms >= ?1 AND from_ms < ?2
+					UNION SELECT machine, session FROM spans INDEXED BY spans_open WHERE to_ms = 0 AND from_ms < ?1) a
+				JOIN sessions s ON s.machine = a.machine AND s.id = a.session WHERE s.rowid < ?4
+				ORDER BY s.rowid DESC LIMIT ?3)
+			LIMIT ?3)
 		SELECT c.machine, c.id, c.title, p.status, p.from_ms, p.to_ms FROM chosen c
-		JOIN spans p ON p.machine = c.machine AND p.session = c.id AND ((p.from_ms >= ?1 AND p.from_ms < ?2) OR (p.to_ms = 0 AND p.from_ms < ?1))
-		ORDER BY c.started_ms, c.machine, c.id, p.from_ms`, start, end, MaxDaySessions)
+		JOIN spans p ON p.machine = c.machine AND p.session = c.id AND `+inDay+`
+		ORDER BY c.k, p.from_ms`, start, end, MaxDaySessions, startKey(start), startKey(end))
 	if err != nil {
 		return nil, err
 	}
@@ -181,8 +212,10 @@ func (s *Store) Day(ctx context.Context, day time.Time) ([]Span, error) {
 }
 
 // Days are n days of bars ending with last's local day, oldest first:
-// each day's totals as the writer keeps them, and the bands still open
-// counted up to now.
+// each day's totals as the writer keeps them, a day the writer has not
+// rebuilt yet (days_stale) counted from the tables, and the bands still
+// open counted up to now — all of one snapshot, so the bars agree with
+// the list read beside them.
 func (s *Store) Days(ctx context.Context, last time.Time, n int) ([]DayBar, error) {
 	first := midnight(last).AddDate(0, 0, -(n - 1))
 	out := make([]DayBar, n)
@@ -192,8 +225,13 @@ func (s *Store) Days(ctx context.Context, last time.Time, n int) ([]DayBar, erro
 		out[i].Day = d
 		index[d.UnixMilli()] = i
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT day, sessions, turns, working_ms, waiting_ms, tokens, cost_usd FROM days WHERE day >= ? AND day < ?`,
-		first.UnixMilli(), first.AddDate(0, 0, n).UnixMilli())
+	from, to := first.UnixMilli(), first.AddDate(0, 0, n).UnixMilli()
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT day, sessions, turns, working_ms, waiting_ms, tokens, cost_usd FROM days WHERE day >= ? AND day < ?`, from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +252,36 @@ func (s *Store) Days(ctx context.Context, last time.Time, n int) ([]DayBar, erro
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	open, err := s.db.QueryContext(ctx, `SELECT status, from_ms FROM spans WHERE to_ms = 0 AND status IN ('working', 'attention')`)
+	stale, err := tx.QueryContext(ctx, `SELECT day FROM days_stale WHERE day >= ? AND day < ?`, from, to)
+	if err != nil {
+		return nil, err
+	}
+	var days []int64
+	for stale.Next() {
+		var day int64
+		if err := stale.Scan(&day); err != nil {
+			stale.Close()
+			return nil, err
+		}
+		days = append(days, day)
+	}
+	stale.Close()
+	if err := stale.Err(); err != nil {
+		return nil, err
+	}
+	for _, day := range days {
+		i, ok := index[day]
+		if !ok {
+			continue
+		}
+		b, err := dayTotals(ctx, tx, day)
+		if err != nil {
+			return nil, err
+		}
+		b.Day = out[i].Day
+		out[i] = b
+	}
+	open, err := tx.QueryContext(ctx, `SELECT status, from_ms FROM spans INDEXED BY spans_open WHERE to_ms = 0 AND status IN ('working', 'attention')`)
 	if err != nil {
 		return nil, err
 	}
@@ -250,8 +317,8 @@ func (s *Store) Headline(ctx context.Context, day time.Time) (Headline, error) {
 	start, end := dayBounds(day)
 	now := s.now().UnixMilli()
 	rows, err := s.db.QueryContext(ctx, `SELECT machine, session, max(from_ms, ?1), CASE WHEN to_ms = 0 THEN min(?3, ?2) ELSE to_ms END FROM (
-			SELECT * FROM spans WHERE from_ms >= ?1 AND from_ms < ?2 AND status = 'attention'
-			UNION ALL SELECT * FROM spans WHERE to_ms = 0 AND from_ms < ?1 AND status = 'attention')`, start, end, now)
+			SELECT * FROM spans INDEXED BY spans_status WHERE status = 'attention' AND from_ms >= ?1 AND from_ms < ?2
+			UNION ALL SELECT * FROM spans INDEXED BY spans_open WHERE to_ms = 0 AND from_ms < ?1 AND status = 'attention')`, start, end, now)
 	if err != nil {
 		return h, err
 	}

@@ -69,6 +69,7 @@ type Store struct {
 	marked  int64  // the writer's: oseq as the feeds table has it
 	open    map[turnKey]*openTurn
 	dirty   map[int64]bool // the writer's: days whose totals the batch changed
+	stale   map[int64]bool // the writer's: the days in days_stale (their totals not rebuilt yet)
 }
 
 // queueLen bounds the facts waiting to be written: beyond it a fact is
@@ -114,7 +115,30 @@ func Open(path string, o Options) (*Store, error) {
 		return nil, fmt.Errorf("reading the history: %w", err)
 	}
 	s.marked = s.oseq
+	if s.stale, err = staleDays(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("reading the history: %w", err)
+	}
 	return s, nil
+}
+
+// staleDays are the days whose totals wait for their rebuild (a host that
+// stopped before it ran leaves them).
+func staleDays(db *sql.DB) (map[int64]bool, error) {
+	rows, err := db.Query(`SELECT day FROM days_stale`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var d int64
+		if err := rows.Scan(&d); err != nil {
+			return nil, err
+		}
+		out[d] = true
+	}
+	return out, rows.Err()
 }
 
 // Close closes the file. Call it after Run returned.
@@ -233,6 +257,65 @@ var migrations = []string{
 	// machine's. Forgetting or pruning events never lowers it, so no
 	// sequence is given twice, and a forgotten session is not fed again.
 	`CREATE TABLE feeds (machine TEXT PRIMARY KEY, oseq INTEGER NOT NULL) WITHOUT ROWID;`,
+	// 3: a session's rowid is its start (startKey: started_ms × 1000 plus
+	// a count among those started in the same millisecond), so rowid order
+	// is the list's order and the search reads its index newest first,
+	// stopping at a page. The search's index keeps no copy of the words
+	// (contentless: they are the session's own columns) and has prefix
+	// indexes of 1–8 characters, so a word's beginning is one list, not a
+	// merge of every word it begins. The bands have an index by status
+	// that covers the day's sums and waits, the turns' by their end covers
+	// the day's context; days_stale keeps the days a
+	// write touched until their totals are rebuilt (they are counted live
+	// until then, and rebuilt after a crash).
+	`CREATE TABLE sessions_v2 (
+		machine TEXT NOT NULL, id TEXT NOT NULL,
+		agent TEXT NOT NULL DEFAULT '', project TEXT NOT NULL DEFAULT '', cwd TEXT NOT NULL DEFAULT '',
+		title TEXT NOT NULL DEFAULT '', parent TEXT NOT NULL DEFAULT '',
+		started_ms INTEGER NOT NULL, ended_ms INTEGER NOT NULL DEFAULT 0, outcome TEXT NOT NULL DEFAULT '',
+		cost_usd REAL,
+		UNIQUE (machine, id)
+	);
+	CREATE TEMP TABLE keyed AS SELECT rowid AS old, max(0, min(started_ms, 9000000000000000)) * 1000 AS k,
+		row_number() OVER (PARTITION BY max(0, min(started_ms, 9000000000000000)) ORDER BY rowid) - 1 AS n FROM sessions;
+	INSERT INTO sessions_v2 (rowid, machine, id, agent, project, cwd, title, parent, started_ms, ended_ms, outcome, cost_usd)
+		SELECT k.k + k.n, s.machine, s.id, s.agent, s.project, s.cwd, s.title, s.parent, s.started_ms, s.ended_ms, s.outcome, s.cost_usd
+		FROM keyed k JOIN sessions s ON s.rowid = k.old WHERE k.n < 1000 ORDER BY k.k + k.n;
+	INSERT INTO sessions_v2 (rowid, machine, id, agent, project, cwd, title, parent, started_ms, ended_ms, outcome, cost_usd)
+		SELECT NULL, s.machine, s.id, s.agent, s.project, s.cwd, s.title, s.parent, s.started_ms, s.ended_ms, s.outcome, s.cost_usd
+		FROM keyed k JOIN sessions s ON s.rowid = k.old WHERE k.n >= 1000 ORDER BY k.k, k.n;
+	DROP TABLE keyed;
+	DROP TABLE sessions;
+	DROP TABLE sessions_words;
+	ALTER TABLE sessions_v2 RENAME TO sessions;
+	CREATE INDEX sessions_started ON sessions (started_ms);
+	CREATE INDEX sessions_project ON sessions (project);
+	CREATE INDEX sessions_agent ON sessions (agent);
+	CREATE VIRTUAL TABLE sessions_words USING fts5 (words, content = '', contentless_delete = 1, prefix = '1 2 3 4 5 6 7 8',
+		tokenize = 'unicode61 remove_diacritics 2');
+	INSERT INTO sessions_words (rowid, words) SELECT rowid, concat_ws(' ', title, project, machine, agent, cwd) FROM sessions;
+	CREATE TRIGGER sessions_words_insert AFTER INSERT ON sessions BEGIN
+		INSERT INTO sessions_words (rowid, words) VALUES (new.rowid, concat_ws(' ', new.title, new.project, new.machine, new.agent, new.cwd));
+	END;
+	CREATE TRIGGER sessions_words_update AFTER UPDATE OF title, project, agent, cwd ON sessions BEGIN
+		DELETE FROM sessions_words WHERE rowid = old.rowid;
+		INSERT INTO sessions_words (rowid, words) VALUES (new.rowid, concat_ws(' ', new.title, new.project, new.machine, new.agent, new.cwd));
+	END;
+	CREATE TRIGGER sessions_words_delete AFTER DELETE ON sessions BEGIN
+		DELETE FROM sessions_words WHERE rowid = old.rowid;
+	END;
+	CREATE TRIGGER facets_insert AFTER INSERT ON sessions BEGIN
+		INSERT OR IGNORE INTO facets VALUES ('project', new.project), ('machine', new.machine), ('agent', new.agent);
+	END;
+	CREATE TRIGGER facets_update AFTER UPDATE OF project, agent ON sessions BEGIN
+		INSERT OR IGNORE INTO facets VALUES ('project', new.project), ('agent', new.agent);
+	END;
+	DROP INDEX turns_ended;
+	CREATE INDEX turns_ended ON turns (ended_ms, context_tokens);
+	DROP INDEX spans_from;
+	CREATE INDEX spans_status ON spans (status, from_ms, to_ms);
+	CREATE TABLE days_stale (day INTEGER PRIMARY KEY);
+	INSERT INTO days_stale SELECT day FROM days;`,
 }
 
 // Version is the schema version this build writes.

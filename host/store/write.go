@@ -98,6 +98,7 @@ func (s *Store) Flush(ctx context.Context) error {
 // writes touched once they pause (or every daysEvery while they go on).
 func (s *Store) Run(ctx context.Context) error {
 	s.prune(ctx)
+	s.writeDays() // the days a stopped host left stale
 	prune := time.NewTicker(pruneEach)
 	defer prune.Stop()
 	days := time.NewTimer(time.Hour)
@@ -155,14 +156,28 @@ const (
 	daysEvery = 10 * time.Second
 )
 
-// writeDays rebuilds the touched days' totals in one transaction.
+// writeDays rebuilds the stale days' totals in one transaction, and
+// forgets them as stale once that is committed.
 func (s *Store) writeDays() {
-	if len(s.dirty) == 0 {
+	if len(s.stale) == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := s.wtx(ctx, func(tx dbtx) error { return s.rebuildDays(ctx, tx) })
+	err := s.wtx(ctx, func(tx dbtx) error {
+		for day := range s.stale {
+			if err := rebuildDay(ctx, tx, day); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM days_stale WHERE day = ?`, day); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		s.stale = map[int64]bool{}
+	}
 	s.setProblem(err)
 	s.changes.Notify()
 }
@@ -211,7 +226,10 @@ func (s *Store) write(batch []fact) {
 				return err
 			}
 		}
-		return s.markLocal(ctx, tx)
+		if err := s.markLocal(ctx, tx); err != nil {
+			return err
+		}
+		return s.markStale(ctx, tx)
 	})
 	if err != nil {
 		s.mu.Lock()
@@ -220,6 +238,7 @@ func (s *Store) write(batch []fact) {
 	} else {
 		s.marked = s.oseq
 	}
+	s.settle(err == nil)
 	s.setProblem(err)
 	for _, f := range batch {
 		if f.feed != nil {
@@ -447,8 +466,12 @@ func (s *Store) session(ctx context.Context, tx dbtx, e *Event) error {
 	if e.Project == "" && e.Cwd != "" {
 		e.Project = state.ProjectFromCwd(e.Cwd) // the row's own rule: the folder's last segment
 	}
-	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sessions (machine, id, agent, project, cwd, title, parent, started_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.Machine, e.Session, e.Agent, e.Project, e.Cwd, e.Title, e.Parent, e.At)
+	// Its rowid is its start's key, the next free among those started in
+	// the same millisecond (a thousand taken: the next rowid of all).
+	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sessions (rowid, machine, id, agent, project, cwd, title, parent, started_ms)
+		VALUES ((SELECT CASE WHEN n < ?1 + 1000 THEN n END FROM (SELECT coalesce(max(rowid) + 1, ?1) AS n FROM sessions WHERE rowid >= ?1 AND rowid < ?1 + 1000)),
+		?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
+		startKey(e.At), e.Machine, e.Session, e.Agent, e.Project, e.Cwd, e.Title, e.Parent, e.At)
 	if err != nil {
 		return err
 	}
@@ -533,8 +556,8 @@ func (s *Store) applyCost(ctx context.Context, tx dbtx, c *costFact) error {
 	return err
 }
 
-// touch marks the local day of ms for its totals to be rebuilt at the end
-// of the batch (the writer's own state).
+// touch marks the local day of ms as changed by the batch (the writer's
+// own state): markStale records it in the batch's transaction.
 func (s *Store) touch(ms int64) {
 	if s.dirty == nil {
 		s.dirty = map[int64]bool{}
@@ -542,59 +565,93 @@ func (s *Store) touch(ms int64) {
 	s.dirty[midnightMs(ms)] = true
 }
 
-// rebuildDays recomputes the totals of every day the batch touched, from
-// what the tables hold of that day (each a few indexed range reads).
-func (s *Store) rebuildDays(ctx context.Context, tx dbtx) error {
+// markStale records, in the batch's own transaction, the days it changed
+// that are not stale yet: a reader of the same snapshot counts them live
+// (Days), and a crash before their rebuild leaves them marked.
+func (s *Store) markStale(ctx context.Context, tx dbtx) error {
 	for day := range s.dirty {
-		if err := rebuildDay(ctx, tx, day); err != nil {
+		if s.stale[day] {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO days_stale (day) VALUES (?)`, day); err != nil {
 			return err
 		}
 	}
-	s.dirty = nil
 	return nil
 }
 
+// settle takes the batch's changed days into the stale ones once it is
+// committed (a batch rolled back changed none).
+func (s *Store) settle(committed bool) {
+	if committed {
+		for day := range s.dirty {
+			s.stale[day] = true
+		}
+	}
+	s.dirty = nil
+}
+
+// rebuildDay writes day's totals as the tables hold them (a day with
+// nothing has no row).
 func rebuildDay(ctx context.Context, tx dbtx, day int64) error {
-	end := nextMidnight(day)
-	var d struct {
-		sessions, turns          int
-		working, waiting, tokens int64
-		cost                     sql.NullFloat64
-	}
-	q := func(dst any, query string, args ...any) error {
-		return tx.QueryRowContext(ctx, query, args...).Scan(dst)
-	}
-	if err := q(&d.sessions, `SELECT count(*) FROM sessions WHERE started_ms >= ? AND started_ms < ?`, day, end); err != nil {
+	b, err := dayTotals(ctx, tx, day)
+	if err != nil {
 		return err
 	}
-	if err := q(&d.turns, `SELECT count(*) FROM turns WHERE started_ms >= ? AND started_ms < ?`, day, end); err != nil {
-		return err
-	}
-	band := `SELECT coalesce(sum(to_ms - from_ms), 0) FROM spans WHERE from_ms >= ? AND from_ms < ? AND to_ms != 0 AND status = ?`
-	if err := q(&d.working, band, day, end, state.StatusWorking); err != nil {
-		return err
-	}
-	if err := q(&d.waiting, band, day, end, state.StatusAttention); err != nil {
-		return err
-	}
-	if err := q(&d.tokens, `SELECT coalesce(sum(m), 0) FROM (SELECT max(context_tokens) AS m FROM turns WHERE ended_ms >= ? AND ended_ms < ? GROUP BY machine, session)`, day, end); err != nil {
-		return err
-	}
-	// The cost of a day: per session, its last report of the day less its
-	// last before it; NULL when no agent reported one that day.
-	if err := q(&d.cost, `SELECT sum(hi - lo) FROM (
-			SELECT max(c.usd) AS hi, coalesce((SELECT max(b.usd) FROM costs b WHERE b.machine = c.machine AND b.session = c.session AND b.at_ms < ?), 0) AS lo
-			FROM costs c WHERE c.at_ms >= ? AND c.at_ms < ? GROUP BY c.machine, c.session)`, day, day, end); err != nil {
-		return err
-	}
-	if d.sessions == 0 && d.turns == 0 && d.working == 0 && d.waiting == 0 && d.tokens == 0 && !d.cost.Valid {
+	if b.Sessions == 0 && b.Turns == 0 && b.WorkingMs == 0 && b.WaitingMs == 0 && b.Tokens == 0 && b.CostUSD == nil {
 		_, err := tx.ExecContext(ctx, `DELETE FROM days WHERE day = ?`, day)
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO days (day, sessions, turns, working_ms, waiting_ms, tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		day, d.sessions, d.turns, d.working, d.waiting, d.tokens, d.cost)
+	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO days (day, sessions, turns, working_ms, waiting_ms, tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		day, b.Sessions, b.Turns, b.WorkingMs, b.WaitingMs, b.Tokens, b.CostUSD)
 	return err
 }
+
+// dayTotals are the totals of the local day that begins at day (ms), from
+// the tables (each a few indexed range reads): its sessions and turns by
+// their start, its closed bands, the largest context of each session's
+// turns that ended that day, and the cost reported that day. The bands
+// still open are the reader's to add (Days: they grow with now).
+func dayTotals(ctx context.Context, tx dbtx, day int64) (DayBar, error) {
+	end := nextMidnight(day)
+	b := DayBar{Day: time.UnixMilli(day)}
+	var cost sql.NullFloat64
+	q := func(dst any, query string, args ...any) error {
+		return tx.QueryRowContext(ctx, query, args...).Scan(dst)
+	}
+	if err := q(&b.Sessions, `SELECT count(*) FROM sessions WHERE started_ms >= ? AND started_ms < ?`, day, end); err != nil {
+		return b, err
+	}
+	if err := q(&b.Turns, `SELECT count(*) FROM turns WHERE started_ms >= ? AND started_ms < ?`, day, end); err != nil {
+		return b, err
+	}
+	band := `SELECT coalesce(sum(to_ms - from_ms), 0) FROM spans WHERE status = ? AND from_ms >= ? AND from_ms < ? AND to_ms != 0`
+	if err := q(&b.WorkingMs, band, state.StatusWorking, day, end); err != nil {
+		return b, err
+	}
+	if err := q(&b.WaitingMs, band, state.StatusAttention, day, end); err != nil {
+		return b, err
+	}
+	if err := q(&b.Tokens, `SELECT coalesce(sum(m), 0) FROM (SELECT max(context_tokens) AS m FROM turns WHERE ended_ms >= ? AND ended_ms < ? GROUP BY machine, session)`, day, end); err != nil {
+		return b, err
+	}
+	// The cost of a day: per session, its last report of the day less its
+	// last before it; NULL when no agent reported one that day.
+	if err := q(&cost, `SELECT sum(hi - lo) FROM (
+			SELECT max(c.usd) AS hi, coalesce((SELECT max(b.usd) FROM costs b WHERE b.machine = c.machine AND b.session = c.session AND b.at_ms < ?), 0) AS lo
+			FROM costs c WHERE c.at_ms >= ? AND c.at_ms < ? GROUP BY c.machine, c.session)`, day, day, end); err != nil {
+		return b, err
+	}
+	b.CostUSD = floatPtr(cost)
+	return b, nil
+}
+
+// startKey is the first rowid of the sessions started at ms: rowid order
+// is start order (migration 3), a thousand to a millisecond. Times are
+// bounded so the key fits (state.MaxAt is well within).
+func startKey(ms int64) int64 { return min(max(ms, 0), maxKeyedMs) * 1000 }
+
+const maxKeyedMs = 9_000_000_000_000_000
 
 // midnightMs is the local midnight that begins the day of ms.
 func midnightMs(ms int64) int64 { return midnight(time.UnixMilli(ms)).UnixMilli() }
