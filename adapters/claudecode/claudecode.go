@@ -117,16 +117,18 @@ type Dialect struct {
 	// after a minute, and it is not installed for it): a turn still open
 	// then was interrupted or refused, which no other hook says.
 	IdlePrompt bool
-	// Transcripts: the hooks' transcript_path is Claude Code's transcript,
-	// which the host reads (Spec.Tokens, Interrupted, Settled).
-	Transcripts bool
+	// SubagentTranscripts: a subagent has a transcript of its own, named
+	// by agent_transcript_path or beside its session's (Claude Code 2.1);
+	// else a subagent's hooks name none (Qwen Code's agent_transcript_path
+	// is its session's chat file).
+	SubagentTranscripts bool
 }
 
 // Claude is Claude Code's dialect.
 var Claude = Dialect{
 	AsksHuman: map[string]bool{"AskUserQuestion": true, "ExitPlanMode": true},
 	Question:  "AskUserQuestion", Plan: "ExitPlanMode",
-	Transcripts: true,
+	SubagentTranscripts: true,
 }
 
 // Map maps one Claude Code hook payload (Claude.Map).
@@ -215,11 +217,10 @@ func (d Dialect) Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, 
 	}
 	// A subagent's hooks name its parent's transcript; its own is
 	// agent_transcript_path (SubagentStop), else beside the parent's.
-	if !d.Transcripts {
-		return b.Mapping(), nil
-	}
 	if b.Subagent() {
-		b.SubagentTranscript(subagentTranscript(p))
+		if d.SubagentTranscripts {
+			b.SubagentTranscript(subagentTranscript(p))
+		}
 	} else {
 		b.Transcript(p.TranscriptPath)
 	}

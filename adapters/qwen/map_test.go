@@ -110,9 +110,15 @@ func TestClaudeDialectDiffers(t *testing.T) {
 			t.Errorf("qwen %s: got %q, want %q", tc.body, got, tc.qwen)
 		}
 	}
-	// Qwen Code's transcript is no Claude Code transcript: none is named.
-	m, _ := Map(body("Stop", `"transcript_path":"/h/.qwen/projects/p/chats/q.jsonl"`), only(working))
+	// The session's chat file is named (Settled reads it); a subagent's
+	// hooks name none: its agent_transcript_path is the session's file.
+	chat := "/h/.qwen/projects/p/chats/q.jsonl"
+	m, _ := Map(body("Stop", `"transcript_path":"`+chat+`"`), only(working))
+	if m.Transcript != (hookjson.Transcript{Path: chat, Session: "q"}) {
+		t.Errorf("the session's transcript: %+v", m.Transcript)
+	}
+	m, _ = Map(body("SubagentStop", `"transcript_path":"`+chat+`","agent_id":"a1","agent_transcript_path":"`+chat+`"`), only(working))
 	if m.Transcript.Path != "" {
-		t.Errorf("a transcript is named: %+v", m.Transcript)
+		t.Errorf("a subagent's transcript is named: %+v", m.Transcript)
 	}
 }

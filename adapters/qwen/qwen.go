@@ -15,8 +15,9 @@
 //   - in its TUI, idle_prompt comes each time it is back at its prompt,
 //     after Stop or StopFailure and after an Esc or a refused tool, which
 //     fire nothing else: a turn still open then ends (Interrupted);
-//   - its transcript_path is its own chat file, not Claude Code's format:
-//     the host reads nothing from it.
+//   - its transcript_path is its own chat file (not Claude Code's
+//     format): the host reads from it only how a turn ended while it was
+//     down (Settled); a subagent's hooks name no file of its own.
 //
 // Every hook is a command hook ("notch-web hook qwen"): Qwen Code's http
 // hooks refuse private and loopback hosts unless told otherwise, and a

@@ -15,6 +15,8 @@ var Spec = agent.Spec{
 	Mark:    "QW",
 	Version: "0.24.4",
 	Map:     Map,
+	// Its chat file says how a turn ended while the host was down.
+	Settled: Settled,
 	Hooks:   hooks(),
 	Install: agent.Install{
 		Scopes: []agent.Scope{
