@@ -483,3 +483,63 @@ func TestWatch(t *testing.T) {
 		t.Fatal("a single rename into place was not heard")
 	}
 }
+
+// A watched directory removed and made again (rm -r of the state folder)
+// takes its watch with it; Watch hears that, polls until the directory is
+// back, and hears a file written in it then.
+func TestWatchDirectoryRemovedAndBack(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "agents-notch")
+	path := filepath.Join(dir, "settings.json")
+	if err := WriteFileAtomic(path, []byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	changed := make(chan struct{}, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- WatchWith(ctx, []string{path}, func() {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}, WatchOptions{})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	<-changed // the read once the watch is in place
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	<-changed // settings.json removed
+	deadline := time.Now().Add(10 * time.Second)
+	for heard := false; !heard; {
+		if time.Now().After(deadline) {
+			t.Fatal("a file in the directory made again was never heard")
+		}
+		if err := WriteFileAtomic(path, []byte(`{"scale":2}`+"\n")); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-changed:
+			heard = true
+		case <-time.After(2 * time.Second):
+		}
+	}
+	// Watched again: a single replace is heard at once.
+	select {
+	case <-changed:
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := WriteFileAtomic(path, []byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a single rename into place was not heard once the directory was back")
+	}
+}

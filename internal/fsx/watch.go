@@ -14,10 +14,12 @@ import (
 // removed, until ctx ends. It watches the files' directories, not the files:
 // an editor's or a writer's rename-into-place replaces the file, and a watch
 // on the old file would go deaf. Events are debounced briefly; a directory
-// that does not exist yet (or was removed) is polled for every second, and
-// changed called on each poll while it is missing, so a file that appears is
-// not missed. changed is also called once the watches are in place, for
-// what changed before them. onError hears watcher errors; it may be nil.
+// that does not exist yet (or was removed or renamed away) is polled for
+// every second, and changed called on each poll while it is missing, so a
+// file that appears is not missed. While every directory is watched
+// nothing polls: a host where nothing happens is not woken for it (issue
+// 34). changed is also called once the watches are in place, for what
+// changed before them. onError hears watcher errors; it may be nil.
 func Watch(ctx context.Context, files []string, changed func(), onError func(error)) error {
 	return WatchWith(ctx, files, changed, WatchOptions{Debounce: 20 * time.Millisecond, OnError: onError})
 }
@@ -94,8 +96,21 @@ func WatchWith(ctx context.Context, files []string, changed func(), o WatchOptio
 	if tick <= 0 {
 		tick = time.Second
 	}
-	poll := time.NewTicker(tick)
+	// The poll runs when asked for (Poll), and otherwise only while a
+	// directory is not watched.
+	poll := time.NewTimer(tick)
 	defer poll.Stop()
+	var pollC <-chan time.Time
+	arm := func() {
+		if period > 0 || !complete {
+			poll.Reset(tick)
+			pollC = poll.C
+		} else {
+			poll.Stop()
+			pollC = nil
+		}
+	}
+	arm()
 	var debounce <-chan time.Time
 	for {
 		select {
@@ -106,12 +121,19 @@ func WatchWith(ctx context.Context, files []string, changed func(), o WatchOptio
 				events = nil
 				continue
 			}
-			if want[filepath.Clean(ev.Name)] {
+			name := filepath.Clean(ev.Name)
+			if want[name] {
 				if o.Debounce <= 0 {
 					changed()
 				} else {
 					debounce = time.After(o.Debounce)
 				}
+			}
+			// A watched directory removed or renamed away takes its watch
+			// with it: poll until it is back.
+			if complete && ev.Op&(fsnotify.Remove|fsnotify.Rename) != 0 && slices.Contains(dirs, name) {
+				complete = false
+				arm()
 			}
 		case err, ok := <-errs:
 			if !ok {
@@ -122,15 +144,13 @@ func WatchWith(ctx context.Context, files []string, changed func(), o WatchOptio
 		case <-debounce:
 			debounce = nil
 			changed()
-		case <-poll.C:
+		case <-pollC:
 			// Read on every poll when asked to, while a directory is
 			// missing, and once when its watch has just been placed: that
 			// read, after the watch, sees what was written before it.
-			wasComplete := complete
 			complete = addDirs()
-			if period > 0 || !complete || !wasComplete {
-				changed()
-			}
+			changed()
+			arm()
 		}
 	}
 }
