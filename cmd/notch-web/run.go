@@ -190,6 +190,14 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	if hist != nil {
 		defer hist.Close()
 	}
+	if node != nil && hist != nil {
+		// A machine's history feeds the hub's; the hub takes every
+		// machine's (host/mesh/feed.go).
+		if err := node.SetHistory(hist); err != nil {
+			ln.Close()
+			return false, err
+		}
+	}
 	hub := web.NewHub(h, svc, log, fdlimit.Streams())
 	hub.Devices = devices
 	if node != nil && node.Remote() != nil {

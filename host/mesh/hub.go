@@ -216,16 +216,17 @@ func (h *hub) markReady() { h.readyOnce.Do(func() { close(h.ready) }) }
 func pairInbox(id string) string { return "_pair_" + id }
 
 // machinePerms are a paired machine's: it publishes its own board, cards,
-// beat and goodbye, hears the hub's requests to it (the ✕, the answers to
-// its cards, a Reply or Stop), and replies to those. Nothing else: no other machine's
+// beat, goodbye and how far its history goes, hears the hub's requests to
+// it (the ✕, the answers to its cards, a Reply or Stop, an ask for its
+// history), and replies to those. Nothing else: no other machine's
 // subjects, no service's, no KV bucket (the hub stores what it takes),
 // no JetStream API, and not even the requests only the hub sends it.
 func machinePerms(name string) *server.Permissions {
 	return &server.Permissions{
 		Publish: &server.SubjectPermission{Allow: []string{
-			boardSubject(name), cardsSubject(name), beatSubject(name), goneSubject(name),
+			boardSubject(name), cardsSubject(name), beatSubject(name), goneSubject(name), histSaysSubject(name),
 		}},
-		Subscribe: &server.SubjectPermission{Allow: []string{finishSubject(name), approveSubject(name), steerSubject(name)}},
+		Subscribe: &server.SubjectPermission{Allow: []string{finishSubject(name), approveSubject(name), steerSubject(name), histSubject(name)}},
 		Response:  &server.ResponsePermission{MaxMsgs: 1, Expires: time.Minute},
 	}
 }

@@ -55,6 +55,7 @@ type Config struct {
 	ManualPath      string // a machine writes the hub's close-outs here
 	PresenceTTL     time.Duration
 	Beat            time.Duration
+	FeedBatch       int // the events a hub asks a machine for at once (DefaultFeedBatch)
 	Log             *slog.Logger
 }
 
@@ -95,7 +96,11 @@ type Node struct {
 	board     Board    // set by Run
 	answer    Answerer // set by SetAnswerer
 	steer     Steerer  // set by SetSteerer
+	hist      History  // set by SetHistory
 	closeOnce sync.Once
+
+	feed     *feed // the hub's pulling of the machines' histories
+	histSaid int64 // Run's: how far this machine last said its history goes
 }
 
 // Open starts this machine's part: the embedded hub, or the connection to
@@ -127,6 +132,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		if err != nil {
 			return nil, err
 		}
+		n.feed = newFeed(cfg.FeedBatch)
 		n.nc, err = n.hub.connect()
 		if err == nil {
 			err = n.hub.servePairing(n.nc)
@@ -390,6 +396,8 @@ func (n *Node) openViewer(ctx context.Context) error {
 			}
 		case what == "beat" && n.hub != nil:
 			n.present(name, true)
+		case what == "hist" && n.hub != nil:
+			n.onHistSays(name, m.Data)
 		}
 	}); err != nil {
 		stop()
@@ -573,7 +581,11 @@ func (n *Node) onFinish(m *nats.Msg) {
 func (n *Node) Run(ctx context.Context, b Board) error {
 	defer n.Close()
 	if !n.publish {
-		<-ctx.Done()
+		if n.feed != nil && n.history() != nil {
+			n.runFeed(ctx) // the hub takes the machines' histories
+		} else {
+			<-ctx.Done()
+		}
 		return nil
 	}
 	n.boardMu.Lock()
@@ -654,8 +666,18 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 		}
 		return nil
 	}
+	// A joined machine with a history says how far it goes after each
+	// write, and again on every beat and reconnect: a word lost while the
+	// link was down is said again (feed.go).
+	var histChanges <-chan struct{}
+	if h := n.history(); h != nil && n.joined {
+		ch, stop := h.Changes()
+		defer stop()
+		histChanges = ch
+	}
 	send(true)
 	present()
+	n.sayHistory(true)
 	for {
 		select {
 		case <-ctx.Done():
@@ -663,9 +685,13 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 		case <-n.reconnect:
 			send(true)
 			present()
+			n.sayHistory(true)
+		case <-histChanges:
+			n.sayHistory(false)
 		case <-beat.C:
 			present()
 			send(false)
+			n.sayHistory(true)
 		case <-flush.C:
 			store(false)
 		case <-changes:

@@ -82,6 +82,9 @@ func (s *Store) Take(ctx context.Context, machine string, evs []Event, last int6
 			return ErrFeed
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	f := &feedFact{machine: machine, evs: evs, last: last, err: make(chan error, 1)}
 	select {
 	case s.in <- fact{feed: f}:

@@ -119,6 +119,12 @@ func Open(path string, o Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("reading the history: %w", err)
 	}
+	if s.oseq == 0 {
+		// A new file's sequence begins at its clock (µs): a machine whose
+		// file was moved aside goes on beyond what a hub took of the old
+		// one, instead of starting again at 1 below the hub's mark.
+		s.oseq = o.Now().UnixMicro()
+	}
 	return s, nil
 }
 

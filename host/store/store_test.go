@@ -281,8 +281,22 @@ func TestMarksOutliveForgetting(t *testing.T) {
 		s.RecordEvents([]host.RecordedEvent{{Event: state.Event{Type: state.TypeSessionOpened, Session: "c", At: at(2 * time.Minute)}}})
 		flush(t, s)
 		evs, _ := s.Since(ctx, 0, 10)
-		if len(evs) != 2 || evs[0].Session != "a" || evs[1].Session != "c" || evs[1].Seq != 3 {
-			t.Errorf("own events after forgetting the newest and a restart: %+v; want a (1) and c (3): 2 is not given again", evs)
+		if len(evs) != 2 || evs[0].Session != "a" || evs[1].Session != "c" || evs[1].Seq != evs[0].Seq+2 {
+			t.Errorf("own events after forgetting the newest and a restart: %+v; want a (n) and c (n+2): n+1 is not given again", evs)
+		}
+	})
+	// A new file (the old one moved aside) goes on beyond the old one's.
+	var first []Event
+	run(func(s *Store) { first, _ = s.Since(ctx, 0, 1) })
+	for _, f := range []string{path, path + "-wal", path + "-shm"} {
+		os.Remove(f)
+	}
+	run(func(s *Store) {
+		s.RecordEvents([]host.RecordedEvent{{Event: state.Event{Type: state.TypeSessionOpened, Session: "d", At: at(3 * time.Minute)}}})
+		flush(t, s)
+		evs, _ := s.Since(ctx, 0, 10)
+		if len(first) != 1 || len(evs) != 1 || evs[0].Seq <= first[0].Seq+2 {
+			t.Errorf("a new file's first sequence %+v, the old file's %+v: want beyond it", evs, first)
 		}
 	})
 }
