@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -96,11 +97,14 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, from
 	if row := whereRow(m); err == nil && derr == nil && row != "" {
 		h.noteOrigin(row, spec, m, p, from)
 	}
+	if m.Transcript.Path == "" && spec.SessionFile != nil && err == nil && derr == nil && p.AgentID == "" {
+		m.Transcript = sessionFile(spec, p.SessionID, m)
+	}
 	if m.Transcript.Path != "" && spec.Tokens != nil {
 		h.tokens.want(m.Transcript, spec.Tokens, time.Now())
 	}
-	if m.Transcript.Path != "" && !m.Transcript.Sidechain && (spec.Interrupted != nil || spec.Idle != nil) {
-		h.interrupts.want(m.Transcript.Session, m.Transcript.Path, spec.Interrupted, spec.Idle)
+	if m.Transcript.Path != "" && !m.Transcript.Sidechain && watchesTranscript(spec) {
+		h.interrupts.want(m.Transcript.Session, m.Transcript.Path, spec.Interrupted, spec.Idle, spec.Failed)
 		for _, ev := range m.Events {
 			if ev.Type == state.TypeTurnStarted && ev.Session == m.Transcript.Session {
 				h.interrupts.turnStarted(ev.Session, now.UnixMilli())
@@ -116,6 +120,35 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, from
 		}
 	}
 	return n, e, err
+}
+
+// watchesTranscript reports whether the agent's files say things of a
+// working row no hook does (an interrupt, idleness, a failure).
+func watchesTranscript(spec agent.Spec) bool {
+	return spec.Interrupted != nil || spec.Idle != nil || spec.Failed != nil
+}
+
+// sessionFile is the transcript the agent keeps for session, for a hook
+// that starts the session's own turn and names none (agent.Spec
+// SessionFile): only a path of the form the host reads, to a regular file
+// that is there.
+func sessionFile(spec agent.Spec, session string, m hookjson.Mapping) hookjson.Transcript {
+	row := hookjson.ID(session)
+	starts := false
+	for _, ev := range m.Events {
+		starts = starts || ev.Type == state.TypeTurnStarted && ev.Session == row
+	}
+	if !starts {
+		return hookjson.Transcript{}
+	}
+	path := spec.SessionFile(session)
+	if !validTranscript(path) {
+		return hookjson.Transcript{}
+	}
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return hookjson.Transcript{}
+	}
+	return hookjson.Transcript{Path: path, Session: row}
 }
 
 // noteOrigin keeps what a hook said of its row beside its events: where

@@ -35,6 +35,8 @@ type interruptRow struct {
 	path  string
 	check func(transcript string, since time.Time) bool // nil: none
 	idle  func(transcript string, since time.Time) bool // nil: none
+	// failed says the turn ended in an error no hook reported (nil: none).
+	failed func(transcript string, since time.Time) bool
 	// idleSeen counts the polls in a row at which idle said yes: one
 	// alone is not enough (a status written a moment late, between two
 	// turns, must not end the next one).
@@ -47,9 +49,9 @@ func newInterruptWatch() *interruptWatch {
 	return &interruptWatch{rows: map[string]interruptRow{}, added: make(chan struct{}, 1)}
 }
 
-// want watches row's transcript at path with check and idle, either may
-// be nil (bounded, like the token reader's rows).
-func (w *interruptWatch) want(row, path string, check, idle func(string, time.Time) bool) {
+// want watches row's transcript at path with check, idle and failed, any
+// may be nil (bounded, like the token reader's rows).
+func (w *interruptWatch) want(row, path string, check, idle, failed func(string, time.Time) bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if old, ok := w.rows[row]; ok || len(w.rows) < maxPendingTranscripts {
@@ -57,7 +59,7 @@ func (w *interruptWatch) want(row, path string, check, idle func(string, time.Ti
 		if old.path == path {
 			seen = old.idleSeen
 		}
-		w.rows[row] = interruptRow{path: path, check: check, idle: idle, idleSeen: seen, turnSince: old.turnSince}
+		w.rows[row] = interruptRow{path: path, check: check, idle: idle, failed: failed, idleSeen: seen, turnSince: old.turnSince}
 		select {
 		case w.added <- struct{}{}:
 		default:
@@ -178,6 +180,11 @@ func (h *Host) checkInterrupts(now time.Time) {
 			interrupted = h.interrupts.sawIdle(row, r.idle(r.path, since)) >= idleConfirm
 		}
 		if !interrupted {
+			// A turn the agent's files say failed (Copilot CLI's TUI) ends
+			// in error, its tool and any approval settled as an interrupt's.
+			if s.Status == state.StatusWorking && r.failed != nil && r.failed(r.path, since) {
+				h.board.settleTurn(row, s.Status, s.Since, state.OutcomeError, now)
+			}
 			continue
 		}
 		if s.Status == state.StatusAttention {

@@ -229,3 +229,60 @@ func runUntilCleanup(t *testing.T, h *Host) {
 	go func() { defer close(done); h.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 }
+
+// TestCopilotFirstTurnInterruptAndFailure: GitHub Copilot CLI names its
+// session file only on Stop, and fires no hook for a Ctrl-C (its file gets
+// an "abort" line) nor for a failed model call in the TUI (ErrorOccurred at
+// every retry, then a "session.error" line, no Stop). The host finds the
+// file from its own environment at the first turn's start: the
+// interrupted first turn ends done, the failed second one error, and a
+// turn with neither stays working.
+func TestCopilotFirstTurnInterruptAndFailure(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("COPILOT_HOME", filepath.Join(home, "copilot"))
+	file := filepath.Join(home, "copilot", "session-state", "c1", "events.jsonl")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	stamp := func() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+	os.WriteFile(file, []byte(`{"type":"session.start","data":{"sessionId":"c1"},"timestamp":"`+stamp()+`"}`+"\n"), 0o644)
+	appendLine := func(typ string) {
+		f, _ := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString(`{"type":"` + typ + `","data":{},"id":"x","timestamp":"` + stamp() + `"}` + "\n")
+		f.Close()
+	}
+	h := newHost(t, home)
+	runUntilCleanup(t, h)
+	hook := func(body string) {
+		t.Helper()
+		if _, err := h.Hook("copilot", []byte(`{"session_id":"c1","cwd":"/src/x",`+body+`}`), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait := func(step, status string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for s := rows(t, h)["c1"]; s.Status != status; s = rows(t, h)["c1"] {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %+v, want %s", step, s, status)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	hook(`"hook_event_name":"SessionStart","source":"new"`)
+	hook(`"hook_event_name":"UserPromptSubmit","prompt":"scenario:slow"`)
+	time.Sleep(3 * interruptPoll)
+	if s := rows(t, h)["c1"]; s.Status != state.StatusWorking {
+		t.Fatalf("a turn nothing ended: %+v, want working", s)
+	}
+	appendLine("abort")
+	wait("after Ctrl-C in the first turn", state.StatusDone)
+
+	time.Sleep(5 * time.Millisecond) // the next turn starts after the abort's stamp
+	hook(`"hook_event_name":"UserPromptSubmit","prompt":"scenario:error400"`)
+	hook(`"hook_event_name":"ErrorOccurred","error_context":"model_call","recoverable":true,"error":{"message":"400"}`)
+	time.Sleep(3 * interruptPoll)
+	if s := rows(t, h)["c1"]; s.Status != state.StatusWorking {
+		t.Fatalf("an earlier abort, or ErrorOccurred, ended this turn: %+v", s)
+	}
+	appendLine("session.error")
+	wait("after the model error", state.StatusError)
+}

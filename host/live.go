@@ -202,8 +202,8 @@ func (h *Host) restoreLive(now time.Time) []string {
 		if !ok || f.transcript == "" {
 			continue
 		}
-		if spec.Interrupted != nil || spec.Idle != nil {
-			h.interrupts.want(id, f.transcript, spec.Interrupted, spec.Idle)
+		if watchesTranscript(spec) {
+			h.interrupts.want(id, f.transcript, spec.Interrupted, spec.Idle, spec.Failed)
 		}
 		if s, held := h.board.session(id); held && !state.Settled(s.Status) && spec.Settled != nil {
 			open = append(open, id)

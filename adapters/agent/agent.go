@@ -100,6 +100,20 @@ type Spec struct {
 	// fires no hook and writes no transcript line); nil when the agent
 	// keeps no such word. The host asks it while a row works.
 	Idle func(transcript string, since time.Time) bool
+	// Failed reports whether the agent says, outside its hooks, that the
+	// turn that began at since ended in an error no hook reports (GitHub
+	// Copilot CLI's TUI after a failed model call fires no Stop, and its
+	// ErrorOccurred comes at every retry too); nil when the agent keeps no
+	// such word. The host asks it while a row works, and ends the turn in
+	// error.
+	Failed func(transcript string, since time.Time) bool
+	// SessionFile is where the agent keeps the file of a session (its
+	// transcript), as the host's own environment says, for an agent whose
+	// hooks name it late (Copilot CLI's Stop alone names it: an interrupt
+	// in the first turn would go unseen); "" when it cannot tell. The host
+	// takes it at a turn's start when no hook named one and the file is
+	// there. nil: the hooks name it.
+	SessionFile func(session string) string
 	// Settled reports how the session's latest turn ended, as the agent's
 	// own files say (state.OutcomeCompleted or OutcomeError), when it
 	// ended no earlier than since; ok is false while it runs, or when the

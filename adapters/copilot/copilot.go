@@ -45,15 +45,15 @@
 // Ctrl-C while the model answers, and No / Esc at its permission prompt,
 // fire no hook; its events.jsonl records an "abort" line at once, and the
 // host ends the turn from it (Interrupted, looked at while the row works
-// or asks, once a Stop has named the file). A model error in the TUI fires
-// ErrorOccurred and no Stop; the file's "session.error" line says the
-// turn failed (Failed).
+// or asks). A model error in the TUI fires ErrorOccurred and no Stop; the
+// file's "session.error" line says the turn failed (Failed). Only Stop
+// names the file, so the host finds it at a first turn's start from its
+// own environment (SessionFile: $COPILOT_HOME, else ~/.copilot).
 //
 // What Copilot CLI 1.0.102 does not tell us: a title (the row takes the
 // first prompt's first line), a session before its first prompt (the TUI
-// fires SessionStart only then), the transcript before a session's first
-// Stop (no other hook names it). The budget comes only from the row
-// (docs/contract.md rule 1).
+// fires SessionStart only then), which error ended a turn. The budget
+// comes only from the row (docs/contract.md rule 1).
 package copilot
 
 import (

@@ -16,9 +16,12 @@ var Spec = agent.Spec{
 	Version: "1.0.102",
 	Map:     Map,
 	Tokens:  Tokens,
-	// Its session file says when the human interrupted a turn — no hook
-	// does.
+	// Its session file says when the human interrupted a turn, and when
+	// the TUI's turn failed on the model — no hook does; only Stop names
+	// the file, so the host finds it for a first turn (SessionFile).
 	Interrupted: Interrupted,
+	Failed:      Failed,
+	SessionFile: SessionFile,
 	Hooks:       hooks(),
 	Install: agent.Install{
 		Scopes: []agent.Scope{

@@ -3,6 +3,9 @@ package copilot
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
@@ -95,4 +98,24 @@ func stamped(path, typ string, since time.Time) bool {
 		return false
 	})
 	return hit
+}
+
+// SessionFile is the session file Copilot CLI keeps for session, as the
+// host's environment says where its home is ($COPILOT_HOME, else
+// ~/.copilot): Copilot names it only on Stop, so the host would not see an
+// interrupt or a failure in a session's first turn without it. A session
+// id that is not one word of letters, digits, "-" and "_" names nothing.
+func SessionFile(session string) string {
+	if session == "" || len(session) > 128 || strings.Trim(session, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
+		return ""
+	}
+	dir := os.Getenv("COPILOT_HOME")
+	if !filepath.IsAbs(dir) {
+		home, err := os.UserHomeDir()
+		if err != nil || !filepath.IsAbs(home) {
+			return ""
+		}
+		dir = filepath.Join(home, ".copilot")
+	}
+	return filepath.Join(dir, "session-state", session, "events.jsonl")
 }

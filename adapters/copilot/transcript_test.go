@@ -84,3 +84,21 @@ func TestInterruptedAndFailed(t *testing.T) {
 		t.Error("a missing file says interrupted")
 	}
 }
+
+func TestSessionFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("COPILOT_HOME", dir)
+	if got, want := SessionFile("49e8fee9-f026-4570-8ff4-6f2e7281d855"), filepath.Join(dir, "session-state", "49e8fee9-f026-4570-8ff4-6f2e7281d855", "events.jsonl"); got != want {
+		t.Errorf("SessionFile = %q, want %q", got, want)
+	}
+	for _, id := range []string{"", "..", "../x", "a/b", `a\b`, "a b", "\u202e", string(make([]byte, 200))} {
+		if got := SessionFile(id); got != "" {
+			t.Errorf("SessionFile(%q) = %q, want none", id, got)
+		}
+	}
+	t.Setenv("COPILOT_HOME", "relative")
+	t.Setenv("HOME", dir)
+	if got, want := SessionFile("s"), filepath.Join(dir, ".copilot", "session-state", "s", "events.jsonl"); got != want {
+		t.Errorf("a relative COPILOT_HOME: %q, want %q", got, want)
+	}
+}
