@@ -549,7 +549,7 @@ func (r *run) writeFile(path, content string) {
 }
 
 // adapterDirs are the agents' adapter packages, by install name.
-var adapterDirs = map[string]string{"claude-code": "claudecode", "codex": "codex", "gemini": "gemini"}
+var adapterDirs = map[string]string{"claude-code": "claudecode", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
 
 var (
 	uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
@@ -641,6 +641,7 @@ var versions = map[string]string{
 	"claude-code": "@anthropic-ai/claude-code 2.1.328",
 	"codex":       "@openai/codex 0.169.0",
 	"gemini":      "@google/gemini-cli 0.61.0",
+	"opencode":    "opencode-ai 1.18.33",
 }
 
 // logEvents writes the hooks received, in order, to the test log, with

@@ -2,7 +2,7 @@
 // its name, the hooks notch-web installs (each with its kind and timeout),
 // where its settings live, how its hook payloads map to session events, how
 // its transcripts give context tokens, and its help text. Each adapter
-// package (adapters/claudecode, codex, gemini) declares its Spec;
+// package (adapters/claudecode, codex, gemini, opencode) declares its Spec;
 // adapters/registry lists them; the installer, the host and the command
 // line read everything agent-specific from there (docs/adding-an-agent.md).
 package agent
@@ -74,6 +74,23 @@ type Install struct {
 	// CodexConfig: the agent is Codex, whose config.toml beside hooks.json
 	// takes notify and records which hooks a human trusted.
 	CodexConfig bool
+	// Plugin, when set, is a file notch-web owns whole instead of hooks in
+	// the agent's settings file (OpenCode's plugin folder): the scope's
+	// File is that file, written whole, atomically, with mode 0644 for a
+	// new one, and removed by uninstall only while it is notch-web's (its
+	// first line is Plugin.Marker).
+	Plugin *Plugin
+}
+
+// Plugin is a file the agent loads by itself from a folder, which
+// notch-web writes whole.
+type Plugin struct {
+	// Marker is the file's first line: a file that does not start with it
+	// is not notch-web's and is never overwritten nor removed.
+	Marker string
+	// Source is the file's bytes for notch-web's executable and the host's
+	// base URL ("": the one "notch-web hook" finds itself).
+	Source func(exe, url string) []byte
 }
 
 // Spec is one agent.

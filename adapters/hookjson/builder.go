@@ -105,6 +105,27 @@ func (b *Builder) PromptTitle(prompt string) {
 	}
 }
 
+// Title titles the target row with the agent's own title for the session
+// (OpenCode names its sessions itself), when it is one and differs from the
+// row's: a repeat changes nothing.
+func (b *Builder) Title(title string) {
+	t := OneLine(title, MaxTitle)
+	if t == "" {
+		return
+	}
+	if s, ok := b.row(); ok && s.Title == t {
+		return
+	}
+	b.emit(state.Event{Type: state.TypeSessionTitled, Title: t})
+}
+
+// Working reports whether the host holds the target row in a turn: working
+// or waiting on the human.
+func (b *Builder) Working() bool {
+	s, ok := b.row()
+	return ok && (s.Status == state.StatusWorking || s.Status == state.StatusAttention)
+}
+
 // Started is a session's (new) process starting: the row opens, or is
 // refreshed, from the payload, and unless the start is a compaction (which
 // can come in the middle of a turn) the row is idle: the agent waits for a

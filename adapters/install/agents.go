@@ -9,6 +9,7 @@ import (
 	"github.com/notch-web/notch-web/adapters/claudecode"
 	"github.com/notch-web/notch-web/adapters/codex"
 	"github.com/notch-web/notch-web/adapters/gemini"
+	"github.com/notch-web/notch-web/adapters/opencode"
 	"github.com/notch-web/notch-web/adapters/registry"
 )
 
@@ -17,6 +18,7 @@ const (
 	ClaudeCode = claudecode.Agent
 	Codex      = codex.Agent
 	Gemini     = gemini.Agent
+	OpenCode   = opencode.Agent
 )
 
 // Agents lists every agent of adapters/registry, for help texts and errors.

@@ -16,6 +16,8 @@
 //	                                                              hooks' trust is read from it (codextrust.go)
 //	gemini       user     ~/.gemini/settings.json               command hooks: notch-web hook gemini (3 s;
 //	             project  .gemini/settings.json                   Notification only for ToolPermission)
+//	opencode     user     ~/.config/opencode/plugin/notch-web.js  a plugin file of notch-web's (plugin.go), which
+//	             project  .opencode/plugin/notch-web.js            POSTs OpenCode's events to <URL>/agents-notch/hooks/opencode
 //
 // (CLAUDE_CONFIG_DIR and CODEX_HOME move the user files as they move the
 // agents'.)

@@ -210,6 +210,9 @@ func (o Options) run(install bool) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if s, _ := o.spec(); s.Install.Plugin != nil {
+		return o.runPlugin(s, path, install)
+	}
 	f, err := o.format()
 	if err != nil {
 		return Result{}, err
@@ -451,6 +454,10 @@ func Status(o Options) ([]Installed, error) {
 				continue // e.g. no project directory: skip that scope
 			}
 			return nil, err
+		}
+		if spec.Install.Plugin != nil {
+			out = append(out, pluginStatus(spec, scope, path))
+			continue
 		}
 		in := status(o.Agent, scope, path, f)
 		if spec.Install.CodexConfig && len(in.Events) > 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/notch-web/notch-web/adapters/codex"
 	"github.com/notch-web/notch-web/adapters/copilot"
 	"github.com/notch-web/notch-web/adapters/gemini"
+	"github.com/notch-web/notch-web/adapters/opencode"
 	"github.com/notch-web/notch-web/adapters/qwen"
 )
 
@@ -17,6 +18,7 @@ var All = []agent.Spec{
 	claudecode.Spec,
 	codex.Spec,
 	gemini.Spec,
+	opencode.Spec,
 	copilot.Spec,
 	qwen.Spec,
 }

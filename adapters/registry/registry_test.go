@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -31,7 +32,7 @@ func TestSpecs(t *testing.T) {
 				t.Errorf("%s: event %q empty or repeated", s.Name, h.Event)
 			case h.Kind != agent.HTTP && h.Kind != agent.Command:
 				t.Errorf("%s %s: kind %q", s.Name, h.Event, h.Kind)
-			case h.Kind == agent.HTTP && s.Install.Style != agent.StyleClaude:
+			case h.Kind == agent.HTTP && s.Install.Style != agent.StyleClaude && s.Install.Plugin == nil:
 				t.Errorf("%s %s: an http hook in style %q", s.Name, h.Event, s.Install.Style)
 			case h.Timeout <= 0:
 				t.Errorf("%s %s: no timeout", s.Name, h.Event)
@@ -50,6 +51,10 @@ func TestSpecs(t *testing.T) {
 		}
 		if s.Install.Style == agent.StyleGemini && s.Install.Name == "" {
 			t.Errorf("%s: named hooks without a name", s.Name)
+		}
+		if p := s.Install.Plugin; p != nil && (p.Marker == "" || p.Source == nil ||
+			!strings.HasPrefix(string(p.Source("/x/notch-web", "")), p.Marker+"\n")) {
+			t.Errorf("%s: a plugin file whose first line is not its marker", s.Name)
 		}
 	}
 	if _, ok := Get("cursor"); ok {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -73,7 +74,7 @@ func splitAgent(fs *flag.FlagSet, args []string) (agent string, rest []string, e
 	return agent, rest, nil
 }
 
-var hookUsage = `usage: notch-web hook <agent> [--url URL] [--verbose] [--wait D] [PAYLOAD]
+var hookUsage = `usage: notch-web hook <agent> [--url URL] [--verbose] [--wait D] [--origin] [PAYLOAD]
 
 Relays one hook payload (stdin, or PAYLOAD: Codex's notify passes its JSON
 as the last argument) to the host at URL/agents-notch/hooks/<agent>, within
@@ -81,6 +82,10 @@ one second. It always exits 0 and writes nothing to stdout, so it can never
 fail or steer the agent — except with --wait (hooks install codex
 --approvals): a PermissionRequest then waits up to D for an answer given on
 the board, and only that decision is printed. Agents: ` + strings.Join(registry.Names(), ", ") + `.
+
+--origin relays nothing: it prints, as one JSON object, the host's URL and
+the headers a hook of this process's parent would carry (its process and
+terminal), for an agent's own plugin to send with its events (OpenCode's).
 
 URL is --url, else $NOTCH_URL, else http://` + DefaultAddr + `.
 `
@@ -94,6 +99,7 @@ func runHook(ctx context.Context, args []string, getenv func(string) string, std
 	url := fs.String("url", "", "the host's base `URL`")
 	verbose := fs.Bool("verbose", false, "say on stderr why a payload was not delivered")
 	wait := fs.Duration("wait", 0, "codex: wait up to this long for the board's answer to a PermissionRequest, and print it")
+	origin := fs.Bool("origin", false, "print the host's URL and this hook's headers as JSON; relay nothing")
 	agent, rest, err := splitAgent(fs, args)
 	say := func(err error) {
 		if *verbose || errors.Is(err, flag.ErrHelp) {
@@ -117,6 +123,10 @@ func runHook(ctx context.Context, args []string, getenv func(string) string, std
 		say(fmt.Errorf("--wait %v: want at most %v", *wait, maxHold))
 		return
 	}
+	if *origin {
+		printOrigin(stdout, agent, hostURL(*url, getenv), terminal.FromEnv(getenv), agentProcess(), say)
+		return
+	}
 	// Where the agent runs (tmux, WezTerm, kitty) rides along, validated,
 	// for the board's Go to terminal.
 	// So does the agent's process (this command's parent, past any shell),
@@ -134,6 +144,32 @@ func runHook(ctx context.Context, args []string, getenv func(string) string, std
 	if len(answer) > 0 {
 		stdout.Write(append(answer, '\n'))
 	}
+}
+
+// hookOrigin is what "notch-web hook --origin" prints: where an agent's own
+// plugin sends its events, and the headers "notch-web hook" would send
+// beside them.
+type hookOrigin struct {
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers"`
+}
+
+// printOrigin prints the origin of a hook for agent to base, as JSON on
+// one line; nothing when base is not a host's base URL.
+func printOrigin(w io.Writer, agent, base string, where terminal.Where, id proc.ID, say func(error)) {
+	if _, err := relay.Endpoint(base, agent); err != nil {
+		say(err)
+		return
+	}
+	o := hookOrigin{URL: strings.TrimRight(base, "/"), Headers: map[string]string{}}
+	if !where.IsZero() {
+		o.Headers[terminal.Header] = where.Encode()
+	}
+	if !id.IsZero() {
+		o.Headers[proc.Header] = id.Encode()
+	}
+	b, _ := json.Marshal(o) // strings only
+	w.Write(append(b, '\n'))
 }
 
 // agentProcess is the agent this hook runs for: the nearest ancestor that

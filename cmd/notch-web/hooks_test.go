@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -486,5 +488,34 @@ func TestHooksWithoutHome(t *testing.T) {
 		if err == nil || stderr.String() != want || stdout.Len() > 0 {
 			t.Errorf("hooks %s without HOME: %v, stderr %q, stdout %q; want %q", verb, err, stderr.String(), stdout.String(), want)
 		}
+	}
+}
+
+// TestHookOrigin: --origin relays nothing and prints the host's URL and
+// the headers a hook would carry (OpenCode's plugin sends them itself); a
+// URL that is not a host's prints nothing.
+func TestHookOrigin(t *testing.T) {
+	var rec recorder
+	srv := rec.server(t)
+	var stdout, stderr bytes.Buffer
+	e := env("NOTCH_URL", srv.URL+"/", "TMUX", "/tmp/tmux-1000/default,77,0", "TMUX_PANE", "%3")
+	if err := runAgentHooks(context.Background(), []string{"hook", "opencode", "--origin"}, e, strings.NewReader(""), &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	var got hookOrigin
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil || stderr.Len() > 0 {
+		t.Fatalf("stdout %q stderr %q: %v", stdout.String(), stderr.String(), err)
+	}
+	if got.URL != srv.URL || terminal.Parse(got.Headers[terminal.Header]).TmuxPane != "%3" || len(rec.paths) != 0 {
+		t.Errorf("origin %+v; relayed %q", got, rec.paths)
+	}
+	// This test's parent (go test) is a process: it is named.
+	if proc.Parse(got.Headers[proc.Header]).IsZero() && runtime.GOOS == "linux" {
+		t.Errorf("no process in %+v", got.Headers)
+	}
+	stdout.Reset()
+	runAgentHooks(context.Background(), []string{"hook", "opencode", "--origin", "--url", "ftp://x"}, env(), strings.NewReader(""), &stdout, &stderr)
+	if stdout.Len() > 0 {
+		t.Errorf("a bad URL printed %q", stdout.String())
 	}
 }

@@ -221,8 +221,8 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	if n := len(rec.Results); n > 0 {
 		p.refused = rec.Results[n-1].IsError
 	}
-	// Claude Code's shell tool is Bash, GitHub Copilot CLI's (its
-	// anthropic provider) bash, with task for its subagents (copilot.go).
+	// Claude Code's shell tool is Bash; GitHub Copilot CLI's and OpenCode's
+	// (their anthropic providers) bash, with task for their subagents.
 	if shell := has(tools, "Bash", "bash"); scripted && shell != "" {
 		rec.Scenario, rec.Step = p.scenario, p.step
 		t = s.script(p, shell, has(tools, "Agent", "Task", "task"))
@@ -257,6 +257,9 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	var input any
 	if t.tool != "" {
 		input = anthropicToolInput(t)
+		if opencode := opencodeToolInput(sys, t.tool); opencode != nil {
+			input = opencode
+		}
 		block = map[string]any{"type": "tool_use", "id": id, "name": t.tool, "input": map[string]any{}}
 	} else {
 		block = map[string]any{"type": "text", "text": ""}

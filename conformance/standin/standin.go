@@ -1,6 +1,7 @@
 // Package standin is a stand-in model API for the conformance suite: one
 // loopback HTTP server that answers the real agent CLIs — Anthropic's
-// Messages API (Claude Code), OpenAI's Responses API (Codex), Google's
+// Messages API (Claude Code; GitHub Copilot CLI and OpenCode through
+// their anthropic providers), OpenAI's Responses API (Codex), Google's
 // Gemini API (Gemini CLI) and OpenAI's Chat Completions (Qwen Code and the
 // other OpenAI-compatible agents) — with scripted, streamed turns, so the
 // CLIs run their real hooks offline and deterministically.

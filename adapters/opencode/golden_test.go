@@ -1,0 +1,15 @@
+package opencode
+
+import (
+	"flag"
+	"testing"
+
+	"github.com/notch-web/notch-web/adapters/internal/golden"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from the code (then review them by reading!)")
+
+// TestGolden replays the payload sequences in testdata/*.jsonl (recorded
+// from OpenCode 1.18.33 through notch-web's plugin, and one made from their
+// shapes) through Map and a real fold.
+func TestGolden(t *testing.T) { golden.Run(t, Map, *update) }

@@ -1,0 +1,37 @@
+package opencode
+
+import (
+	"time"
+
+	"github.com/notch-web/notch-web/adapters/agent"
+)
+
+// Spec is OpenCode to notch-web (adapters/registry): not hooks in a
+// settings file but a plugin file notch-web owns, in OpenCode's plugin
+// folder, which POSTs the events (Hooks) itself.
+var Spec = agent.Spec{
+	Name:    Agent,
+	Display: "OpenCode",
+	Mark:    "OC",
+	Version: "1.18.33",
+	Map:     Map,
+	Hooks:   hooks(),
+	Install: agent.Install{
+		Scopes: []agent.Scope{
+			{Name: "user", Dir: ".config/opencode/plugin", File: PluginFile},
+			{Name: "project", Project: true, Dir: ".opencode/plugin", File: PluginFile},
+		},
+		Plugin: &agent.Plugin{Marker: Marker, Source: Plugin},
+	},
+	Help: "--scope user (~/.config/opencode/plugin/notch-web.js) or project\n(.opencode/plugin/notch-web.js): a plugin file of notch-web's",
+}
+
+// hooks are the events the plugin forwards, each POSTed by the plugin
+// itself within a second.
+func hooks() []agent.Hook {
+	out := make([]agent.Hook, 0, len(Events))
+	for _, e := range Events {
+		out = append(out, agent.Hook{Event: e, Kind: agent.HTTP, Timeout: time.Second})
+	}
+	return out
+}

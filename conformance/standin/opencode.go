@@ -1,0 +1,23 @@
+package standin
+
+import "strings"
+
+// OpenCodeSubagentType is the agent the Subagent scenario's task call asks
+// OpenCode for: its built-in general agent.
+const OpenCodeSubagentType = "general"
+
+// opencodeToolInput is the input of OpenCode's bash and task tools, which
+// share GitHub Copilot CLI's names but not its inputs, for a request whose
+// system prompt is OpenCode's ("You are OpenCode"); nil for any other.
+func opencodeToolInput(system, tool string) map[string]any {
+	if !strings.Contains(system, "You are OpenCode") {
+		return nil
+	}
+	switch tool {
+	case "bash":
+		return map[string]any{"command": ToolCommand, "description": "Create a marker file"}
+	case "task":
+		return map[string]any{"description": "Colour sentence", "prompt": SubagentPrompt, "subagent_type": OpenCodeSubagentType}
+	}
+	return nil
+}
