@@ -548,8 +548,9 @@ func (r *run) writeFile(path, content string) {
 	}
 }
 
-// adapterDirs are the agents' adapter packages, by install name.
-var adapterDirs = map[string]string{"claude-code": "claudecode", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
+// adapterDir is an agent's adapter package: its install name without the
+// dashes (claude-code is adapters/claudecode), as host/replay_test.go reads it.
+func adapterDir(agent string) string { return strings.ReplaceAll(agent, "-", "") }
 
 var (
 	uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
@@ -613,7 +614,7 @@ func (r *run) save() {
 		}
 		name = strings.ToLower(name)
 	}
-	dir := filepath.Join(suite.repo, "adapters", adapterDirs[r.agent], "testdata", "recorded")
+	dir := filepath.Join(suite.repo, "adapters", adapterDir(r.agent), "testdata", "recorded")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		r.t.Error(err)
 		return
