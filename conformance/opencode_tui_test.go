@@ -1,0 +1,147 @@
+//go:build conformance
+
+package conformance
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notch-web/notch-web/state"
+)
+
+// openCodeTUI starts OpenCode's TUI in tmux and waits for its prompt.
+// OpenCode makes a session only at the first prompt: until then the board
+// has no row for it.
+func openCodeTUI(r *run) *term {
+	r.t.Helper()
+	tm := r.tmux(opencodeEnv(), "opencode")
+	tm.waitScreen("OpenCode starts", 90*time.Second, shows("Ask anything"))
+	return tm
+}
+
+// ocType types a prompt into OpenCode's input, presses Enter once the text
+// is drawn, and waits for the turn to start (session.status busy).
+func (tm *term) ocType(text string) {
+	tm.r.t.Helper()
+	before := tm.r.count("session.status")
+	if out, err := tm.cmd(nil, "send-keys", "-t", "agent", "-l", text); err != nil {
+		tm.r.t.Fatalf("send-keys: %v %s", err, out)
+	}
+	tm.waitScreen("the prompt is typed", 20*time.Second, shows(text))
+	time.Sleep(300 * time.Millisecond)
+	tm.keys("Enter")
+	tm.r.waitFor("the turn's start ("+text+")", 45*time.Second, func() bool { return tm.r.count("session.status") > before })
+}
+
+// asks is a board check: the one row needs the user for tool.
+func asks(tool string) func(state.Document) error {
+	return func(d state.Document) error {
+		if err := oneMain(state.StatusAttention)(d); err != nil {
+			return err
+		}
+		if m, _ := mainRows(d); m[0].Approval == nil || m[0].Approval.ToolName != tool {
+			return errf("approval %+v, want one for %s", m[0].Approval, tool)
+		}
+		return nil
+	}
+}
+
+// TestOpenCodeInteractive drives one TUI session through every state the
+// board shows: no row before the first prompt; a shell call that asks
+// (needs you, the command as the reason), allowed once in the terminal
+// (done, one step, approvedAt, OpenCode's title, tokens); a slow turn
+// (working) interrupted with Esc (done); an API error (error); and ^C,
+// which ends OpenCode (the plugin's dispose: the row settles as it was).
+func TestOpenCodeInteractive(t *testing.T) {
+	t.Parallel()
+	r := opencodeRun(t, "ask")
+	r.scenario = "tui_session"
+	r.final = "settled 1 " + state.StatusError
+	tm := openCodeTUI(r)
+	if d, err := r.board(); err == nil && len(d.Sessions) != 0 {
+		t.Errorf("rows before the first prompt: %s", rowsText(d))
+	}
+
+	tm.ocType("scenario:tool Create the marker file.")
+	tm.waitScreen("the permission prompt", 45*time.Second, shows("Permission required", "Allow once"))
+	d := r.waitBoard("at the permission prompt", 10*time.Second, asks("bash"))
+	if m, _ := mainRows(d); len(m) == 1 && m[0].Approval.Reason != "touch conformance-tool.txt" {
+		t.Errorf("the ask's reason is %q, want the command", m[0].Approval.Reason)
+	}
+	tm.keys("Enter") // Allow once
+	d = r.waitBoard("after Allow once", 45*time.Second, oneMain(state.StatusDone))
+	if dd := r.waitBoard("the turn's tokens", 10*time.Second, hasTokens); hasTokens(dd) == nil {
+		d = dd
+	}
+	if m, _ := mainRows(d); len(m) == 1 && (m[0].Steps != 1 || m[0].ApprovedAt == nil || m[0].Title == "") {
+		t.Errorf("after Allow once: steps %d, approvedAt %v, title %q: want 1, set, OpenCode's", m[0].Steps, m[0].ApprovedAt, m[0].Title)
+	}
+
+	tm.ocType("scenario:slow Take your time.")
+	r.waitBoard("while the model holds the stream", 30*time.Second, oneMain(state.StatusWorking))
+	// OpenCode asks for a second Esc ("esc again to interrupt").
+	tm.keys("Escape")
+	time.Sleep(300 * time.Millisecond)
+	tm.keys("Escape")
+	tm.waitScreen("the interrupt", 20*time.Second, shows("interrupted"))
+	r.waitBoard("after Esc", 10*time.Second, oneMain(state.StatusDone))
+
+	tm.ocType("scenario:error400 Fail, please.")
+	r.waitBoard("after the API error", 45*time.Second, oneMain(state.StatusError))
+
+	tm.keys("C-c")
+	tm.waitExit("^C", 20*time.Second)
+	r.waitBoard("after ^C", 10*time.Second, settled(1, state.StatusError))
+	r.waitFor("the plugin's dispose", 5*time.Second, func() bool { return r.count("notch-web.dispose") == 1 })
+	r.holdBoard("after ^C", 1500*time.Millisecond, settled(1, state.StatusError))
+	if n := r.processRecords(); n != 0 {
+		t.Errorf("%d process records: the dispose should have settled the row first", n)
+	}
+	r.logEvents()
+	if t.Failed() {
+		t.Logf("screen:\n%s", strings.TrimSpace(tm.screen()))
+	}
+}
+
+// TestOpenCodeRejectInTerminal: Reject at the permission prompt is
+// approval.resolved rejected, the refused call an error, the turn done.
+func TestOpenCodeRejectInTerminal(t *testing.T) {
+	t.Parallel()
+	r := opencodeRun(t, "ask")
+	r.scenario = "tui_reject"
+	r.final = "settled 1 " + state.StatusDone
+	tm := openCodeTUI(r)
+	tm.ocType("scenario:tool Create the marker file.")
+	tm.waitScreen("the permission prompt", 45*time.Second, shows("Permission required", "Reject"))
+	r.waitBoard("at the permission prompt", 10*time.Second, asks("bash"))
+	tm.keys("Right", "Right") // Allow once → Allow always → Reject
+	time.Sleep(300 * time.Millisecond)
+	tm.keys("Enter")
+	d := r.waitBoard("after Reject", 45*time.Second, oneMain(state.StatusDone))
+	if m, _ := mainRows(d); len(m) == 1 && (m[0].ApprovedAt != nil || m[0].ErrorStreak != 1) {
+		t.Errorf("after Reject: approvedAt %v, errorStreak %d: want none and 1", m[0].ApprovedAt, m[0].ErrorStreak)
+	}
+	tm.keys("C-c")
+	tm.waitExit("^C", 20*time.Second)
+	r.waitBoard("after ^C", 10*time.Second, settled(1, state.StatusDone))
+	r.logEvents()
+}
+
+var lifecycleOpenCode = lifecycleAgent{
+	name: "OpenCode", prompt: "session.status", turnEnd: "session.idle",
+	newRun: func(t *testing.T) *run { return opencodeRun(t, "ask") },
+	start:  openCodeTUI,
+	// The native opencode binary is the pane's process; its plugin runs
+	// in it (a worker thread) and "notch-web hook --origin" names it.
+	agent: func(r *run, tm *term) int { return tm.panePID() },
+}
+
+// TestLifecycleOpenCode: kill -9 of OpenCode mid-turn, and at its
+// permission prompt, fires nothing; the host settles the row from the
+// process's end.
+func TestLifecycleOpenCode(t *testing.T) {
+	a := lifecycleOpenCode
+	t.Run("kill_mid_turn", func(t *testing.T) { t.Parallel(); killMidTurn(t, a) })
+	t.Run("kill_at_permission", func(t *testing.T) { t.Parallel(); killAtAsk(t, a, "Permission required", false) })
+}
