@@ -643,6 +643,7 @@ var versions = map[string]string{
 	"codex":       "@openai/codex 0.169.0",
 	"gemini":      "@google/gemini-cli 0.61.0",
 	"opencode":    "opencode-ai 1.18.33",
+	"copilot":     "@github/copilot 1.0.102",
 }
 
 // logEvents writes the hooks received, in order, to the test log, with
