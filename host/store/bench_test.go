@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/state"
 )
 
 // fillSessions is Fill, for a test.
@@ -106,4 +109,37 @@ func BenchmarkFileSize(b *testing.B) {
 		fi, _ := os.Stat(path)
 		b.ReportMetric(float64(fi.Size()), "bytes-per-10k-turns")
 	}
+}
+
+// BenchmarkWriterEvent is the writer's cost per event (the process's CPU
+// per event — the writer's, the benchmark's own loop is little — and with
+// -benchmem its allocations, the garbage a hook's handler shares the
+// collector with): a tool's start and end in an open turn, as a busy
+// agent's hooks queue them, written in the writer's batches.
+func BenchmarkWriterEvent(b *testing.B) {
+	now := time.Now()
+	s, err := Open(filepath.Join(b.TempDir(), File), Options{Now: func() time.Time { return now }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done; s.Close() }()
+	ev := func(typ, tool, outcome string) host.RecordedEvent {
+		return host.RecordedEvent{Event: state.Event{Type: typ, Session: "busy", Project: "argon", Cwd: "/src/argon", Tool: tool, Outcome: outcome, At: time.Now().UnixMilli()}, Agent: "claude-code"}
+	}
+	s.RecordEvents([]host.RecordedEvent{ev(state.TypeSessionOpened, "", ""), ev(state.TypeTurnStarted, "", "")})
+	s.Flush(ctx)
+	cpu := cpuTime()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += 2 {
+		s.RecordEvents([]host.RecordedEvent{ev(state.TypeToolStarted, "Bash", ""), ev(state.TypeToolEnded, "Bash", state.OutcomeOK)})
+		if i%1000 == 998 {
+			s.Flush(ctx) // the queue holds 8,192
+		}
+	}
+	s.Flush(ctx)
+	b.StopTimer()
+	b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(b.N), "cpu-µs/event")
 }

@@ -217,3 +217,37 @@ func TestMigrationFromSchema2(t *testing.T) {
 		t.Errorf("the newest after the migration: %+v", rows)
 	}
 }
+
+// The writer keeps what it knows of a session's row, turn and band between
+// batches, and drops it when another connection wrote the file: a session
+// another notch-web forgot (`history forget` while the host runs) comes
+// back whole with its next events, as it did when every event read the
+// file.
+func TestTheWriterSeesAnotherWriter(t *testing.T) {
+	now := day0.Add(time.Hour)
+	s := open(t, &now, Options{})
+	s.RecordEvents([]host.RecordedEvent{ev(state.TypeSessionOpened, "a", 0), ev(state.TypeTurnStarted, "a", time.Minute)})
+	flush(t, s)
+	other, err := Open(s.Path(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := other.Forget(context.Background(), "a"); n != 1 || err != nil {
+		t.Fatalf("forgot %d: %v", n, err)
+	}
+	other.Close()
+	s.RecordEvents([]host.RecordedEvent{
+		ev(state.TypeToolStarted, "a", 2*time.Minute), ev(state.TypeTurnEnded, "a", 3*time.Minute),
+		ev(state.TypeTurnStarted, "a", 4*time.Minute),
+	})
+	flush(t, s)
+	ctx := context.Background()
+	rows, n, _ := s.Sessions(ctx, Query{})
+	if n != 1 || rows[0].ID != "a" || rows[0].Turns != 1 || rows[0].WorkingMs != (60-4)*60*1000 {
+		t.Errorf("after another's forget: %d %+v", n, rows)
+	}
+	days, _ := s.Days(ctx, now, 1)
+	if days[0].Sessions != 1 || days[0].Turns != 1 {
+		t.Errorf("today's bar after another's forget: %+v", days[0])
+	}
+}

@@ -70,6 +70,15 @@ type Store struct {
 	open    map[turnKey]*openTurn
 	dirty   map[int64]bool // the writer's: days whose totals the batch changed
 	stale   map[int64]bool // the writer's: the days in days_stale (their totals not rebuilt yet)
+
+	// The writer's own connection (the readers have the rest of the pool),
+	// and what it keeps of the file between batches while no other
+	// connection writes it (data_version).
+	wc           *sql.Conn
+	dataVersion  int64
+	rows         map[turnKey]*sessionRow
+	changedTurns []changedTurn
+	events       []any // this host's own events the batch took, as writeEvents' values
 }
 
 // queueLen bounds the facts waiting to be written: beyond it a fact is
@@ -125,6 +134,11 @@ func Open(path string, o Options) (*Store, error) {
 		// one, instead of starting again at 1 below the hub's mark.
 		s.oseq = o.Now().UnixMicro()
 	}
+	if s.wc, err = db.Conn(context.Background()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening the history: %w", err)
+	}
+	s.rows = map[turnKey]*sessionRow{}
 	return s, nil
 }
 
@@ -148,7 +162,10 @@ func staleDays(db *sql.DB) (map[int64]bool, error) {
 }
 
 // Close closes the file. Call it after Run returned.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.wc.Close()
+	return s.db.Close()
+}
 
 // Path is the file's path.
 func (s *Store) Path() string { return s.path }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/notch-web/notch-web/host"
@@ -209,6 +210,7 @@ func (s *Store) write(batch []fact) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	s.others(ctx)
 	err := s.wtx(ctx, func(tx dbtx) error {
 		for _, f := range batch {
 			var err error
@@ -226,15 +228,19 @@ func (s *Store) write(batch []fact) {
 				return err
 			}
 		}
+		if err := s.writeTools(ctx, tx); err != nil {
+			return err
+		}
+		if err := s.writeEvents(ctx, tx); err != nil {
+			return err
+		}
 		if err := s.markLocal(ctx, tx); err != nil {
 			return err
 		}
 		return s.markStale(ctx, tx)
 	})
 	if err != nil {
-		s.mu.Lock()
-		s.open = map[turnKey]*openTurn{} // the cache may hold what was rolled back
-		s.mu.Unlock()
+		s.forgetCache() // it may hold what was rolled back
 	} else {
 		s.marked = s.oseq
 	}
@@ -268,10 +274,12 @@ type turnKey struct{ machine, session string }
 
 // openTurn is a session's latest turn, kept while the writer adds to it.
 type openTurn struct {
-	seq    int
-	ended  bool
-	tools  map[string]int
-	errors int
+	seq     int
+	ended   bool
+	tools   map[string]int
+	errors  int
+	tokens  int64
+	changed bool // tools or errors to write at the batch's end
 }
 
 // status words of a span, from the event that starts it ("" starts none).
@@ -300,16 +308,20 @@ func outcomeOf(o string) string {
 
 func (s *Store) applyEvent(ctx context.Context, tx dbtx, e *Event) error {
 	if e.Machine == Local && e.Seq == 0 {
+		// This host's own, its sequence given now: never a replay, so its
+		// row waits for the batch's end, many rows a statement (writeEvents).
 		s.oseq++
 		e.Seq = s.oseq
-	}
-	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO events (machine, oseq, session, at_ms, type, tool, outcome) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		e.Machine, e.Seq, e.Session, e.At, e.Type, e.Tool, e.Outcome)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return nil // a replay: counted already
+		s.events = append(s.events, e.Seq, e.Session, e.At, e.Type, e.Tool, e.Outcome)
+	} else {
+		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO events (machine, oseq, session, at_ms, type, tool, outcome) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			e.Machine, e.Seq, e.Session, e.At, e.Type, e.Tool, e.Outcome)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil // a replay: counted already
+		}
 	}
 	if e.Type == state.TypeContextTokens && !s.knows(ctx, tx, e) {
 		return nil
@@ -349,16 +361,20 @@ func (s *Store) applyEvent(ctx context.Context, tx dbtx, e *Event) error {
 		} else if e.Outcome == state.OutcomeError {
 			t.errors++
 		}
-		tools, _ := json.Marshal(t.tools)
-		if _, err := tx.ExecContext(ctx, `UPDATE turns SET tools = ?, errors = ? WHERE machine = ? AND session = ? AND seq = ?`, string(tools), t.errors, e.Machine, e.Session, t.seq); err != nil {
-			return err
-		}
+		s.toolsChanged(k, t) // written once at the batch's end
+
 	case state.TypeContextTokens:
 		s.touch(e.At) // a count after the turn's end still belongs to its day
 		if e.Tokens != nil {
-			if _, err := tx.ExecContext(ctx, `UPDATE turns SET context_tokens = ? WHERE machine = ? AND session = ? AND seq = (SELECT max(seq) FROM turns WHERE machine = ? AND session = ?)`,
-				*e.Tokens, e.Machine, e.Session, e.Machine, e.Session); err != nil {
+			t, err := s.turn(ctx, tx, k)
+			if err != nil {
 				return err
+			}
+			if t != nil && t.tokens != *e.Tokens {
+				if _, err := tx.ExecContext(ctx, `UPDATE turns SET context_tokens = ? WHERE machine = ? AND session = ? AND seq = ?`, *e.Tokens, e.Machine, e.Session, t.seq); err != nil {
+					return err
+				}
+				t.tokens = *e.Tokens
 			}
 		}
 	case state.TypeTurnEnded, state.TypeSessionEnded:
@@ -390,6 +406,9 @@ func (s *Store) applyEvent(ctx context.Context, tx dbtx, e *Event) error {
 // knows reports whether the store has the event's session (a count for a
 // session it never saw opens nothing).
 func (s *Store) knows(ctx context.Context, tx dbtx, e *Event) bool {
+	if s.rows[turnKey{e.Machine, e.Session}] != nil {
+		return true
+	}
 	var one int
 	return tx.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE machine = ? AND id = ?`, e.Machine, e.Session).Scan(&one) == nil
 }
@@ -400,11 +419,18 @@ func (s *Store) span(ctx context.Context, tx dbtx, e *Event) error {
 	if status == "" {
 		return nil
 	}
-	var cur string
-	err := tx.QueryRowContext(ctx, `SELECT status FROM spans WHERE machine = ? AND session = ? AND to_ms = 0 ORDER BY from_ms DESC LIMIT 1`, e.Machine, e.Session).Scan(&cur)
-	if err != nil && err != sql.ErrNoRows {
-		return err
+	row := s.rows[turnKey{e.Machine, e.Session}] // session() put it there
+	if row == nil {
+		return nil // not a session the store has
 	}
+	if !row.spanKnown {
+		err := tx.QueryRowContext(ctx, `SELECT status FROM spans WHERE machine = ? AND session = ? AND to_ms = 0 ORDER BY from_ms DESC LIMIT 1`, e.Machine, e.Session).Scan(&row.span)
+		if err != nil && err != sql.ErrNoRows {
+			return err
+		}
+		row.spanKnown = true
+	}
+	cur := row.span
 	if cur == status {
 		return nil
 	}
@@ -414,14 +440,26 @@ func (s *Store) span(ctx context.Context, tx dbtx, e *Event) error {
 	if err := s.closeSpans(ctx, tx, e.Machine, e.Session, e.At); err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT OR IGNORE INTO spans (machine, session, from_ms, status) VALUES (?, ?, ?, ?)`, e.Machine, e.Session, e.At, status)
-	return err
+	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO spans (machine, session, from_ms, status) VALUES (?, ?, ?, ?)`, e.Machine, e.Session, e.At, status)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		row.span = status
+	} // else the band was there, closed: none is open
+	return nil
 }
 
 // closeSpans ends a session's open band at to, split at each local
 // midnight it crosses (so a day's bands are a range of from_ms), and marks
 // the days it covered for their totals.
 func (s *Store) closeSpans(ctx context.Context, tx dbtx, machine, session string, to int64) error {
+	if row := s.rows[turnKey{machine, session}]; row != nil {
+		if row.spanKnown && row.span == "" {
+			return nil // none open
+		}
+		row.span, row.spanKnown = "", true
+	}
 	rows, err := tx.QueryContext(ctx, `SELECT from_ms, status FROM spans WHERE machine = ? AND session = ? AND to_ms = 0`, machine, session)
 	if err != nil {
 		return err
@@ -466,31 +504,160 @@ func (s *Store) session(ctx context.Context, tx dbtx, e *Event) error {
 	if e.Project == "" && e.Cwd != "" {
 		e.Project = state.ProjectFromCwd(e.Cwd) // the row's own rule: the folder's last segment
 	}
-	// Its rowid is its start's key, the next free among those started in
-	// the same millisecond (a thousand taken: the next rowid of all).
-	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sessions (rowid, machine, id, agent, project, cwd, title, parent, started_ms)
-		VALUES ((SELECT CASE WHEN n < ?1 + 1000 THEN n END FROM (SELECT coalesce(max(rowid) + 1, ?1) AS n FROM sessions WHERE rowid >= ?1 AND rowid < ?1 + 1000)),
-		?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
-		startKey(e.At), e.Machine, e.Session, e.Agent, e.Project, e.Cwd, e.Title, e.Parent, e.At)
-	if err != nil {
-		return err
+	k := turnKey{e.Machine, e.Session}
+	row := s.rows[k]
+	if row != nil && row.says(e) {
+		return nil // the row says it all already: most events, no statement
 	}
-	if n, _ := res.RowsAffected(); n == 1 {
-		s.touch(e.At)
-		return nil
+	if row == nil {
+		// Its rowid is its start's key, the next free among those started in
+		// the same millisecond (a thousand taken: the next rowid of all).
+		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sessions (rowid, machine, id, agent, project, cwd, title, parent, started_ms)
+			VALUES ((SELECT CASE WHEN n < ?1 + 1000 THEN n END FROM (SELECT coalesce(max(rowid) + 1, ?1) AS n FROM sessions WHERE rowid >= ?1 AND rowid < ?1 + 1000)),
+			?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
+			startKey(e.At), e.Machine, e.Session, e.Agent, e.Project, e.Cwd, e.Title, e.Parent, e.At)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			s.touch(e.At)
+			s.keep(k, &sessionRow{agent: e.Agent, project: e.Project, cwd: e.Cwd, title: e.Title, parent: e.Parent, spanKnown: true})
+			return nil
+		}
+		row = &sessionRow{}
+		if err := tx.QueryRowContext(ctx, `SELECT agent, project, cwd, title, parent FROM sessions WHERE machine = ? AND id = ?`, e.Machine, e.Session).
+			Scan(&row.agent, &row.project, &row.cwd, &row.title, &row.parent); err != nil {
+			return err
+		}
+		s.keep(k, row)
+		if row.says(e) {
+			return nil
+		}
 	}
-	if e.Agent == "" && e.Project == "" && e.Cwd == "" && e.Title == "" && e.Parent == "" {
-		return nil
-	}
-	_, err = tx.ExecContext(ctx, `UPDATE sessions SET
+	_, err := tx.ExecContext(ctx, `UPDATE sessions SET
 			agent = CASE WHEN ?1 != '' THEN ?1 ELSE agent END,
 			project = CASE WHEN ?2 != '' THEN ?2 ELSE project END,
 			cwd = CASE WHEN ?3 != '' THEN ?3 ELSE cwd END,
 			title = CASE WHEN ?4 != '' THEN ?4 ELSE title END,
 			parent = CASE WHEN ?5 != '' THEN ?5 ELSE parent END
-		WHERE machine = ?6 AND id = ?7 AND ((?1 != '' AND agent != ?1) OR (?2 != '' AND project != ?2) OR (?3 != '' AND cwd != ?3) OR (?4 != '' AND title != ?4) OR (?5 != '' AND parent != ?5))`,
+		WHERE machine = ?6 AND id = ?7`,
 		e.Agent, e.Project, e.Cwd, e.Title, e.Parent, e.Machine, e.Session)
+	row.take(e)
 	return err
+}
+
+// sessionRow is what the writer knows of a session's row: its words as
+// the file has them, and its open band's status (spanKnown: read or
+// written since). Kept between batches while no other connection writes
+// (Store.others).
+type sessionRow struct {
+	agent, project, cwd, title, parent string
+	span                               string // "" none open
+	spanKnown                          bool
+}
+
+// says reports whether the row already holds every word the event gives.
+func (r *sessionRow) says(e *Event) bool {
+	same := func(give, has string) bool { return give == "" || give == has }
+	return same(e.Agent, r.agent) && same(e.Project, r.project) && same(e.Cwd, r.cwd) && same(e.Title, r.title) && same(e.Parent, r.parent)
+}
+
+// take is says' update: the words the event gives.
+func (r *sessionRow) take(e *Event) {
+	set := func(has *string, give string) {
+		if give != "" {
+			*has = give
+		}
+	}
+	set(&r.agent, e.Agent)
+	set(&r.project, e.Project)
+	set(&r.cwd, e.Cwd)
+	set(&r.title, e.Title)
+	set(&r.parent, e.Parent)
+}
+
+// keep caches a session's row, the cache bounded as the turns' is.
+func (s *Store) keep(k turnKey, r *sessionRow) {
+	if len(s.rows) > 4096 {
+		s.rows = map[turnKey]*sessionRow{}
+	}
+	s.rows[k] = r
+}
+
+// toolsChanged notes a turn whose tools or errors the batch changed, to
+// be written once at its end (writeTools).
+func (s *Store) toolsChanged(k turnKey, t *openTurn) {
+	if !t.changed {
+		t.changed = true
+		s.changedTurns = append(s.changedTurns, changedTurn{k, t})
+	}
+}
+
+type changedTurn struct {
+	k turnKey
+	t *openTurn
+}
+
+// eventsPer is how many of this host's own events one INSERT writes.
+const eventsPer = 64
+
+// writeEvents writes the rows of this host's own events the batch took
+// (s.events: six values each), eventsPer a statement.
+func (s *Store) writeEvents(ctx context.Context, tx dbtx) error {
+	const cols = 6
+	for len(s.events) > 0 {
+		n := min(len(s.events)/cols, eventsPer)
+		if n < eventsPer {
+			n = 1 // the rest one by one: one statement prepared for each size
+		}
+		args := make([]any, 0, 1+n*cols)
+		args = append(args, Local)
+		args = append(args, s.events[:n*cols]...)
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO events (machine, oseq, session, at_ms, type, tool, outcome) VALUES `+eventRows[n], args...); err != nil {
+			return err
+		}
+		s.events = s.events[n*cols:]
+	}
+	s.events = s.events[:0]
+	return nil
+}
+
+// eventRows are the VALUES of writeEvents' two statements, by rows.
+var eventRows = map[int]string{1: "(?1, ?, ?, ?, ?, ?, ?)", eventsPer: "(?1, ?, ?, ?, ?, ?, ?)" + strings.Repeat(", (?1, ?, ?, ?, ?, ?, ?)", eventsPer-1)}
+
+// writeTools writes the tools and errors of the turns the batch changed.
+func (s *Store) writeTools(ctx context.Context, tx dbtx) error {
+	for _, c := range s.changedTurns {
+		c.t.changed = false
+		tools, _ := json.Marshal(c.t.tools)
+		if _, err := tx.ExecContext(ctx, `UPDATE turns SET tools = ?, errors = ? WHERE machine = ? AND session = ? AND seq = ?`, string(tools), c.t.errors, c.k.machine, c.k.session, c.t.seq); err != nil {
+			return err
+		}
+	}
+	s.changedTurns = s.changedTurns[:0]
+	return nil
+}
+
+// others drops what the writer keeps of the file when another connection
+// wrote it since the last batch (PRAGMA data_version: this process's
+// forget or prune, or another notch-web's `history forget`): its rows,
+// turns and bands are read again.
+func (s *Store) others(ctx context.Context) {
+	var v int64
+	if err := s.wc.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil || v != s.dataVersion {
+		s.forgetCache()
+		s.dataVersion = v
+	}
+}
+
+// forgetCache drops the writer's cache of rows, turns and bands.
+func (s *Store) forgetCache() {
+	s.mu.Lock()
+	s.open = map[turnKey]*openTurn{}
+	s.mu.Unlock()
+	s.rows = map[turnKey]*sessionRow{}
+	s.changedTurns = s.changedTurns[:0]
+	s.events = s.events[:0]
 }
 
 // turn is the session's latest turn from the cache, else the file; nil
@@ -505,8 +672,8 @@ func (s *Store) turn(ctx context.Context, tx dbtx, k turnKey) (*openTurn, error)
 	var tools string
 	var ended int64
 	t = &openTurn{}
-	err := tx.QueryRowContext(ctx, `SELECT seq, tools, errors, ended_ms FROM turns WHERE machine = ? AND session = ? ORDER BY seq DESC LIMIT 1`, k.machine, k.session).
-		Scan(&t.seq, &tools, &t.errors, &ended)
+	err := tx.QueryRowContext(ctx, `SELECT seq, tools, errors, ended_ms, context_tokens FROM turns WHERE machine = ? AND session = ? ORDER BY seq DESC LIMIT 1`, k.machine, k.session).
+		Scan(&t.seq, &tools, &t.errors, &ended, &t.tokens)
 	if err == sql.ErrNoRows {
 		return nil, nil
 	}
@@ -670,16 +837,23 @@ type dbtx interface {
 // writerTx is a transaction of the writer's, running each query through
 // a statement prepared once per transaction (SQLite parses a query anew on
 // every plain Exec: it was most of a write's cost).
+//
+// Its statements run without the transaction's deadline: a context that
+// can end makes the driver watch it with a goroutine and a progress
+// handler for every statement (a third of a small write's CPU). The
+// deadline still ends the transaction, and the file's busy timeout bounds
+// a wait for its lock.
 type writerTx struct {
 	*sql.Tx
 	stmts map[string]*sql.Stmt
+	bg    context.Context // the transaction's, without its end
 }
 
 func (w writerTx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	st, ok := w.stmts[query]
 	if !ok {
 		var err error
-		if st, err = w.Tx.PrepareContext(ctx, query); err != nil {
+		if st, err = w.Tx.PrepareContext(w.bg, query); err != nil {
 			return nil, err
 		}
 		w.stmts[query] = st
@@ -692,15 +866,15 @@ func (w writerTx) ExecContext(ctx context.Context, query string, args ...any) (s
 	if err != nil {
 		return nil, err
 	}
-	return st.ExecContext(ctx, args...)
+	return st.ExecContext(w.bg, args...)
 }
 
 func (w writerTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	st, err := w.stmt(ctx, query)
 	if err != nil {
-		return w.Tx.QueryRowContext(ctx, query, args...) // the same error, as a Row
+		return w.Tx.QueryRowContext(w.bg, query, args...) // the same error, as a Row
 	}
-	return st.QueryRowContext(ctx, args...)
+	return st.QueryRowContext(w.bg, args...)
 }
 
 func (w writerTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
@@ -708,16 +882,16 @@ func (w writerTx) QueryContext(ctx context.Context, query string, args ...any) (
 	if err != nil {
 		return nil, err
 	}
-	return st.QueryContext(ctx, args...)
+	return st.QueryContext(w.bg, args...)
 }
 
 // wtx runs fn in a transaction whose statements are prepared once.
 func (s *Store) wtx(ctx context.Context, fn func(dbtx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.wc.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := fn(writerTx{Tx: tx, stmts: map[string]*sql.Stmt{}}); err != nil {
+	if err := fn(writerTx{Tx: tx, stmts: map[string]*sql.Stmt{}, bg: context.WithoutCancel(ctx)}); err != nil {
 		tx.Rollback()
 		return err
 	}
