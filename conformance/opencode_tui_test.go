@@ -3,10 +3,12 @@
 package conformance
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/notch-web/notch-web/conformance/standin"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -144,4 +146,19 @@ func TestLifecycleOpenCode(t *testing.T) {
 	a := lifecycleOpenCode
 	t.Run("kill_mid_turn", func(t *testing.T) { t.Parallel(); killMidTurn(t, a) })
 	t.Run("kill_at_permission", func(t *testing.T) { t.Parallel(); killAtAsk(t, a, "Permission required", false) })
+}
+
+// TestOpenCodeReply: Reply and Stop from the board in OpenCode's TUI — a
+// reply typed into its pane starts a turn, a reply while it works is 409,
+// and Stop (two Escapes: OpenCode's first only arms its interrupt) ends a
+// slow turn done.
+func TestOpenCodeReply(t *testing.T) {
+	r := opencodeRun(t, "allow")
+	r.final = "settled 1 " + state.StatusDone
+	r.scenario = "reply"
+	r.noRecord = true
+	tm := openCodeTUI(r)
+	tm.ocType("scenario:plain Say hello.")
+	tm.waitScreen("the plain turn's answer", 60*time.Second, tm.count(standin.FinalText, 1))
+	replyAndStop(t, r, "session.status", os.Getenv("CONFORMANCE_TWO_LINES") != "", nil)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/adapters/gemini"
+	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/state"
@@ -91,7 +92,8 @@ func (h *Host) Steer(ctx context.Context, r SteerRequest) error {
 		return ErrNotWorking
 	case r.Stop:
 		kind = "stop"
-		err = h.tmux.Interrupt(ctx, w)
+		spec, _ := registry.Get(agent)
+		err = h.tmux.Interrupt(ctx, w, spec.StopPresses)
 	case s.Status != state.StatusDone && s.Status != state.StatusError:
 		return ErrNotSettled
 	default:

@@ -145,7 +145,11 @@ type Spec struct {
 	Process func(transcript string) (pid int, start uint64, ok bool)
 	Hooks   []Hook
 	Install Install
-	Help    string // one line for "notch-web hooks -h": its scopes and hooks
+	// StopPresses is how many presses of Escape the board's Stop sends a
+	// working row's tmux pane (0 is one): OpenCode 1.18's first Esc only
+	// arms its interrupt ("esc again to interrupt").
+	StopPresses int
+	Help        string // one line for "notch-web hooks -h": its scopes and hooks
 }
 
 // Events are the events of s's hooks, in order.

@@ -16,6 +16,8 @@ var Spec = agent.Spec{
 	Version: "1.18.33",
 	Map:     Map,
 	Hooks:   hooks(),
+	// Its first Esc says "esc again to interrupt"; the second interrupts.
+	StopPresses: 2,
 	Install: agent.Install{
 		Scopes: []agent.Scope{
 			{Name: "user", Dir: ".config/opencode/plugin", File: PluginFile},

@@ -79,14 +79,30 @@ func (t *Tmux) Type(ctx context.Context, w Where, text string, settle time.Durat
 	})
 }
 
-// Interrupt presses the agent's interrupt key (Escape, for Claude Code,
-// Codex and Gemini CLI) in w's pane.
-func (t *Tmux) Interrupt(ctx context.Context, w Where) error {
+// Interrupt presses the agent's interrupt key (Escape, for every agent
+// today) in w's pane, presses times (at least once) a moment apart:
+// OpenCode's first Esc only arms its interrupt ("esc again").
+func (t *Tmux) Interrupt(ctx context.Context, w Where, presses int) error {
 	return t.keysTo(ctx, w, func(ctx context.Context) error {
-		_, err := t.tmux(ctx, w, "send-keys", "-t", w.TmuxPane, keyEscape)
-		return err
+		for i := range max(presses, 1) {
+			if i > 0 {
+				select {
+				case <-time.After(interruptGap):
+				case <-ctx.Done():
+					return fmt.Errorf("%w: %v", ErrTmux, ctx.Err())
+				}
+			}
+			if _, err := t.tmux(ctx, w, "send-keys", "-t", w.TmuxPane, keyEscape); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
+
+// interruptGap is the pause between two presses of the interrupt key: a
+// TUI takes two at once as one.
+const interruptGap = 300 * time.Millisecond
 
 // keysTo runs send into w's pane once the pane is known to be on its
 // server: ErrNoTmux for a session not in tmux, ErrGone for a pane (or a
