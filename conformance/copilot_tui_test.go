@@ -104,3 +104,20 @@ var lifecycleCopilot = lifecycleAgent{
 func TestCopilotLifecycle(t *testing.T) {
 	t.Run("kill_mid_turn", func(t *testing.T) { killMidTurn(t, lifecycleCopilot) })
 }
+
+// TestCopilotReply types a two-line reply from the board into a done
+// Copilot CLI TUI: a new turn, the stand-in receives both lines; Stop ends a working
+// turn done (its interrupt key is Ctrl-C: Escape does not stop a turn
+// while the model streams).
+func TestCopilotReply(t *testing.T) {
+	r := copilotRun(t)
+	r.final = "settled 1 " + state.StatusDone
+	r.scenario = "reply"
+	r.noRecord = true
+	tm := r.tmux(copilotEnv(), "copilot")
+	tm.waitScreen("Copilot CLI starts", 90*time.Second, shows("Manual Approval"))
+	tm.typeLine("scenario:plain Say hello.", "UserPromptSubmit")
+	tm.waitScreen("the plain turn's answer", 60*time.Second, tm.count(standin.FinalText, 1))
+	// A typed LF is a new line in its input: the model gets both lines.
+	replyAndStop(t, r, "UserPromptSubmit", true, nil)
+}

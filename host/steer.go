@@ -17,7 +17,8 @@ import (
 // Reply and Stop from the board (docs/terminal.md): a settled row whose
 // session runs in a tmux pane the host has seen takes a reply, typed into
 // that pane (terminal.Tmux.Type: literal, a fixed argv, then Enter); a
-// working row takes Stop, the agent's own interrupt key (Escape). Only the
+// working row takes Stop, the agent's own interrupt key (its Spec's
+// StopKey: Escape, or Copilot CLI's Ctrl-C). Only the
 // pane a hook named for that very session is ever typed into. Every reply
 // and stop is one agents-notch.steer.v1 record: the session, the agent and
 // the reply's length, never its text.
@@ -93,7 +94,7 @@ func (h *Host) Steer(ctx context.Context, r SteerRequest) error {
 	case r.Stop:
 		kind = "stop"
 		spec, _ := registry.Get(agent)
-		err = h.tmux.Interrupt(ctx, w, spec.StopPresses)
+		err = h.tmux.Interrupt(ctx, w, spec.StopKey, spec.StopPresses)
 	case s.Status != state.StatusDone && s.Status != state.StatusError:
 		return ErrNotSettled
 	default:

@@ -228,3 +228,28 @@ func FuzzParseReplyRequest(f *testing.F) {
 		}
 	})
 }
+
+// TestStopPressesTheAgentsKey: Stop presses the agent's own interrupt key
+// (its Spec's StopKey): Ctrl-C for GitHub Copilot CLI, whose Escape does
+// not stop a turn while the model streams.
+func TestStopPressesTheAgentsKey(t *testing.T) {
+	sock, runs := fakeTmux(t, "%3\n")
+	e := newEnv(t, envOpts{approvals: host.ApprovalConfig{Off: true}})
+	where := terminal.Where{TmuxPane: "%3", TmuxSocket: sock}.Encode()
+	hook := func(body string, hdr map[string]string) {
+		t.Helper()
+		if code, out := postRaw(t, e, "/agents-notch/hooks/copilot", `{"session_id":"c-stop","cwd":"/src/x",`+body+`}`, hdr); code != 200 {
+			t.Fatalf("%s: %d %s", body, code, out)
+		}
+	}
+	hook(`"hook_event_name":"SessionStart","source":"new"`, map[string]string{terminal.Header: where})
+	hook(`"hook_event_name":"UserPromptSubmit","prompt":"go"`, nil)
+	before := len(runs())
+	if code, body := postRaw(t, e, "/agents-notch/stop", `{"sessionId":"c-stop"}`, nil); code != 200 {
+		t.Fatalf("stop: %d %s", code, body)
+	}
+	got := runs()[before:]
+	if len(got) != 2 || strings.Join(got[1], " ") != "-S "+sock+" send-keys -t %3 C-c" {
+		t.Fatalf("stop ran %q", got)
+	}
+}

@@ -145,7 +145,13 @@ type Spec struct {
 	Process func(transcript string) (pid int, start uint64, ok bool)
 	Hooks   []Hook
 	Install Install
-	// StopPresses is how many presses of Escape the board's Stop sends a
+	// StopKey is the key (a tmux key name) that interrupts a turn in the
+	// agent's TUI, which the board's Stop presses: "" is Escape (Claude
+	// Code, Codex, Gemini CLI); GitHub Copilot CLI's is "C-c" (its Escape
+	// does not stop a turn while the model streams). terminal.StopKeys
+	// are the keys Stop may press.
+	StopKey string
+	// StopPresses is how many presses of StopKey the board's Stop sends a
 	// working row's tmux pane (0 is one): OpenCode 1.18's first Esc only
 	// arms its interrupt ("esc again to interrupt").
 	StopPresses int

@@ -22,7 +22,9 @@ var Spec = agent.Spec{
 	Interrupted: Interrupted,
 	Failed:      Failed,
 	SessionFile: SessionFile,
-	Hooks:       hooks(),
+	// Ctrl-C stops its turn; Escape does not while the model streams.
+	StopKey: "C-c",
+	Hooks:   hooks(),
 	Install: agent.Install{
 		Scopes: []agent.Scope{
 			{Name: "user", Dir: ".copilot", File: "hooks/notch-web.json", EnvDir: "COPILOT_HOME"},

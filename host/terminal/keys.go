@@ -79,10 +79,21 @@ func (t *Tmux) Type(ctx context.Context, w Where, text string, settle time.Durat
 	})
 }
 
-// Interrupt presses the agent's interrupt key (Escape, for every agent
-// today) in w's pane, presses times (at least once) a moment apart:
+// StopKeys are the interrupt keys Interrupt presses: Escape (Claude Code,
+// Codex, Gemini CLI, OpenCode, and "") and Ctrl-C (GitHub Copilot CLI); no
+// other.
+var StopKeys = map[string]bool{"": true, keyEscape: true, "C-c": true}
+
+// Interrupt presses the agent's interrupt key (one of StopKeys; "" is
+// Escape) in w's pane, presses times (at least once) a moment apart:
 // OpenCode's first Esc only arms its interrupt ("esc again").
-func (t *Tmux) Interrupt(ctx context.Context, w Where, presses int) error {
+func (t *Tmux) Interrupt(ctx context.Context, w Where, key string, presses int) error {
+	if !StopKeys[key] {
+		return fmt.Errorf("%w: %q is not an interrupt key", ErrTmux, key)
+	}
+	if key == "" {
+		key = keyEscape
+	}
 	return t.keysTo(ctx, w, func(ctx context.Context) error {
 		for i := range max(presses, 1) {
 			if i > 0 {
@@ -92,7 +103,7 @@ func (t *Tmux) Interrupt(ctx context.Context, w Where, presses int) error {
 					return fmt.Errorf("%w: %v", ErrTmux, ctx.Err())
 				}
 			}
-			if _, err := t.tmux(ctx, w, "send-keys", "-t", w.TmuxPane, keyEscape); err != nil {
+			if _, err := t.tmux(ctx, w, "send-keys", "-t", w.TmuxPane, key); err != nil {
 				return err
 			}
 		}
