@@ -54,11 +54,21 @@ func (s *Server) getRowHistory(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "no such session on the board")
 	}
 	h, known := s.Host.Board().History(id)
-	if len(h) == 0 && known && s.Store != nil {
-		h = s.lastingHistory(c, id) // the row came back with the host: its events are in the store
+	lasting := false
+	switch {
+	case len(h) == 0 && known && s.Store != nil:
+		h = s.lastingHistory(c, store.Local, id) // the row came back with the host: its events are in the store
+		lasting = len(h) > 0
+	case !known && s.Store != nil:
+		// Another machine's row ("machine/session"): on a hub its events
+		// are in the store, fed from that machine's own (host/mesh).
+		if machine, sid, ok := strings.Cut(id, "/"); ok {
+			h = s.lastingHistory(c, machine, sid)
+			known, lasting = len(h) > 0, len(h) > 0
+		}
 	}
 	var buf bytes.Buffer
-	if err := templates.History(id, h, known).Render(c.Request().Context(), &buf); err != nil {
+	if err := templates.History(id, h, known, lasting).Render(c.Request().Context(), &buf); err != nil {
 		return fail(http.StatusInternalServerError, "could not draw the history", err)
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
@@ -66,9 +76,10 @@ func (s *Server) getRowHistory(c echo.Context) error {
 }
 
 // lastingHistory is a row's last events from the lasting history, as the
-// row's short history shows them (after a restart the ring is empty).
-func (s *Server) lastingHistory(c echo.Context, id string) []host.HistoryEntry {
-	entries, err := s.Store.Entries(c.Request().Context(), store.Local, id, 2*host.HistoryLen)
+// row's short history shows them: this machine's after a restart (the ring
+// is empty), another machine's on a hub.
+func (s *Server) lastingHistory(c echo.Context, machine, id string) []host.HistoryEntry {
+	entries, err := s.Store.Entries(c.Request().Context(), machine, id, 2*host.HistoryLen)
 	if err != nil {
 		return nil
 	}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -55,15 +56,17 @@ func BenchmarkHistoryPage(b *testing.B) {
 // PreToolUse/PostToolUse pair until each reply is read (p50-ms, p99-ms),
 // with 20 tabs open. Target: "on" within 10 % of "off" — the store's
 // writes are off the hook's path.
+//
+// "fed" is "on" with the feed's work on a machine beside it (host/mesh's
+// feed.go, without the NATS hop): after each write the machine reads how
+// far its history goes, and a hub that is behind reads the batch that
+// follows its mark — Last, Since and the batch's JSON, as often as the
+// store writes.
 func BenchmarkHookReplyHistory(b *testing.B) {
-	for _, on := range []bool{false, true} {
-		name := "off"
-		if on {
-			name = "on"
-		}
+	for _, name := range []string{"off", "on", "fed"} {
 		b.Run(name, func(b *testing.B) {
 			e := newEnv(b, envOpts{run: true})
-			if on {
+			if name != "off" {
 				st, err := store.Open(filepath.Join(e.home, store.File), store.Options{})
 				if err != nil {
 					b.Fatal(err)
@@ -73,6 +76,32 @@ func BenchmarkHookReplyHistory(b *testing.B) {
 				go func() { st.Run(ctx); close(done) }()
 				b.Cleanup(func() { cancel(); <-done; st.Close() })
 				e.board.SetRecorder(st)
+				if name == "fed" {
+					fed := make(chan struct{})
+					changes, stop := st.Changes()
+					go func() {
+						defer close(fed)
+						defer stop()
+						var mark int64
+						for {
+							select {
+							case <-ctx.Done():
+								return
+							case <-changes:
+							}
+							newest, _ := st.Last(ctx, store.Local)
+							for mark < newest && ctx.Err() == nil {
+								evs, err := st.Since(ctx, mark, 500)
+								if err != nil || len(evs) == 0 {
+									break
+								}
+								_, _ = json.Marshal(evs)
+								mark = evs[len(evs)-1].Seq
+							}
+						}
+					}()
+					b.Cleanup(func() { cancel(); <-fed })
+				}
 			}
 			tabs := openFanoutReaders(b, e, 20, func([]byte, func(int)) {})
 			defer tabs.close()

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/store"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -159,5 +161,36 @@ func TestApproveRemoteCard(t *testing.T) {
 	}
 	if len(got) != n {
 		t.Errorf("a refused POST reached the machine")
+	}
+}
+
+// TestRemoteRowHistoryFromTheStore (issue 32): on a hub another machine's
+// unfolded row shows that machine's events from the lasting history, fed
+// from its own (host/mesh); a row whose events have not come yet says they
+// are kept by its machine.
+func TestRemoteRowHistoryFromTheStore(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), store.File), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { st.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done; st.Close() })
+	now := time.Now().UnixMilli()
+	if err := st.Take(ctx, "box", []store.Event{
+		{Seq: 1, Event: state.Event{Type: state.TypeSessionOpened, Session: "a", Cwd: "/src/argon", At: now - 3000}},
+		{Seq: 2, Event: state.Event{Type: state.TypeTurnStarted, Session: "a", At: now - 2000}},
+		{Seq: 3, Event: state.Event{Type: state.TypeToolStarted, Session: "a", Tool: "<b>Bash</b>", At: now - 1000}},
+	}, 3); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, envOpts{store: st, remote: fakeRemote{rows: []state.Session{{ID: "box/a", Status: state.StatusWorking}, {ID: "box/b", Status: state.StatusWorking}}}})
+	status, body := getPage(t, e, "/agents-notch/history?session=box%2Fa")
+	if status != 200 || !strings.Contains(body, ">tool started<") || !strings.Contains(body, "&lt;b&gt;Bash&lt;/b&gt;") || !strings.Contains(body, "from the lasting history") {
+		t.Errorf("box/a's history on the hub: %d\n%s", status, body)
+	}
+	if _, body := getPage(t, e, "/agents-notch/history?session=box%2Fb"); !strings.Contains(body, "kept by its own machine") {
+		t.Errorf("box/b's history, none fed yet:\n%s", body)
 	}
 }

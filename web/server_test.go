@@ -19,6 +19,7 @@ import (
 
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/push"
+	"github.com/notch-web/notch-web/host/store"
 	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
@@ -51,6 +52,7 @@ type envOpts struct {
 	webPush     *push.WebPushOptions            // serve Web Push's routes with this channel (Dir: the home's)
 	allowHosts  []string                        // --allow-host
 	history     historyStore                    // the History page's store (nil: none)
+	store       *store.Store                    // the lasting history itself (Deps.Store), when history is nil
 	now         func() time.Time                // the server's clock (nil: time.Now)
 	retireAfter time.Duration                   // the board's RetireAfter under retire "timer" (0: the default)
 	steerOff    bool                            // --steer off
@@ -104,9 +106,12 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 		}
 		pusher = push.New(h, po)
 	}
-	srv := New(Deps{Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log, Static: static.FS, ManualPath: manual, OpenDoor: o.openURL, Push: pusher})
+	srv := New(Deps{Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log, Static: static.FS, ManualPath: manual, OpenDoor: o.openURL, Push: pusher, Store: o.store})
 	srv.WebPush = webPush
-	srv.history, srv.Loc = o.history, time.UTC
+	srv.Loc = time.UTC
+	if o.store == nil {
+		srv.history = o.history
+	}
 	if o.now != nil {
 		srv.Now = o.now
 	}
