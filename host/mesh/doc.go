@@ -31,5 +31,10 @@
 // presence expired keeps its rows, labelled "(unknown)", and the board draws
 // them as unknown (docs/many-machines.md). Nothing here knows HTTP.
 //
+// The lasting history (feed.go): each machine keeps its own (host/store),
+// and the hub pulls every machine's into its own — the machine says how far
+// its history goes, the hub asks for what follows its mark, in bounded
+// batches, and writes each once by (machine, sequence).
+//
 // Without --hub, --join or --nats nothing of this starts.
 package mesh

@@ -123,7 +123,6 @@ func Open(path string, o Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("reading the history: %w", err)
 	}
-	s.marked = s.oseq
 	if s.stale, err = staleDays(db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("reading the history: %w", err)
@@ -139,6 +138,7 @@ func Open(path string, o Options) (*Store, error) {
 		return nil, fmt.Errorf("opening the history: %w", err)
 	}
 	s.rows = map[turnKey]*sessionRow{}
+	s.marked = s.oseq // kept once an event is given the next
 	return s, nil
 }
 
