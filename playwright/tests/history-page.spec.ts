@@ -22,6 +22,20 @@ const open = async (page: Page, query = '') => {
 
 const rows = (page: Page) => page.locator('#hist-list details.hs');
 
+// First, while the seed's writes are fresh: the bars count what the list
+// shows (the README's page once showed today's bars at 0 beside 29
+// sessions, the days' totals not rebuilt yet). The writer's rebuild may
+// have run before the page opens, so this does not always catch that lag:
+// Go's TestTheBarsAgreeWithTheList does.
+test('the bars count the sessions the list shows', async ({ page }) => {
+  await page.route('**/history/stream*', (r) => r.abort()); // the page as served, no live patch
+  await open(page);
+  await expect(page.locator('#hist-shown')).toHaveText(/^1–29 of 29$/);
+  // As the page was served, not after a live patch: read once, no retry.
+  expect(await page.locator('figure[data-metric="sessions"] .bc-total').textContent()).toMatch(/^29 in all · most /);
+  expect(await page.locator('figure[data-metric="turns"] .bc-total').textContent()).toMatch(/^29 in all · most /);
+});
+
 test('the board and the pane link the page', async ({ page }) => {
   await page.goto(`${host.url}/agents-notch/`);
   await page.getByRole('link', { name: 'History' }).click();
