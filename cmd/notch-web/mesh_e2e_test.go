@@ -236,6 +236,39 @@ func TestManyMachines(t *testing.T) {
 		}
 	})
 
+	t.Run("the hub's History page lists both machines' sessions (issue 32)", func(t *testing.T) {
+		machines := func() map[string]int {
+			req, _ := http.NewRequest("GET", hub.base+"/agents-notch/history?q=argon", nil)
+			req.Header.Set("Accept", "application/json")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return nil
+			}
+			defer res.Body.Close()
+			var page struct {
+				Sessions []struct{ Machine, ID string }
+			}
+			if json.NewDecoder(res.Body).Decode(&page) != nil {
+				return nil
+			}
+			out := map[string]int{}
+			for _, s := range page.Sessions {
+				if s.ID == "same-id" {
+					out[s.Machine]++
+				}
+			}
+			return out
+		}
+		took := waitFor(t, 10*time.Second, "alpha's and beta's same-id in the hub's history", func() bool {
+			m := machines()
+			return m["alpha"] == 1 && m["beta"] == 1
+		})
+		t.Logf("both machines' sessions in the hub's history %v after", took.Round(time.Millisecond))
+		if m := machines(); len(m) != 2 {
+			t.Errorf("same-id in the hub's history: %v, want alpha's and beta's once each", m)
+		}
+	})
+
 	t.Run("a held approval on a machine is answered from the hub's POST", func(t *testing.T) {
 		// Allowed from the hub: the machine's held hook gets the allow.
 		replied := alpha.holdApproval(t, "held", "call-1", "make")
