@@ -74,6 +74,11 @@ type Install struct {
 	// CodexConfig: the agent is Codex, whose config.toml beside hooks.json
 	// takes notify and records which hooks a human trusted.
 	CodexConfig bool
+	// OwnFile: the scope's file is one notch-web adds beside the user's
+	// own (GitHub Copilot CLI loads every *.json of its hooks folder), so
+	// uninstall removes it when nothing but notch-web's hooks is in it: an
+	// empty {} left behind is a file the agent complains about.
+	OwnFile bool
 	// Plugin, when set, is a file notch-web owns whole instead of hooks in
 	// the agent's settings file (OpenCode's plugin folder): the scope's
 	// File is that file, written whole, atomically, with mode 0644 for a

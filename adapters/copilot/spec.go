@@ -33,6 +33,9 @@ var Spec = agent.Spec{
 		// The file is notch-web's alone: Copilot's disableAllHooks lives in
 		// its settings.json, which install does not read.
 		Style: agent.StyleClaude,
+		// A file of notch-web's own: uninstall removes it (Copilot logs an
+		// error for a hooks file without "hooks").
+		OwnFile: true,
 	},
 	Help: "--scope user (~/.copilot/hooks/notch-web.json) or project\n(.github/hooks/notch-web.json): command hooks",
 }

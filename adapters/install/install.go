@@ -217,6 +217,19 @@ func (o Options) run(install bool) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if s, _ := o.spec(); !install && s.Install.OwnFile {
+		// A file of notch-web's own that would be left empty goes whole.
+		emptied := func(src []byte) bool {
+			out, err := f.uninstallHooks(src)
+			return err == nil && !bytes.Equal(out, src) && string(bytes.TrimSpace(out)) == "{}"
+		}
+		if _, was, err := readSettings(path); err == nil && was.exists && emptied(was.src) {
+			ch, err := o.removeOurs(path, emptied)
+			if !errors.Is(err, errNotOurs) {
+				return Result{Changes: []Change{ch}}, err
+			}
+		}
+	}
 	var res Result
 	ch, err := o.editFile(path, func(src []byte, exists bool) ([]byte, error) {
 		if install {

@@ -37,7 +37,7 @@ type pluginFormat struct {
 func (o Options) runPlugin(s agent.Spec, path string, install bool) (Result, error) {
 	p := &pluginFormat{spec: s.Install.Plugin}
 	if !install {
-		ch, err := o.removeOurs(path, p)
+		ch, err := o.removeOurs(path, p.ours)
 		if err != nil {
 			return Result{}, err
 		}
@@ -59,17 +59,18 @@ func (o Options) runPlugin(s agent.Spec, path string, install bool) (Result, err
 	return Result{Changes: []Change{ch}}, nil
 }
 
-// removeOurs removes the plugin file at path when it is notch-web's,
-// after a backup; a file the user saved meanwhile is read again (up to
-// three times), never removed unseen.
-func (o Options) removeOurs(path string, p *pluginFormat) (Change, error) {
+// removeOurs removes the file at path when it is notch-web's (ours says
+// so of its bytes: the plugin's, or a hooks file holding nothing but
+// notch-web's hooks), after a backup; a file the user saved meanwhile is
+// read again (up to three times), never removed unseen.
+func (o Options) removeOurs(path string, ours func([]byte) bool) (Change, error) {
 	for range 3 {
 		ch := Change{Path: path}
 		real, was, err := readSettings(path)
 		if err != nil || !was.exists {
 			return ch, err
 		}
-		if !p.ours(was.src) {
+		if !ours(was.src) {
 			return ch, &FileError{Path: path, Problem: errNotOurs.Error(), Fix: "left as it is: it is yours to remove", Err: errNotOurs}
 		}
 		ch.Changed = true
