@@ -202,6 +202,7 @@ func readBatch(ctx context.Context, h History, ask histAsk) []byte {
 	if len(evs) < want && len(b.Events) == len(evs)-countTokens(evs) {
 		b.Last = max(b.Last, newest) // the whole rest: nothing lies between
 	}
+	b.Newest = max(b.Newest, b.Last) // events written since newest was read
 	data, _ := json.Marshal(b)
 	return data
 }
@@ -222,6 +223,7 @@ func countTokens(evs []store.Event) int {
 type feed struct {
 	batch int
 	wake  chan struct{}
+	turn  string // runFeed's: the machine pulled last, so each gets its turn
 
 	mu    sync.Mutex
 	want  map[string]int64  // machines the hub is behind, with how far each said it goes
@@ -270,15 +272,10 @@ func (n *Node) runFeed(ctx context.Context) {
 		case <-f.wake:
 		}
 		for ctx.Err() == nil {
-			f.mu.Lock()
-			names := slices.Sorted(maps.Keys(f.want))
-			if len(names) == 0 {
-				f.mu.Unlock()
+			name, target, ok := f.next()
+			if !ok {
 				break
 			}
-			name, target := names[0], f.want[names[0]]
-			delete(f.want, name)
-			f.mu.Unlock()
 			if behind := n.pull(ctx, name, target); behind > 0 {
 				f.mu.Lock()
 				f.want[name] = max(f.want[name], behind)
@@ -286,6 +283,26 @@ func (n *Node) runFeed(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// next is the machine to pull now and how far its history goes: the first
+// in name order after the one pulled last, so a machine far behind does not
+// keep the others waiting.
+func (f *feed) next() (string, int64, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	names := slices.Sorted(maps.Keys(f.want))
+	if len(names) == 0 {
+		return "", 0, false
+	}
+	name := names[0]
+	if i, _ := slices.BinarySearch(names, f.turn+"\x00"); f.turn != "" && i < len(names) {
+		name = names[i]
+	}
+	f.turn = name
+	target := f.want[name]
+	delete(f.want, name)
+	return name, target, true
 }
 
 // pull takes up to feedRounds batches of a machine's history towards
@@ -302,6 +319,9 @@ func (n *Node) pull(ctx context.Context, name string, target int64) int64 {
 			n.feedProblem(name, "the hub's history is unavailable", err)
 			return 0
 		}
+		f.mu.Lock()
+		f.marks[name] = mark // a beat of a machine the hub is level with reads nothing
+		f.mu.Unlock()
 	}
 	for range feedRounds {
 		if mark >= target || ctx.Err() != nil {

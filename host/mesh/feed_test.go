@@ -490,9 +490,11 @@ func TestHistoryFeedRefusesForgery(t *testing.T) {
 	}
 }
 
-// fakeHistory is a machine's history for readBatch.
+// fakeHistory is a machine's history for readBatch; stale, its Last says
+// one event less than Since finds (one written between the two reads).
 type fakeHistory struct {
-	evs []store.Event
+	evs   []store.Event
+	stale bool
 }
 
 func (h fakeHistory) Since(_ context.Context, after int64, n int) ([]store.Event, error) {
@@ -506,8 +508,11 @@ func (h fakeHistory) Since(_ context.Context, after int64, n int) ([]store.Event
 }
 
 func (h fakeHistory) Last(context.Context, string) (int64, error) {
-	if len(h.evs) == 0 {
+	if len(h.evs) == 0 || h.stale && len(h.evs) == 1 {
 		return 0, nil
+	}
+	if h.stale {
+		return h.evs[len(h.evs)-2].Seq, nil
 	}
 	return h.evs[len(h.evs)-1].Seq, nil
 }
@@ -547,6 +552,35 @@ func TestReadBatch(t *testing.T) {
 	data := readBatch(context.Background(), h, histAsk{After: 2000, Max: 500})
 	if evs, last, _, _, err := decodeBatch(data, 2000, 500); err != nil || len(evs) != 0 || last != 2000 {
 		t.Errorf("caught up: %d events to %d, %v", len(evs), last, err)
+	}
+	// An event written between the machine's two reads: the batch says its
+	// history goes as far as the batch does.
+	w := fakeHistory{stale: true, evs: []store.Event{
+		{Seq: 1, Event: state.Event{Type: state.TypeSessionOpened, Session: "a", At: feedDay0.UnixMilli()}},
+		{Seq: 2, Event: state.Event{Type: state.TypeTurnStarted, Session: "a", At: feedDay0.UnixMilli()}},
+	}}
+	if evs, last, newest, _, err := decodeBatch(readBatch(context.Background(), w, histAsk{Max: 500}), 0, 500); err != nil || len(evs) != 2 || last != 2 || newest != 2 {
+		t.Errorf("a write between the reads: %d events to %d of %d, %v; want 2 to 2 of 2", len(evs), last, newest, err)
+	}
+}
+
+// TestFeedTakesTurns: a machine still behind after its batches waits for
+// the others' turns.
+func TestFeedTakesTurns(t *testing.T) {
+	f := newFeed(0)
+	var got []string
+	for range 6 {
+		for _, m := range []string{"alpha", "beta", "gamma"} {
+			f.want[m] = 100 // each still behind after its turn
+		}
+		name, _, ok := f.next()
+		if !ok {
+			t.Fatal("nothing to pull")
+		}
+		got = append(got, name)
+	}
+	if want := "alpha beta gamma alpha beta gamma"; strings.Join(got, " ") != want {
+		t.Errorf("turns %q, want %q", strings.Join(got, " "), want)
 	}
 }
 
