@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -171,6 +172,9 @@ func (h *Host) noteOrigin(row string, spec agent.Spec, m hookjson.Mapping, p hoo
 	}
 	h.board.setFacts(row, f)
 	id := from.Proc
+	if slices.Contains(spec.HelperEvents, p.Event) {
+		id = proc.ID{} // a helper's, not the agent's (agent.Spec)
+	}
 	if id.IsZero() && spec.Process != nil {
 		if known := h.board.factsOf(row); known.proc.IsZero() && known.transcript != "" {
 			id = agentsWord(spec.Process, known.transcript)

@@ -189,3 +189,29 @@ func TestKilledSettlesItsSubagents(t *testing.T) {
 		t.Errorf("the subagent's row is %s after its agent died", s.Status)
 	}
 }
+
+// Qwen Code runs its StopFailure hook under a detached supervisor node
+// that may outlive it (agent.Spec HelperEvents): the process that hook
+// names is not the agent's. Watched, its exit would end a live session's
+// row (as it did before: the next prompt's turn was then refused).
+func TestAHelpersProcessIsNotWatched(t *testing.T) {
+	e := newApEnv(t, ApprovalConfig{})
+	_, agentID := agentChild(t)
+	helper, helperID := agentChild(t)
+	from := func(id proc.ID, payload []byte) {
+		t.Helper()
+		if _, err := e.h.HookFrom("qwen", payload, time.Now(), Origin{Proc: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	from(agentID, e.hook("SessionStart", `,"source":"startup"`))
+	from(agentID, e.hook("UserPromptSubmit", `,"prompt":"go","submitted_prompt":"go"`))
+	from(helperID, e.hook("StopFailure", `,"error":"invalid_request"`))
+	waitStatus(t, e, "s1", state.StatusError)
+	if got := e.h.board.procOf("s1"); got != agentID {
+		t.Fatalf("the row's process is %+v, want the agent's %+v (not the helper's %+v)", got, agentID, helperID)
+	}
+	helper.Process.Kill()
+	from(agentID, e.hook("UserPromptSubmit", `,"prompt":"again","submitted_prompt":"again"`))
+	waitStatus(t, e, "s1", state.StatusWorking)
+}

@@ -148,8 +148,13 @@ type Spec struct {
 	// "notch-web hook" named one for (Claude Code's http hooks); nil when
 	// it keeps none.
 	Process func(transcript string) (pid int, start uint64, ok bool)
-	Hooks   []Hook
-	Install Install
+	// HelperEvents are the events whose command hook the agent runs under
+	// a helper process of its own rather than itself (Qwen Code runs
+	// StopFailure under a detached supervisor that may outlive it): the
+	// process such a hook names is not the agent's, and is not watched.
+	HelperEvents []string
+	Hooks        []Hook
+	Install      Install
 	// StopKey is the key (a tmux key name) that interrupts a turn in the
 	// agent's TUI, which the board's Stop presses: "" is Escape (Claude
 	// Code, Codex, Gemini CLI); GitHub Copilot CLI's is "C-c" (its Escape

@@ -17,7 +17,11 @@ var Spec = agent.Spec{
 	Map:     Map,
 	// Its chat file says how a turn ended while the host was down.
 	Settled: Settled,
-	Hooks:   hooks(),
+	// StopFailure (MessageDisplay, SessionDelete) runs under a detached
+	// supervisor node, "node --input-type=commonjs --eval …", that may
+	// outlive the agent: its hook's process is not watched.
+	HelperEvents: []string{claudecode.StopFailure},
+	Hooks:        hooks(),
 	Install: agent.Install{
 		Scopes: []agent.Scope{
 			{Name: "user", Dir: ".qwen", File: "settings.json", EnvDir: "QWEN_HOME"},
