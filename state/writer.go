@@ -25,8 +25,9 @@ const (
 // Writer keeps state.json current: it writes at once when notified of a
 // change, and otherwise at least every Interval with a fresh wallMs, which
 // is the window's heartbeat (docs/contract.md rule 3). Each write is atomic, so a reader
-// never sees half a file, but not fsynced (fsx.WriteFileAtomicNoSync): after
-// a power cut the next beat rewrites the file anyway.
+// never sees half a file, but not fsynced: after a power cut the next beat
+// rewrites the file anyway. The writes go through an fsx.Rewriter, which
+// on Linux has two files take turns instead of creating one per beat.
 type Writer struct {
 	Path     string
 	Interval time.Duration // 0 = Heartbeat
@@ -68,6 +69,8 @@ type Writer struct {
 	lastV uint64    // the version they are of
 	due   time.Time // when the clock alone next changes them (zero: never)
 	wall  [2]int    // where their wallMs's digits are: [start, end)
+
+	file *fsx.Rewriter // Path's
 }
 
 // Run writes until ctx ends, then returns nil. It writes once at start,
@@ -89,6 +92,7 @@ func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
 		gap = DefaultMinGap
 	}
 	fsx.RemoveStaleTemps(w.Path, time.Minute, w.now())
+	defer w.close()
 	f := failing{interval: interval}
 	f.done(w, w.write())
 	// A write for a change paces the next; a heartbeat does not, so a
@@ -194,12 +198,25 @@ func (w *Writer) now() time.Time {
 func (w *Writer) write() error {
 	data, err := w.document(w.now())
 	if err == nil {
-		err = fsx.WriteFileAtomicNoSync(w.Path, data)
+		if w.file == nil {
+			w.file = &fsx.Rewriter{Path: w.Path}
+		}
+		err = w.file.Write(data)
 	}
 	if err == nil && w.OnWritten != nil {
 		w.OnWritten()
 	}
 	return err
+}
+
+// close removes the Rewriter's spare: a stopped host leaves state.json
+// alone beside its other files.
+func (w *Writer) close() {
+	if w.file != nil {
+		if err := w.file.Close(); err != nil && w.OnError != nil {
+			w.OnError(err)
+		}
+	}
 }
 
 // document is the bytes to write as of now: a fresh snapshot, encoded, or

@@ -69,3 +69,5 @@ func TestWriteFileAtomicStepsOverATempInTheWay(t *testing.T) {
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+func inode(info os.FileInfo) uint64 { return info.Sys().(*syscall.Stat_t).Ino }
