@@ -16,7 +16,8 @@ const copilotConfirm = "Do you want to run this command?"
 
 // TestCopilotInteractive drives one Copilot CLI TUI session in tmux: no
 // row before the first prompt (its SessionStart comes with it), a plain
-// turn, a tool prompt answered Yes, one answered Esc (no hook fires: the
+// turn, its ask_user form (needs you, the question as the reason) answered
+// in the terminal, a tool prompt answered Yes, one answered Esc (no hook fires: the
 // session file's abort ends the ask), a model error (HTTP 400: no Stop,
 // the file's session.error makes it an error), a turn interrupted with
 // Ctrl-C while the model streams (no hook: the abort again), and /exit;
@@ -43,13 +44,27 @@ func TestCopilotInteractive(t *testing.T) {
 	}
 	r.titled("after the plain turn", d, "scenario:plain Say hello.", true)
 
+	// Its ask_user (AskUserQuestion in its hooks) shows a form: the row
+	// needs you with the question, answered in the terminal.
+	tm.typeLine("scenario:askuser Pick a colour.", "UserPromptSubmit")
+	tm.waitScreen("the question's form", 60*time.Second, shows(standin.AskQuestion, "enter accept"))
+	d = r.waitBoard("at the question", 15*time.Second, oneMain(state.StatusAttention))
+	if m, _ := mainRows(d); len(m) == 1 && (m[0].Approval == nil || m[0].Approval.Reason != standin.AskQuestion) {
+		t.Errorf("at the question: approval %+v, want the question as its reason", m[0].Approval)
+	}
+	tm.keys("Enter") // the first option
+	tm.waitScreen("the question's answer", 60*time.Second, func(s string) bool {
+		return !strings.Contains(s, "enter accept") && tm.count(standin.FinalText, 2)(s)
+	})
+	r.waitBoard("after the answer", 10*time.Second, oneMain(state.StatusDone))
+
 	tm.typeLine("scenario:tool Create the marker file.", "UserPromptSubmit")
 	tm.waitScreen("the permission prompt", 60*time.Second, shows(copilotConfirm))
 	tm.log("permission prompt")
 	r.waitBoard("at the permission prompt", 15*time.Second, oneMain(state.StatusAttention))
 	tm.keys("Enter") // 1. Yes
 	tm.waitScreen("the tool turn's answer", 60*time.Second, func(s string) bool {
-		return !strings.Contains(s, copilotConfirm) && tm.count(standin.FinalText, 2)(s)
+		return !strings.Contains(s, copilotConfirm) && tm.count(standin.FinalText, 3)(s)
 	})
 	r.waitBoard("after yes", 10*time.Second, oneMain(state.StatusDone))
 

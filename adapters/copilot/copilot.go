@@ -21,8 +21,9 @@
 //	                    (the TUI fires it when the first prompt is submitted, -p at launch)
 //	UserPromptSubmit    turn.started; session.titled from the prompt's first line when the row has
 //	                    no title yet (hookjson.PromptTitle); inside a subagent, its row's turn
-//	PreToolUse          tool.started (tool_name as Claude Code spells it: Bash, Agent, …); ask_user
-//	                    also approval.requested (the agent asks the human)
+//	PreToolUse          tool.started (tool_name as Claude Code spells it: Bash, Agent,
+//	                    AskUserQuestion for its ask_user, …); AskUserQuestion also
+//	                    approval.requested, its message the reason (the agent asks the human)
 //	PostToolUse         tool.ended: error when tool_result.result_type is "failure", else ok
 //	PostToolUseFailure  tool.ended error
 //	Notification        permission_prompt or elicitation_dialog: approval.requested while a turn may
@@ -91,8 +92,9 @@ const (
 	ElicitationDialog = "elicitation_dialog"
 )
 
-// asksHuman are the tools whose call is the agent asking the human.
-var asksHuman = map[string]bool{"ask_user": true}
+// asksHuman are the tools whose call is the agent asking the human: its
+// ask_user, which it names AskUserQuestion in Claude Code's spelling.
+var asksHuman = map[string]bool{"ask_user": true, "AskUserQuestion": true}
 
 // Map maps one hook payload. It is pure: lookup is the host's view of the
 // rows. A body that is not a hook payload is a *hookjson.DecodeError

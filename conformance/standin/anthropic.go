@@ -316,7 +316,7 @@ func anthropicToolInput(t turn) map[string]any {
 		return map[string]any{"questions": []any{map[string]any{"question": q, "header": header, "options": opts, "multiSelect": t.multi}}}
 	case "ExitPlanMode":
 		return map[string]any{"plan": PlanText}
-	case "bash", "task":
+	case "bash", "task", "ask_user":
 		return copilotToolInput(t.tool)
 	case "Write":
 		return map[string]any{"file_path": t.path, "content": t.content}

@@ -9,13 +9,14 @@ import (
 // bash, its subagent tool task) get the scripted turns, each call's input
 // what Copilot's schemas require.
 func TestCopilot(t *testing.T) {
-	const tools = `"tools":[{"name":"bash"},{"name":"view"},{"name":"task"}]`
+	const tools = `"tools":[{"name":"bash"},{"name":"view"},{"name":"ask_user"},{"name":"task"}]`
 	for _, c := range []struct {
 		name, prompt string
 		want         []string
 	}{
 		{"tool calls bash", "scenario:tool go", []string{`"name":"bash"`, `touch conformance-tool.txt`, `\"description\"`, `"stop_reason":"tool_use"`}},
 		{"subagent calls task", "scenario:subagent go", []string{`"name":"task"`, `\"agent_type\":\"general-purpose\"`, `\"name\":\"colour\"`, SubagentPrompt}},
+		{"askuser calls ask_user", "scenario:askuser go", []string{`"name":"ask_user"`, `Which colour should the button be?`, `\"enum\":[\"Teal\",\"Coral\"]`}},
 		{"plain", "scenario:plain go", []string{FinalText}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -66,7 +66,8 @@ const (
 	// edits are accepted), then answers with text. A refused plan is
 	// answered with text at once.
 	Plan Scenario = "plan"
-	// AskUser calls Codex's request_user_input with one question
+	// AskUser calls Codex's request_user_input (Copilot CLI's ask_user)
+	// with one question
 	// (AskQuestion, AskOptions), then answers its result with text.
 	AskUser Scenario = "askuser"
 )
@@ -277,6 +278,11 @@ func (s *Server) script(p plan, shell, agent string) turn {
 	case Subagent:
 		if p.step == 0 && agent != "" {
 			return turn{tool: agent}
+		}
+	case AskUser:
+		// Copilot CLI's ask_user (its TUI offers it; -p does not).
+		if p.step == 0 && p.tools["ask_user"] {
+			return turn{tool: "ask_user"}
 		}
 	case Ask, AskMulti:
 		if p.step == 0 && p.tools["AskUserQuestion"] {
