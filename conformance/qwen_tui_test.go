@@ -3,6 +3,7 @@
 package conformance
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -113,4 +114,18 @@ func TestQwenLifecycle(t *testing.T) {
 	t.Run("kill_at_confirmation", func(t *testing.T) { killAtAsk(t, a, "Allow execution of", false) })
 	t.Run("kill_idle", func(t *testing.T) { killIdle(t, a) })
 	t.Run("restart_while_turn_ends", func(t *testing.T) { restartWhileTurnEnds(t, a) })
+}
+
+// TestQwenReply types a reply from the board into a done Qwen Code TUI: a
+// new turn, the stand-in receives the text; Stop (Escape) ends a working
+// turn done.
+func TestQwenReply(t *testing.T) {
+	r := qwenRun(t)
+	r.final = "settled 1 " + state.StatusDone
+	r.scenario = "reply"
+	r.noRecord = true
+	tm := qwenStart(r)
+	tm.typeLine("scenario:plain Say hello.", "UserPromptSubmit")
+	tm.waitScreen("the plain turn's answer", 60*time.Second, tm.count(standin.FinalText, 1))
+	replyAndStop(t, r, "UserPromptSubmit", os.Getenv("CONFORMANCE_TWO_LINES") != "", nil)
 }
