@@ -85,9 +85,9 @@ type histAsk struct {
 
 // histBatch is a machine's answer: its events after the ask's After, in
 // order; Last, the sequence the batch reaches (past its last event when
-// the machine left some out: a count of context tokens, which the
-// history keeps in no event); Newest, the last its history holds; Error
-// when it could not read it.
+// the machine left some out: a count of context tokens with no turn to
+// take it from); Newest, the last its history holds; Error when it could
+// not read it.
 type histBatch struct {
 	Events []wireEvent `json:"events"`
 	Last   int64       `json:"last"`
@@ -108,6 +108,7 @@ type wireEvent struct {
 	Cwd     string `json:"cwd,omitempty"`
 	Title   string `json:"title,omitempty"`
 	Parent  string `json:"parent,omitempty"`
+	Tokens  *int64 `json:"tokens,omitempty"`
 }
 
 // SetHistory gives this notch-web's lasting history to the feed: a joined
@@ -185,12 +186,12 @@ func readBatch(ctx context.Context, h History, ask histAsk) []byte {
 	b := histBatch{Events: []wireEvent{}, Last: ask.After, Newest: newest}
 	size := 256 // the envelope
 	for _, e := range evs {
-		if e.Type == state.TypeContextTokens {
-			b.Last = e.Seq // no count is kept in an event: nothing to send
+		if e.Type == state.TypeContextTokens && e.Tokens == nil {
+			b.Last = e.Seq // a count with no turn: nothing to send
 			continue
 		}
 		w := wireEvent{Seq: e.Seq, Session: e.Session, At: e.At, Type: e.Type, Tool: e.Tool, Outcome: e.Outcome,
-			Agent: e.Agent, Project: e.Project, Cwd: e.Cwd, Title: e.Title, Parent: e.Parent}
+			Agent: e.Agent, Project: e.Project, Cwd: e.Cwd, Title: e.Title, Parent: e.Parent, Tokens: e.Tokens}
 		one, _ := json.Marshal(w)
 		if size+len(one)+1 > maxFeedBytes {
 			break
@@ -199,7 +200,7 @@ func readBatch(ctx context.Context, h History, ask histAsk) []byte {
 		b.Events = append(b.Events, w)
 		b.Last = e.Seq
 	}
-	if len(evs) < want && len(b.Events) == len(evs)-countTokens(evs) {
+	if len(evs) < want && len(b.Events) == len(evs)-passedOver(evs) {
 		b.Last = max(b.Last, newest) // the whole rest: nothing lies between
 	}
 	b.Newest = max(b.Newest, b.Last) // events written since newest was read
@@ -207,10 +208,11 @@ func readBatch(ctx context.Context, h History, ask histAsk) []byte {
 	return data
 }
 
-func countTokens(evs []store.Event) int {
+// passedOver counts the events readBatch leaves out.
+func passedOver(evs []store.Event) int {
 	n := 0
 	for _, e := range evs {
-		if e.Type == state.TypeContextTokens {
+		if e.Type == state.TypeContextTokens && e.Tokens == nil {
 			n++
 		}
 	}
@@ -426,7 +428,7 @@ func decodeBatch(data []byte, after int64, maxEvents int) (evs []store.Event, la
 		}
 		prev = w.Seq
 		ev := state.Event{Type: w.Type, Session: w.Session, At: w.At, Tool: w.Tool, Outcome: w.Outcome,
-			Project: w.Project, Cwd: w.Cwd, Title: w.Title, Parent: w.Parent}
+			Project: w.Project, Cwd: w.Cwd, Title: w.Title, Parent: w.Parent, Tokens: w.Tokens}
 		if w.At <= 0 || ev.Validate() != nil || len(w.Agent) > maxAgent || textrule.Has(w.Agent) {
 			skipped++
 			continue

@@ -279,10 +279,7 @@ func sessionsOf(t *testing.T, st *store.Store, machine string) map[string]any {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range turns {
-			turns[i].ContextTokens = 0 // a count is not fed (docs/history.md)
-		}
-		r.Machine, r.ContextTokens = "", 0
+		r.Machine = ""
 		out[r.ID] = struct {
 			S store.Session
 			T []store.Turn
@@ -529,8 +526,7 @@ func TestReadBatch(t *testing.T) {
 		h.evs = append(h.evs, store.Event{Seq: int64(1000 + 2*i), Event: state.Event{Type: state.TypeSessionOpened, Session: fmt.Sprint("s", i),
 			At: feedDay0.UnixMilli(), Title: big, Project: big, Cwd: "/" + strings.Repeat("<dir>", 800)}})
 	}
-	tokens := int64(5)
-	h.evs = append(h.evs, store.Event{Seq: 2000, Event: state.Event{Type: state.TypeContextTokens, Session: "s1", At: feedDay0.UnixMilli(), Tokens: &tokens}})
+	h.evs = append(h.evs, store.Event{Seq: 2000, Event: state.Event{Type: state.TypeContextTokens, Session: "s1", At: feedDay0.UnixMilli()}}) // no turn: no count
 	after, batches := int64(0), 0
 	for after < 2000 {
 		data := readBatch(context.Background(), h, histAsk{After: after, Max: 500})
@@ -547,7 +543,7 @@ func TestReadBatch(t *testing.T) {
 	if batches < 2 {
 		t.Errorf("%d batches: want the bytes to split them", batches)
 	}
-	// The end: the count of tokens is passed over, and the last batch
+	// The end: the count with no turn is passed over, and the last batch
 	// says it reaches the newest.
 	data := readBatch(context.Background(), h, histAsk{After: 2000, Max: 500})
 	if evs, last, _, _, err := decodeBatch(data, 2000, 500); err != nil || len(evs) != 0 || last != 2000 {
@@ -593,6 +589,9 @@ var feedSeeds = []struct {
 }{
 	{"empty, caught up", `{"events":[],"last":10,"newest":10}`, true, 0, 0},
 	{"two events", `{"events":[{"seq":11,"session":"a","at":5,"type":"session.opened","cwd":"/src/x","agent":"codex"},{"seq":13,"session":"a","at":6,"type":"turn.started"}],"last":14,"newest":20}`, true, 2, 0},
+	{"a count", `{"events":[{"seq":11,"session":"a","at":5,"type":"context.tokens","tokens":4200}],"last":11,"newest":11}`, true, 1, 0},
+	{"a count without its tokens left out", `{"events":[{"seq":11,"session":"a","at":5,"type":"context.tokens"}],"last":11,"newest":11}`, true, 0, 1},
+	{"tokens on a turn left out", `{"events":[{"seq":11,"session":"a","at":5,"type":"turn.started","tokens":5}],"last":11,"newest":11}`, true, 0, 1},
 	{"an unknown type left out", `{"events":[{"seq":11,"session":"a","at":5,"type":"rm -rf"}],"last":11,"newest":11}`, true, 0, 1},
 	{"a bidi session id left out", `{"events":[{"seq":11,"session":"a\u202eb","at":5,"type":"turn.started"}],"last":11,"newest":11}`, true, 0, 1},
 	{"a control character in a title left out", `{"events":[{"seq":11,"session":"a","at":5,"type":"session.titled","title":"x\u001b[2J"}],"last":11,"newest":11}`, true, 0, 1},

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 
 	"github.com/notch-web/notch-web/state"
@@ -25,12 +26,16 @@ func (s *Store) Last(ctx context.Context, machine string) (int64, error) {
 }
 
 // Since is at most n of this host's own events after sequence after, in
-// order, for a hub (their Machine is left for the hub to set).
+// order, for a hub (their Machine is left for the hub to set). A count of
+// context tokens carries its turn's count as the store holds it now (an
+// event keeps none): the turn's last, which is what the hub's turn ends up
+// with; a count with no turn before it carries none.
 func (s *Store) Since(ctx context.Context, after int64, n int) ([]Event, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT e.oseq, e.session, e.at_ms, e.type, e.tool, e.outcome,
-		coalesce(s.agent, ''), coalesce(s.project, ''), coalesce(s.cwd, ''), coalesce(s.title, ''), coalesce(s.parent, '')
+		coalesce(s.agent, ''), coalesce(s.project, ''), coalesce(s.cwd, ''), coalesce(s.title, ''), coalesce(s.parent, ''),
+		CASE WHEN e.type = ? THEN (SELECT t.context_tokens FROM turns t WHERE t.machine = e.machine AND t.session = e.session AND t.started_ms <= e.at_ms ORDER BY t.seq DESC LIMIT 1) END
 		FROM events e LEFT JOIN sessions s ON s.machine = e.machine AND s.id = e.session
-		WHERE e.machine = ? AND e.oseq > ? ORDER BY e.oseq LIMIT ?`, Local, after, n)
+		WHERE e.machine = ? AND e.oseq > ? ORDER BY e.oseq LIMIT ?`, state.TypeContextTokens, Local, after, n)
 	if err != nil {
 		return nil, err
 	}
@@ -39,8 +44,12 @@ func (s *Store) Since(ctx context.Context, after int64, n int) ([]Event, error) 
 	for rows.Next() {
 		var e Event
 		var project, cwd, title, parent string
-		if err := rows.Scan(&e.Seq, &e.Session, &e.At, &e.Type, &e.Tool, &e.Outcome, &e.Agent, &project, &cwd, &title, &parent); err != nil {
+		var tokens sql.NullInt64
+		if err := rows.Scan(&e.Seq, &e.Session, &e.At, &e.Type, &e.Tool, &e.Outcome, &e.Agent, &project, &cwd, &title, &parent, &tokens); err != nil {
 			return nil, err
+		}
+		if tokens.Valid {
+			e.Tokens = &tokens.Int64
 		}
 		// The session's descriptive facts ride on its opening (and its
 		// title on a titling), as the events first carried them.
