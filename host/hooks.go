@@ -102,7 +102,7 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, from
 		m.Transcript = sessionFile(spec, p.SessionID, m)
 	}
 	if m.Transcript.Path != "" && spec.Tokens != nil {
-		h.tokens.want(m.Transcript, spec.Tokens, time.Now())
+		h.tokens.want(m.Transcript, h.readTokens(spec), time.Now())
 	}
 	if m.Transcript.Path != "" && !m.Transcript.Sidechain && watchesTranscript(spec) {
 		h.interrupts.want(m.Transcript.Session, m.Transcript.Path, spec.Interrupted, spec.Idle, spec.Failed)
@@ -121,6 +121,21 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, from
 		}
 	}
 	return n, e, err
+}
+
+// readTokens is how the token reader reads an agent's transcript: its
+// Tokens, and for an agent whose files report the context window too
+// (agent.Spec Window) that window, kept for the row as a statusline's is.
+func (h *Host) readTokens(spec agent.Spec) func(hookjson.Transcript) (int64, bool) {
+	if spec.Window == nil {
+		return spec.Tokens
+	}
+	return func(tr hookjson.Transcript) (int64, bool) {
+		if n, ok := spec.Window(tr); ok {
+			h.board.setWindow(tr.Session, n)
+		}
+		return spec.Tokens(tr)
+	}
 }
 
 // watchesTranscript reports whether the agent's files say things of a

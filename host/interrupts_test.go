@@ -286,3 +286,33 @@ func TestCopilotFirstTurnInterruptAndFailure(t *testing.T) {
 	appendLine("session.error")
 	wait("after the model error", state.StatusError)
 }
+
+// TestCopilotWindow: Copilot CLI's usage records carry its model's window
+// (maxPromptTokens): the host keeps it for the row as a statusline's
+// window (the bar's budget when the row has none), beside the row's
+// context tokens, and leaves the plan's windows alone.
+func TestCopilotWindow(t *testing.T) {
+	home := t.TempDir()
+	h := newHost(t, home)
+	runUntilCleanup(t, h)
+	file := filepath.Join(home, "events.jsonl")
+	os.WriteFile(file, []byte(`{"type":"session.usage_record","data":{"usage":{"inputTokens":2000,"cacheReadTokens":100,"cacheWriteTokens":0,"maxPromptTokens":128000,"initiator":"user"}},"timestamp":"2026-12-03T16:49:02.396Z"}`+"\n"), 0o644)
+	for _, body := range []string{
+		`"hook_event_name":"UserPromptSubmit","prompt":"go"`,
+		`"hook_event_name":"Stop","transcript_path":` + strconv.Quote(file),
+	} {
+		if _, err := h.Hook("copilot", []byte(`{"session_id":"c2","cwd":"/src/x",`+body+`}`), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for rows(t, h)["c2"].ContextTokens != 2100 || h.Board().Usage().Sessions["c2"].WindowSize != 128000 {
+		if time.Now().After(deadline) {
+			t.Fatalf("row %+v, usage %+v: want 2100 tokens against a 128000 window", rows(t, h)["c2"], h.Board().Usage())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if u := h.Board().Usage(); u.Reported || u.FiveHour != nil {
+		t.Errorf("the window touched the plan: %+v", u)
+	}
+}

@@ -176,6 +176,30 @@ func (b *Board) Report(r StatuslineReport, now time.Time) bool {
 	return true
 }
 
+// setWindow records the context window an agent's own files report for a
+// row the board holds (agent.Spec.Window), as a statusline report's window:
+// the row's bar is drawn against it when the row has no budget. The plan's
+// windows, and whether a statusline reported, are not touched.
+func (b *Board) setWindow(id string, size int64) {
+	if size <= 0 || size > 1<<40 || !b.Has(id) {
+		return
+	}
+	b.usage.mu.Lock()
+	u := &b.usage.u
+	if u.Sessions == nil {
+		u.Sessions = map[string]SessionUsage{}
+	}
+	su, known := u.Sessions[id]
+	if su.WindowSize == size || (!known && len(u.Sessions) >= maxUsageSessions) {
+		b.usage.mu.Unlock()
+		return
+	}
+	su.WindowSize = size
+	u.Sessions[id] = su
+	b.usage.mu.Unlock()
+	b.changed()
+}
+
 // Usage returns a copy of what the statuslines have told.
 func (b *Board) Usage() Usage {
 	b.usage.mu.Lock()

@@ -111,6 +111,11 @@ type Spec struct {
 	// Tokens reads the context tokens of a transcript Map named; nil when
 	// Map names none.
 	Tokens func(hookjson.Transcript) (int64, bool)
+	// Window reads the context window the agent reports for the session
+	// in the transcript Map named (GitHub Copilot CLI's maxPromptTokens):
+	// the row's context bar is drawn against it when the row has no
+	// budget, as against Claude Code's statusline report; nil: none.
+	Window func(hookjson.Transcript) (int64, bool)
 	// Interrupted reports whether the session's transcript says the human
 	// interrupted the turn that began at since, for an agent that fires no
 	// hook for that (Claude Code's Esc while the model answers); nil when

@@ -51,10 +51,12 @@
 // names the file, so the host finds it at a first turn's start from its
 // own environment (SessionFile: $COPILOT_HOME, else ~/.copilot).
 //
+// The same file's usage records give the context tokens and the model's
+// window (Tokens, Window).
+//
 // What Copilot CLI 1.0.102 does not tell us: a title (the row takes the
 // first prompt's first line), a session before its first prompt (the TUI
-// fires SessionStart only then), which error ended a turn. The budget
-// comes only from the row (docs/contract.md rule 1).
+// fires SessionStart only then), which error ended a turn.
 package copilot
 
 import (

@@ -16,6 +16,8 @@ var Spec = agent.Spec{
 	Version: "1.0.102",
 	Map:     Map,
 	Tokens:  Tokens,
+	// Its usage records carry the model's window too.
+	Window: Window,
 	// Its session file says when the human interrupted a turn, and when
 	// the TUI's turn failed on the model — no hook does; only Stop names
 	// the file, so the host finds it for a first turn (SessionFile).

@@ -39,6 +39,7 @@ type eventLine struct {
 			Input      int64  `json:"inputTokens"`
 			CacheRead  int64  `json:"cacheReadTokens"`
 			CacheWrite int64  `json:"cacheWriteTokens"`
+			MaxPrompt  int64  `json:"maxPromptTokens"`
 			Initiator  string `json:"initiator"`
 		} `json:"usage"`
 	} `json:"data"`
@@ -67,6 +68,26 @@ func Tokens(tr hookjson.Transcript) (int64, bool) {
 		return false
 	})
 	return n, found && n > 0
+}
+
+// Window reads the context window Copilot CLI gives the session's model:
+// maxPromptTokens of the session's own latest usage record (the catalogue's
+// for its model, or COPILOT_PROVIDER_MAX_PROMPT_TOKENS for a provider's).
+func Window(tr hookjson.Transcript) (int64, bool) {
+	var n int64
+	tail.Lines(tr.Path, tail.DefaultLimits, func(line []byte) bool {
+		if !bytes.Contains(line, []byte(usageRecord)) {
+			return true
+		}
+		var l eventLine
+		if json.Unmarshal(line, &l) != nil || l.Type != usageRecord || l.AgentID != "" || l.Data.Usage == nil ||
+			l.Data.Usage.Initiator == "sub-agent" {
+			return true
+		}
+		n = l.Data.Usage.MaxPrompt
+		return false
+	})
+	return n, n > 0 && n <= 1<<40
 }
 
 // Interrupted reports whether the session file at path records the

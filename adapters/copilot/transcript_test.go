@@ -14,8 +14,8 @@ import (
 // then a failed turn.
 const events = `{"type":"session.start","data":{"sessionId":"s","copilotVersion":"1.0.102"},"id":"1","timestamp":"2026-12-03T16:48:44.444Z","parentId":null}
 {"type":"user.message","data":{"content":"go"},"id":"2","timestamp":"2026-12-03T16:49:02.243Z"}
-{"type":"session.usage_record","data":{"usage":{"model":"m","inputTokens":2000,"outputTokens":12,"cacheReadTokens":300,"cacheWriteTokens":40,"initiator":"user"}},"id":"3","timestamp":"2026-12-03T16:49:02.396Z"}
-{"type":"session.usage_record","data":{"usage":{"model":"m","inputTokens":9000,"outputTokens":12,"cacheReadTokens":0,"cacheWriteTokens":0,"initiator":"sub-agent"}},"id":"4","timestamp":"2026-12-03T16:49:03.000Z","agentId":"a"}
+{"type":"session.usage_record","data":{"usage":{"model":"m","inputTokens":2000,"outputTokens":12,"cacheReadTokens":300,"cacheWriteTokens":40,"maxPromptTokens":128000,"initiator":"user"}},"id":"3","timestamp":"2026-12-03T16:49:02.396Z"}
+{"type":"session.usage_record","data":{"usage":{"model":"m","inputTokens":9000,"outputTokens":12,"cacheReadTokens":0,"cacheWriteTokens":0,"maxPromptTokens":64000,"initiator":"sub-agent"}},"id":"4","timestamp":"2026-12-03T16:49:03.000Z","agentId":"a"}
 {"type":"assistant.turn_end","data":{"turnId":"0"},"id":"5","timestamp":"2026-12-03T16:49:08.041Z"}
 {"type":"abort","data":{"reason":"user_initiated"},"id":"6","timestamp":"2026-12-03T16:49:08.043Z"}
 {"type":"session.error","data":{"errorType":"query","message":"400 bad request","statusCode":400},"id":"7","timestamp":"2026-12-03T16:49:18.689Z"}
@@ -52,6 +52,12 @@ func TestTokens(t *testing.T) {
 		if n, ok := Tokens(hookjson.Transcript{Path: writeEvents(t, s)}); ok {
 			t.Errorf("%s: Tokens = %d, true", name, n)
 		}
+	}
+	if n, ok := Window(hookjson.Transcript{Path: p}); !ok || n != 128000 {
+		t.Errorf("Window = %d, %v; want 128000 (the session's own, not the subagent's)", n, ok)
+	}
+	if n, ok := Window(hookjson.Transcript{Path: writeEvents(t, `{"type":"session.usage_record","data":{"usage":{"inputTokens":5,"initiator":"user"}}}`+"\n")}); ok {
+		t.Errorf("Window without maxPromptTokens = %d, true", n)
 	}
 	if _, ok := Tokens(hookjson.Transcript{Path: "relative/events.jsonl"}); ok {
 		t.Error("a relative path was read")
