@@ -48,7 +48,7 @@ type Fanout struct {
 
 	mu         sync.Mutex
 	clients    map[*stream]struct{}
-	latest     map[string][]byte         // the whole fragment, as a frame, per page
+	latest     map[string][]byte         // the whole fragment, as a frame, per page (nil until asked for: frameLocked)
 	html       map[string][]byte         // the last render, per page
 	trees      map[string]*htmldiff.Tree // the last render parsed, per page
 	done       chan struct{}
@@ -139,14 +139,19 @@ func (h *Fanout) Publish(page string, html []byte) {
 	if bytes.Equal(prev, html) {
 		return // the change did not touch this page
 	}
-	full := sse.Elements(html)
-	small := full
 	parts, tree := htmldiff.Diff(prev, h.trees[page], html)
 	h.trees[page] = tree
+	// The whole page as a frame is made only when a stream needs it (one
+	// that is behind or new, or no patch): most changes reach streams
+	// that are up to date, and making it was a fifth of the publish.
+	h.html[page], h.latest[page] = html, nil
+	full := func() []byte { return h.frameLocked(page) }
+	var small []byte
 	if parts != nil {
 		small = sse.Elements(htmldiff.Join(parts))
+	} else {
+		small = full()
 	}
-	h.html[page], h.latest[page] = html, full
 	// Each stream gets the patch, or the whole page when a frame of its
 	// own is still waiting (it is behind: the newest board wins and no
 	// patch is ever skipped). The streams that had nothing waiting go to
@@ -183,7 +188,22 @@ func (h *Fanout) subscribe(s *stream) ([]byte, error) {
 		return nil, errFull
 	}
 	h.clients[s] = struct{}{}
-	return h.latest[s.page], nil
+	return h.frameLocked(s.page), nil
+}
+
+// frameLocked is the whole of a page's last render as a frame (nil before
+// the first), made once per render when first asked for. h.mu is held.
+func (h *Fanout) frameLocked(page string) []byte {
+	if f := h.latest[page]; f != nil {
+		return f
+	}
+	html, ok := h.html[page]
+	if !ok {
+		return nil
+	}
+	f := sse.Elements(html)
+	h.latest[page] = f
+	return f
 }
 
 func (h *Fanout) unsubscribe(s *stream) {

@@ -56,9 +56,10 @@ type stream struct {
 	last atomic.Int64
 }
 
-// offer queues next on s, or full when a frame is already waiting, and
-// reports whether s must be put on the ready queue (it had no owner).
-func (s *stream) offer(next, full []byte) bool {
+// offer queues next on s, or full() (the whole page) when a frame is
+// already waiting, and reports whether s must be put on the ready queue
+// (it had no owner).
+func (s *stream) offer(next []byte, full func() []byte) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.gone {
@@ -67,7 +68,7 @@ func (s *stream) offer(next, full []byte) bool {
 	if s.pending == nil || s.beat {
 		s.pending = next
 	} else {
-		s.pending = full
+		s.pending = full()
 	}
 	s.beat = false
 	if s.busy {
