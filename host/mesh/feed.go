@@ -333,7 +333,12 @@ func (n *Node) pull(ctx context.Context, name string, target int64) int64 {
 			return 0 // revoked
 		}
 		body, _ := json.Marshal(histAsk{After: mark, Max: f.batch})
-		msg, err := n.nc.Request(histSubject(name), body, feedWait)
+		rctx, cancel := context.WithTimeout(ctx, feedWait) // a stopping hub does not wait it out
+		msg, err := n.nc.RequestWithContext(rctx, histSubject(name), body)
+		cancel()
+		if ctx.Err() != nil {
+			return 0
+		}
 		if err != nil {
 			n.feedProblem(name, "the machine did not answer", err)
 			return 0 // its next word (a beat) tries again
