@@ -100,6 +100,9 @@ func BenchmarkFileSize(b *testing.B) {
 		go func() { s.Run(ctx); close(done) }()
 		for i := range 1000 {
 			aSession(s, fmt.Sprintf("s%d", i), now.Add(time.Duration(i)*time.Minute), 10)
+			if i%50 == 49 {
+				s.Flush(context.Background()) // 6,550 events: the queue holds 8,192 (beyond, they were dropped)
+			}
 		}
 		s.Flush(context.Background())
 		cancel()
