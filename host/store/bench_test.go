@@ -38,8 +38,9 @@ func bigStore(b *testing.B) *Store {
 
 // BenchmarkSearch100k is a search of 100,000 sessions, the first page and
 // the count: a word every session has with one only a few have ("issue
-// 4242"), a project shared by a tenth (project-7: 7, 70–79), and a word
-// every title has (the worst case: the count walks them all). Target ≤ 20 ms.
+// 4242"), a project a fortieth of them have (project-7: "project" then a
+// word beginning "7"), and a word every title has (the count stops at
+// MaxTotal). Target ≤ 20 ms.
 func BenchmarkSearch100k(b *testing.B) {
 	s := bigStore(b)
 	ctx := context.Background()
