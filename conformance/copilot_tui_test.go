@@ -11,8 +11,12 @@ import (
 	"github.com/notch-web/notch-web/state"
 )
 
-// copilotConfirm is what Copilot CLI's permission prompt asks.
-const copilotConfirm = "Do you want to run this command?"
+// What Copilot CLI's TUI shows: its permission prompt's question, and its
+// footer while it waits at its prompt.
+const (
+	copilotConfirm = "Do you want to run this command?"
+	copilotIdle    = "Manual Approval"
+)
 
 // TestCopilotInteractive drives one Copilot CLI TUI session in tmux: no
 // row before the first prompt (its SessionStart comes with it), a plain
@@ -27,7 +31,7 @@ func TestCopilotInteractive(t *testing.T) {
 	r.final = "settled 1 " + state.StatusDone
 	r.scenario = "interactive"
 	tm := r.tmux(copilotEnv(), "copilot")
-	tm.waitScreen("Copilot CLI starts", 90*time.Second, shows("Manual Approval"))
+	tm.waitScreen("Copilot CLI starts", 90*time.Second, shows(copilotIdle))
 	tm.log("at start")
 	r.holdBoard("before the first prompt", 2*time.Second, func(d state.Document) error {
 		if len(d.Sessions) != 0 {
@@ -72,7 +76,9 @@ func TestCopilotInteractive(t *testing.T) {
 	tm.waitScreen("the second permission prompt", 60*time.Second, shows(copilotConfirm))
 	r.waitBoard("at the second permission prompt", 15*time.Second, oneMain(state.StatusAttention))
 	tm.keys("Escape")
-	tm.waitScreen("the cancel", 20*time.Second, shows("Operation cancelled by user"))
+	tm.waitScreen("the cancel", 20*time.Second, func(s string) bool {
+		return strings.Contains(s, "Operation cancelled by user") && strings.Contains(footer(s), copilotIdle)
+	})
 	tm.log("after Esc at the permission prompt")
 	r.waitBoard("after Esc at the permission prompt", 5*time.Second, notBusy)
 	r.holdBoard("after Esc at the permission prompt", 2*time.Second, notBusy)
@@ -88,7 +94,9 @@ func TestCopilotInteractive(t *testing.T) {
 	r.waitBoard("while the model streams", 30*time.Second, oneMain(state.StatusWorking))
 	r.waitFor("the stand-in holding the slow stream", 30*time.Second, func() bool { return suite.standin.Held() > held })
 	tm.keys("C-c")
-	tm.waitScreen("the interrupt", 20*time.Second, func(s string) bool { return !strings.Contains(footer(s), "Working") })
+	// Back at its prompt: the idle footer, not "Working" nor "Cancelling"
+	// (a command typed while it cancels is queued, and stays queued).
+	tm.waitScreen("the interrupt", 20*time.Second, func(s string) bool { return strings.Contains(footer(s), copilotIdle) })
 	tm.log("after Ctrl-C")
 	r.waitBoard("after Ctrl-C", 5*time.Second, notBusy)
 
@@ -108,7 +116,7 @@ var lifecycleCopilot = lifecycleAgent{
 	name: "GitHub Copilot CLI", newRun: copilotRun, prompt: "UserPromptSubmit", turnEnd: "Stop",
 	start: func(r *run) *term {
 		tm := r.tmux(copilotEnv(), "copilot")
-		tm.waitScreen("Copilot CLI starts", 90*time.Second, shows("Manual Approval"))
+		tm.waitScreen("Copilot CLI starts", 90*time.Second, shows(copilotIdle))
 		return tm
 	},
 	agent: func(r *run, tm *term) int { return r.childWith(tm.panePID(), "copilot-linux-x64/copilot") },
@@ -130,7 +138,7 @@ func TestCopilotReply(t *testing.T) {
 	r.scenario = "reply"
 	r.noRecord = true
 	tm := r.tmux(copilotEnv(), "copilot")
-	tm.waitScreen("Copilot CLI starts", 90*time.Second, shows("Manual Approval"))
+	tm.waitScreen("Copilot CLI starts", 90*time.Second, shows(copilotIdle))
 	tm.typeLine("scenario:plain Say hello.", "UserPromptSubmit")
 	tm.waitScreen("the plain turn's answer", 60*time.Second, tm.count(standin.FinalText, 1))
 	// A typed LF is a new line in its input: the model gets both lines.
