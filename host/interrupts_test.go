@@ -316,3 +316,43 @@ func TestCopilotWindow(t *testing.T) {
 		t.Errorf("the window touched the plan: %+v", u)
 	}
 }
+
+// Qwen Code 0.24.4's refusal at its dialog fires no hook but, now and
+// then, idle_prompt; its chat file records the call's result "cancelled"
+// at once (qwen.Interrupted): the ask ends with no idle_prompt at all. An
+// older refusal in the file does not end a later ask.
+func TestQwenRefusalInTheChatFileEndsTheAsk(t *testing.T) {
+	home := t.TempDir()
+	h := newHost(t, home)
+	runUntilCleanup(t, h)
+	chat := filepath.Join(home, "q1.jsonl")
+	stamp := func(at time.Time) string { return at.UTC().Format(time.RFC3339Nano) }
+	cancelled := func(at time.Time) string {
+		return `{"timestamp":"` + stamp(at) + `","type":"tool_result","toolCallResult":{"callId":"c","status":"cancelled"}}` + "\n"
+	}
+	os.WriteFile(chat, []byte(cancelled(time.Now().Add(-time.Minute))), 0o644)
+	base := `"session_id":"q1","transcript_path":` + strconv.Quote(chat) + `,"cwd":"/src/x"`
+	for _, body := range []string{
+		`"hook_event_name":"UserPromptSubmit","prompt":"scenario:tool go","submitted_prompt":"scenario:tool go"`,
+		`"hook_event_name":"PermissionRequest","tool_name":"run_shell_command","tool_input":{"command":"touch x"}`,
+	} {
+		if _, err := h.Hook("qwen", []byte("{"+base+","+body+"}"), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(3 * interruptPoll)
+	if s := rows(t, h)["q1"]; s.Status != state.StatusAttention {
+		t.Fatalf("an earlier refusal ended this ask: %+v", s)
+	}
+	f, _ := os.OpenFile(chat, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(cancelled(time.Now()))
+	f.WriteString(`{"timestamp":"` + stamp(time.Now()) + `","type":"system","subtype":"ui_telemetry","systemPayload":{"uiEvent":{"event.name":"qwen-code.tool_call"}}}` + "\n")
+	f.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for s := rows(t, h)["q1"]; s.Status != state.StatusDone || s.Approval != nil; s = rows(t, h)["q1"] {
+		if time.Now().After(deadline) {
+			t.Fatalf("after the refusal: %+v, want done with no approval", s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

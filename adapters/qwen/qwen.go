@@ -16,8 +16,10 @@
 //     after Stop or StopFailure and after an Esc or a refused tool, which
 //     fire nothing else: a turn still open then ends (Interrupted);
 //   - its transcript_path is its own chat file (not Claude Code's
-//     format): the host reads from it only how a turn ended while it was
-//     down (Settled); a subagent's hooks name no file of its own.
+//     format): the host reads from it a call refused at its dialog
+//     (Interrupted: the file's word, where idle_prompt did not come) and
+//     how a turn ended while it was down (Settled); a subagent's hooks
+//     name no file of its own.
 //
 // Every hook is a command hook ("notch-web hook qwen"): Qwen Code's http
 // hooks refuse private and loopback hosts unless told otherwise, and a

@@ -15,8 +15,11 @@ var Spec = agent.Spec{
 	Mark:    "QW",
 	Version: "0.24.4",
 	Map:     Map,
-	// Its chat file says how a turn ended while the host was down.
-	Settled: Settled,
+	// Its chat file says when the human refused a call at its dialog
+	// (idle_prompt does too, but not always), and how a turn ended while
+	// the host was down.
+	Interrupted: Interrupted,
+	Settled:     Settled,
 	// StopFailure (MessageDisplay, SessionDelete) runs under a detached
 	// supervisor node, "node --input-type=commonjs --eval …", that may
 	// outlive the agent: its hook's process is not watched.
