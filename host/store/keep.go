@@ -195,9 +195,8 @@ func (s *Store) forget(ctx context.Context, cond string, args ...any) (int, erro
 		return deleteSessions(ctx, tx, keys, s.now().UnixMilli())
 	})
 	if err == nil {
-		s.mu.Lock()
-		s.open = map[turnKey]*openTurn{}
-		s.mu.Unlock()
+		// The writer drops what it keeps of the forgotten sessions at its
+		// next batch (Store.others: this was another connection's write).
 		s.changes.Notify()
 	}
 	return n, err

@@ -684,10 +684,17 @@ func (s *Store) turn(ctx context.Context, tx dbtx, k turnKey) (*openTurn, error)
 	if json.Unmarshal([]byte(tools), &t.tools) != nil || t.tools == nil {
 		t.tools = map[string]int{}
 	}
-	s.mu.Lock()
 	if len(s.open) > 4096 {
+		// Bounded: the turns whose tools wait for the batch's end are
+		// written first, or a turn read again would lose them.
+		if err := s.writeTools(ctx, tx); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
 		s.open = map[turnKey]*openTurn{}
+		s.mu.Unlock()
 	}
+	s.mu.Lock()
 	s.open[k] = t
 	s.mu.Unlock()
 	return t, nil
