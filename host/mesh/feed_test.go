@@ -659,3 +659,21 @@ func FuzzDecodeBatch(f *testing.F) {
 		_, _ = json.Marshal(evs)
 	})
 }
+
+// TestHistoryFeedOff: a machine with no history (--history off) answers
+// no ask — nothing listens on its subject — and a hub with none takes no
+// machine's word.
+func TestHistoryFeedOff(t *testing.T) {
+	hub := testHub(t)
+	testMachine(t, hub, "alpha") // no SetHistory
+	waitfor.Until(t, "alpha on the hub", func() bool { return len(hub.Machines()) == 1 && hub.Machines()[0].Present })
+	if _, err := hub.nc.Request(histSubject("alpha"), []byte(`{"after":0,"max":10}`), feedWait); !errors.Is(err, nats.ErrNoResponders) {
+		t.Errorf("asking a machine with no history: %v, want no responders", err)
+	}
+	hub.onHistSays("alpha", []byte(`{"newest":5}`))
+	hub.feed.mu.Lock()
+	defer hub.feed.mu.Unlock()
+	if len(hub.feed.want) != 0 {
+		t.Errorf("a hub with no history would ask %v", hub.feed.want)
+	}
+}
