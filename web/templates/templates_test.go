@@ -620,18 +620,20 @@ func TestHistoryGolden(t *testing.T) {
 		{AtMs: t0 + 1000, What: "turn started"},
 	}
 	for _, tc := range []struct {
-		name   string
-		h      []host.HistoryEntry
-		known  bool
-		has    []string
-		hasNot []string
+		name    string
+		h       []host.HistoryEntry
+		known   bool
+		lasting bool
+		has     []string
+		hasNot  []string
 	}{
-		{"history", entries, true, []string{`&lt;b&gt;bash&lt;/b&gt;`, `data-outcome="error"`, `The last 3 events`, `datetime="2026-09-21T14:13:23.000Z"`}, []string{`<b>`}},
-		{"history_empty", nil, true, []string{`starts afresh when notch-web restarts`}, []string{`hist-list`}},
-		{"history_remote", nil, false, []string{`kept by its own machine`}, []string{`hist-list`}},
+		{"history", entries, true, false, []string{`&lt;b&gt;bash&lt;/b&gt;`, `data-outcome="error"`, `The last 3 events`, `kept in memory since`, `datetime="2026-09-21T14:13:23.000Z"`}, []string{`<b>`, `lasting`}},
+		{"history_lasting", entries, true, true, []string{`The last 3 events, from the lasting history`}, []string{`kept in memory`}},
+		{"history_empty", nil, true, false, []string{`starts afresh when notch-web restarts`}, []string{`hist-list`}},
+		{"history_remote", nil, false, false, []string{`kept by its own machine`}, []string{`hist-list`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := render(t, History("session-db65f92b", tc.h, tc.known))
+			got := render(t, History("session-db65f92b", tc.h, tc.known, tc.lasting))
 			for _, want := range tc.has {
 				if !bytes.Contains(got, []byte(want)) {
 					t.Errorf("lacks %q", want)
