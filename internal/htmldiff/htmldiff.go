@@ -11,17 +11,46 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // span is a node of a render's light tree of byte spans: it indexes the
-// rendered bytes themselves.
+// rendered bytes themselves. The nodes of a tree live in one slice and
+// point at each other by index, so a parse allocates that slice and not a
+// node at a time (the hub parses every render).
 type span struct {
-	id         string
-	start, end int // the element's outer bytes
-	openEnd    int // end of its start tag
-	children   []*span
-	text       bool // a text or comment node between elements
+	start, end     int  // the element's outer bytes
+	openEnd        int  // end of its start tag
+	idStart, idEnd int  // its id attribute's value (empty: none)
+	nameEnd        int  // its name is src[start+1:nameEnd]
+	first, last    int  // its first and last child (-1: none)
+	next           int  // its next sibling (-1: none)
+	children       int  // how many
+	text           bool // a text or comment node between elements
+}
+
+// spans is a parsed fragment: its nodes, the root element at root.
+type spans struct {
+	src   []byte
+	nodes []span
+	root  int
+}
+
+func (t *spans) id(i int) []byte { n := &t.nodes[i]; return t.src[n.idStart:n.idEnd] }
+
+// add appends a node as the last child of parent and returns its index.
+func (t *spans) add(parent int, n span) int {
+	n.first, n.last, n.next = -1, -1, -1
+	i := len(t.nodes)
+	t.nodes = append(t.nodes, n)
+	p := &t.nodes[parent]
+	if p.last < 0 {
+		p.first = i
+	} else {
+		t.nodes[p.last].next = i
+	}
+	p.last = i
+	p.children++
+	return i
 }
 
 // voidElements never have an end tag.
@@ -34,17 +63,19 @@ var voidElements = map[string]bool{
 // It returns nil when the fragment is not a single well-formed element. It
 // reads markup the way templ writes it (quoted attributes, explicit end
 // tags, no raw-text elements in a fragment) and gives up on anything else,
-// which only costs a whole-page patch. It allocates nothing but the spans:
-// the hub runs it on every render.
-func parseSpans(src []byte) *span {
-	root := &span{}
-	stack := []*span{root}
-	var names [][]byte
+// which only costs a whole-page patch. It allocates the node slice and its
+// stack and nothing else: the hub runs it on every render.
+func parseSpans(src []byte) *spans {
+	// Each element has two '<' (its start and end tags), and there is
+	// at most a text node after each; append grows it past that.
+	lts := bytes.Count(src, []byte("<"))
+	t := &spans{src: src, nodes: make([]span, 1, lts+lts/2+2)}
+	t.nodes[0] = span{first: -1, last: -1, next: -1}
+	stack := make([]int, 1, 32)
 	pos, textStart := 0, 0
 	flushText := func(end int) {
 		if end > textStart {
-			top := stack[len(stack)-1]
-			top.children = append(top.children, &span{start: textStart, end: end, text: true})
+			t.add(stack[len(stack)-1], span{start: textStart, end: end, text: true})
 		}
 	}
 	for pos < len(src) {
@@ -55,37 +86,35 @@ func parseSpans(src []byte) *span {
 		lt += pos
 		flushText(lt)
 		switch {
-		case strings.HasPrefix(string(src[lt:min(lt+4, len(src))]), "<!--"):
+		case bytes.HasPrefix(src[lt:], []byte("<!--")):
 			end := bytes.Index(src[lt+4:], []byte("-->"))
 			if end < 0 {
 				return nil
 			}
 			pos = lt + 4 + end + 3
-			top := stack[len(stack)-1]
-			top.children = append(top.children, &span{start: lt, end: pos, text: true})
+			t.add(stack[len(stack)-1], span{start: lt, end: pos, text: true})
 		case lt+1 < len(src) && src[lt+1] == '/':
 			gt := bytes.IndexByte(src[lt:], '>')
-			if gt < 0 || len(names) == 0 {
+			if gt < 0 || len(stack) == 1 {
 				return nil
 			}
+			top := &t.nodes[stack[len(stack)-1]]
 			name := bytes.TrimSpace(src[lt+2 : lt+gt])
-			if !bytes.EqualFold(name, names[len(names)-1]) {
+			if !bytes.EqualFold(name, src[top.start+1:top.nameEnd]) {
 				return nil
 			}
 			pos = lt + gt + 1
-			stack[len(stack)-1].end = pos
-			stack, names = stack[:len(stack)-1], names[:len(names)-1]
+			top.end = pos
+			stack = stack[:len(stack)-1]
 		default:
-			n, name, selfClosing, end := scanStartTag(src, lt)
-			if n == nil {
+			n, selfClosing, ok := scanStartTag(src, lt)
+			if !ok {
 				return nil
 			}
-			pos = end
-			top := stack[len(stack)-1]
-			top.children = append(top.children, n)
-			if !selfClosing && !voidElements[string(name)] {
-				stack = append(stack, n)
-				names = append(names, name)
+			pos = n.end
+			i := t.add(stack[len(stack)-1], n)
+			if !selfClosing && !isVoid(src[lt+1:n.nameEnd]) {
+				stack = append(stack, i)
 			}
 		}
 		textStart = pos
@@ -94,52 +123,71 @@ func parseSpans(src []byte) *span {
 		return nil
 	}
 	flushText(len(src))
-	var only *span
-	for _, c := range root.children {
-		if c.text {
-			if len(bytes.TrimSpace(src[c.start:c.end])) > 0 {
+	t.root = -1
+	for c := t.nodes[0].first; c >= 0; c = t.nodes[c].next {
+		n := &t.nodes[c]
+		if n.text {
+			if len(bytes.TrimSpace(src[n.start:n.end])) > 0 {
 				return nil
 			}
 			continue
 		}
-		if only != nil {
+		if t.root >= 0 {
 			return nil
 		}
-		only = c
+		t.root = c
 	}
-	return only
+	if t.root < 0 {
+		return nil
+	}
+	return t
 }
 
-// scanStartTag reads the start tag at src[lt] ('<'): its span (with the
-// value of an id attribute), the lower-case name, whether it closes itself,
-// and where it ends. A nil span means it is not a tag templ would write.
-func scanStartTag(src []byte, lt int) (*span, []byte, bool, int) {
+// isVoid reports whether an element of this name never has an end tag,
+// whatever the name's case.
+func isVoid(name []byte) bool {
+	var lower [6]byte
+	if len(name) > len(lower) {
+		return false
+	}
+	for i, c := range name {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	return voidElements[string(lower[:len(name)])]
+}
+
+// scanStartTag reads the start tag at src[lt] ('<'): its span (with where
+// the value of an id attribute is, and where its name ends), whether it
+// closes itself, and whether it is a tag templ would write at all.
+func scanStartTag(src []byte, lt int) (span, bool, bool) {
 	i := lt + 1
 	for i < len(src) && isNameByte(src[i]) {
 		i++
 	}
-	name := src[lt+1 : i]
-	if len(name) == 0 || !isLetter(name[0]) {
-		return nil, nil, false, 0
+	if i == lt+1 || !isLetter(src[lt+1]) {
+		return span{}, false, false
 	}
-	n := &span{start: lt}
+	n := span{start: lt, nameEnd: i}
 	for {
 		for i < len(src) && isSpace(src[i]) {
 			i++
 		}
 		if i >= len(src) {
-			return nil, nil, false, 0
+			return span{}, false, false
 		}
 		switch src[i] {
 		case '>':
 			n.end, n.openEnd = i+1, i+1
-			return n, bytes.ToLower(name), false, i + 1
+			return n, false, true
 		case '/':
 			if i+1 < len(src) && src[i+1] == '>' {
 				n.end, n.openEnd = i+2, i+2
-				return n, bytes.ToLower(name), true, i + 2
+				return n, true, true
 			}
-			return nil, nil, false, 0
+			return span{}, false, false
 		}
 		k := i
 		for i < len(src) && !isSpace(src[i]) && src[i] != '=' && src[i] != '>' && src[i] != '/' {
@@ -147,20 +195,20 @@ func scanStartTag(src []byte, lt int) (*span, []byte, bool, int) {
 		}
 		key := src[k:i]
 		if len(key) == 0 {
-			return nil, nil, false, 0
+			return span{}, false, false
 		}
 		if i < len(src) && src[i] == '=' {
 			i++
 			if i >= len(src) || (src[i] != '"' && src[i] != '\'') {
-				return nil, nil, false, 0 // templ quotes every value
+				return span{}, false, false // templ quotes every value
 			}
 			q := src[i]
 			end := bytes.IndexByte(src[i+1:], q)
 			if end < 0 {
-				return nil, nil, false, 0
+				return span{}, false, false
 			}
 			if string(key) == "id" {
-				n.id = string(src[i+1 : i+1+end])
+				n.idStart, n.idEnd = i+1, i+1+end
 			}
 			i += end + 2
 		}
@@ -176,42 +224,43 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // diffSpans appends to out the outer bytes of the smallest set of id'd
 // elements of cur that, patched by id, turn prev into cur. It reports false
 // when no such set exists (the root itself must be replaced).
-func diffSpans(prevSrc []byte, prev *span, curSrc []byte, cur *span, out *[][]byte) bool {
-	p, c := prevSrc[prev.start:prev.end], curSrc[cur.start:cur.end]
+func diffSpans(prev *spans, pi int, cur *spans, ci int, out *[][]byte) bool {
+	pn, cn := &prev.nodes[pi], &cur.nodes[ci]
+	p, c := prev.src[pn.start:pn.end], cur.src[cn.start:cn.end]
 	if bytes.Equal(p, c) {
 		return true
 	}
 	// Patching an element by id replaces it whole, so descend only when its
 	// own start tag is unchanged and its children line up one to one; an
 	// element without an id can only change through its descendants.
-	sameOpen := bytes.Equal(prevSrc[prev.start:prev.openEnd], curSrc[cur.start:cur.openEnd])
-	if sameOpen && len(prev.children) == len(cur.children) {
-		var sub [][]byte
+	sameOpen := bytes.Equal(prev.src[pn.start:pn.openEnd], cur.src[cn.start:cn.openEnd])
+	if sameOpen && pn.children == cn.children {
+		mark := len(*out)
 		ok := true
-		for i, pc := range prev.children {
-			cc := cur.children[i]
-			if pc.text != cc.text || pc.id != cc.id {
+		for pc, cc := pn.first, cn.first; pc >= 0; pc, cc = prev.nodes[pc].next, cur.nodes[cc].next {
+			pcn, ccn := &prev.nodes[pc], &cur.nodes[cc]
+			if pcn.text != ccn.text || !bytes.Equal(prev.id(pc), cur.id(cc)) {
 				ok = false
 				break
 			}
-			if pc.text {
-				if !bytes.Equal(prevSrc[pc.start:pc.end], curSrc[cc.start:cc.end]) {
+			if pcn.text {
+				if !bytes.Equal(prev.src[pcn.start:pcn.end], cur.src[ccn.start:ccn.end]) {
 					ok = false
 					break
 				}
 				continue
 			}
-			if !diffSpans(prevSrc, pc, curSrc, cc, &sub) {
+			if !diffSpans(prev, pc, cur, cc, out) {
 				ok = false
 				break
 			}
 		}
 		if ok {
-			*out = append(*out, sub...)
 			return true
 		}
+		*out = (*out)[:mark]
 	}
-	if cur.id == "" || cur.id != prev.id {
+	if len(cur.id(ci)) == 0 || !bytes.Equal(cur.id(ci), prev.id(pi)) {
 		return false
 	}
 	*out = append(*out, c)
@@ -220,7 +269,7 @@ func diffSpans(prevSrc []byte, prev *span, curSrc []byte, cur *span, out *[][]by
 
 // Tree is a fragment parsed for Diff. Keep the Tree of a render to compare
 // the next render with it without parsing it again.
-type Tree struct{ root *span }
+type Tree struct{ spans *spans }
 
 // Parse parses a fragment with one root element, or returns nil when it is
 // not one well-formed element.
@@ -241,15 +290,14 @@ func Diff(prev []byte, prevTree *Tree, cur []byte) ([][]byte, *Tree) {
 	if prev == nil || ct == nil {
 		return nil, ct
 	}
-	if prevTree == nil {
+	if prevTree == nil || !bytes.Equal(prevTree.spans.src, prev) {
 		prevTree = Parse(prev)
 	}
 	if prevTree == nil {
 		return nil, ct
 	}
-	prevSpans, cs := prevTree.root, ct.root
 	var out [][]byte
-	if !diffSpans(prev, prevSpans, cur, cs, &out) {
+	if !diffSpans(prevTree.spans, prevTree.spans.root, ct.spans, ct.spans.root, &out) {
 		return nil, ct
 	}
 	// Sending more than half the page piecemeal saves nothing.
@@ -282,30 +330,31 @@ func Join(parts [][]byte) []byte {
 func Apply(page []byte, parts [][]byte) ([]byte, error) {
 	for _, p := range parts {
 		ps := parseSpans(p)
-		if ps == nil || ps.id == "" {
+		if ps == nil || len(ps.id(ps.root)) == 0 {
 			return nil, fmt.Errorf("a part is not one element with an id: %.80q", p)
 		}
 		root := parseSpans(page)
 		if root == nil {
 			return nil, errors.New("the page is not one well-formed element")
 		}
-		target := findSpan(root, ps.id)
-		if target == nil {
-			return nil, fmt.Errorf("part #%s has no element to replace", ps.id)
+		target := findSpan(root, root.root, ps.id(ps.root))
+		if target < 0 {
+			return nil, fmt.Errorf("part #%s has no element to replace", ps.id(ps.root))
 		}
-		page = append(append(append([]byte{}, page[:target.start]...), p...), page[target.end:]...)
+		n := root.nodes[target]
+		page = append(append(append([]byte{}, page[:n.start]...), p...), page[n.end:]...)
 	}
 	return page, nil
 }
 
-func findSpan(s *span, id string) *span {
-	if s.id == id {
-		return s
+func findSpan(t *spans, i int, id []byte) int {
+	if bytes.Equal(t.id(i), id) {
+		return i
 	}
-	for _, c := range s.children {
-		if f := findSpan(c, id); f != nil {
+	for c := t.nodes[i].first; c >= 0; c = t.nodes[c].next {
+		if f := findSpan(t, c, id); f >= 0 {
 			return f
 		}
 	}
-	return nil
+	return -1
 }

@@ -77,13 +77,13 @@ func TestParseSpans(t *testing.T) {
 			}
 			continue
 		}
-		if s == nil || s.id != "a" {
+		if s == nil || string(s.id(s.root)) != "a" {
 			t.Fatalf("%s: root %+v", tc.src, s)
 		}
 		var got []string
-		for _, c := range s.children {
-			if !c.text {
-				got = append(got, c.id)
+		for c := s.nodes[s.root].first; c >= 0; c = s.nodes[c].next {
+			if !s.nodes[c].text {
+				got = append(got, string(s.id(c)))
 			}
 		}
 		if len(got) != len(tc.ids) {
