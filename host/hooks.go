@@ -101,6 +101,9 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, from
 	if m.Transcript.Path == "" && spec.SessionFile != nil && err == nil && derr == nil && p.AgentID == "" {
 		m.Transcript = sessionFile(spec, p.SessionID, m)
 	}
+	if m.Window.Size > 0 {
+		h.board.setWindow(m.Window.Session, m.Window.Size)
+	}
 	if m.Transcript.Path != "" && spec.Tokens != nil {
 		h.tokens.want(m.Transcript, h.readTokens(spec), time.Now())
 	}

@@ -356,3 +356,26 @@ func TestQwenRefusalInTheChatFileEndsTheAsk(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestQwenWindow: Qwen Code's Stop says the model's window
+// (context_limit) beside the prompt's size: the host keeps it for the row
+// as an agent's reported window, and the row's context tokens from
+// input_tokens.
+func TestQwenWindow(t *testing.T) {
+	h := newHost(t, t.TempDir())
+	runUntilCleanup(t, h)
+	for _, body := range []string{
+		`"hook_event_name":"UserPromptSubmit","prompt":"go","submitted_prompt":"go"`,
+		`"hook_event_name":"Stop","context_usage":0.0105,"context_limit":200000,"input_tokens":2100`,
+	} {
+		if _, err := h.Hook("qwen", []byte(`{"session_id":"q2","cwd":"/src/x",`+body+`}`), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s, w := rows(t, h)["q2"], h.Board().Usage().Sessions["q2"].WindowSize; s.ContextTokens != 2100 || w != 200000 {
+		t.Fatalf("row %+v, window %d: want 2100 tokens against a 200000 window", s, w)
+	}
+	if u := h.Board().Usage(); u.Reported || u.FiveHour != nil {
+		t.Errorf("the window touched the plan: %+v", u)
+	}
+}

@@ -109,8 +109,9 @@ type Dialect struct {
 	// Continuations: the agent fires UserPromptSubmit with an empty prompt
 	// when it sends the model a tool's results (Qwen Code): no new turn.
 	Continuations bool
-	// StopTokens: Stop carries the turn's last prompt size, input_tokens
-	// (Qwen Code); else the context is read from the transcript.
+	// StopTokens: Stop carries the turn's last prompt size, input_tokens,
+	// and the model's window, context_limit (Qwen Code); else the context
+	// is read from the transcript.
 	StopTokens bool
 	// IdlePrompt: the agent's idle_prompt notification comes each time it
 	// is back at its prompt (Qwen Code's TUI, at once; Claude Code's only
@@ -207,6 +208,9 @@ func (d Dialect) Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, 
 		if d.StopTokens && !b.Subagent() {
 			if n, ok := p.Fields.Count("input_tokens"); ok {
 				b.Tokens(n)
+			}
+			if n, ok := p.Fields.Count("context_limit"); ok {
+				b.Window(n)
 			}
 		}
 		b.TurnEnded(state.OutcomeCompleted)

@@ -16,6 +16,7 @@ type Builder struct {
 	parent string // the subagent's parent row; "" for a session's own row
 	events []state.Event
 	tx     Transcript
+	window int64
 }
 
 // NewBuilder starts the events of one hook. lookup may be nil.
@@ -186,6 +187,15 @@ func (b *Builder) Tokens(tokens int64) {
 	b.emit(ev)
 }
 
+// Window notes the context window the hook reports for the target row
+// (Mapping.Window), when it is a count (> 0, at most state.MaxInteger); it
+// is no event: the row's budget stays the route's (docs/contract.md rule 1).
+func (b *Builder) Window(size int64) {
+	if size > 0 && size <= state.MaxInteger {
+		b.window = size
+	}
+}
+
 // Resolve emits approval.resolved with an outcome.
 func (b *Builder) Resolve(outcome string) {
 	b.emit(state.Event{Type: state.TypeApprovalResolved, Outcome: outcome})
@@ -275,6 +285,9 @@ func (b *Builder) Mapping() Mapping {
 		return Mapping{}
 	}
 	m := Mapping{Events: b.events, Transcript: b.tx}
+	if b.window > 0 {
+		m.Window = Window{Session: b.target, Size: b.window}
+	}
 	if b.parent != "" {
 		m.Open = append(m.Open, state.Event{
 			Type:    state.TypeSessionOpened,

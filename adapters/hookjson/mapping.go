@@ -39,6 +39,17 @@ type Mapping struct {
 	// that means nothing for the board may still name one, for a row the
 	// host holds: the file may have grown since the last read.
 	Transcript Transcript
+	// Window, when its Size is set, is the context window the hook itself
+	// reports for a row (Qwen Code's Stop: context_limit): the host keeps it
+	// as an agent's reported window (agent.Spec.Window's), against which
+	// the row's context bar is drawn when it has no budget.
+	Window Window
+}
+
+// Window is a row's context window as a hook reports it.
+type Window struct {
+	Session string
+	Size    int64 // tokens, 1 … state.MaxInteger
 }
 
 // Batch is the events a host applies for m, in order: each Open event whose

@@ -110,6 +110,21 @@ func TestClaudeDialectDiffers(t *testing.T) {
 			t.Errorf("qwen %s: got %q, want %q", tc.body, got, tc.qwen)
 		}
 	}
+	// Stop's context_limit is the row's window (no event: Mapping.Window);
+	// Claude Code's dialect takes none from its payload.
+	stop := body("Stop", `"context_limit":200000,"input_tokens":2100`)
+	if m, _ := Map(stop, only(working)); m.Window != (hookjson.Window{Session: "q", Size: 200000}) {
+		t.Errorf("qwen's window: %+v", m.Window)
+	}
+	if m, _ := claudecode.Map(stop, only(working)); m.Window != (hookjson.Window{}) {
+		t.Errorf("claude's window: %+v", m.Window)
+	}
+	for _, bad := range []string{`"context_limit":0`, `"context_limit":-1`, `"context_limit":"big"`, `"context_limit":1e9`, `"context_limit":99999999999999999`} {
+		if m, _ := Map(body("Stop", bad), only(working)); m.Window != (hookjson.Window{}) {
+			t.Errorf("%s: window %+v", bad, m.Window)
+		}
+	}
+
 	// The session's chat file is named (Settled reads it); a subagent's
 	// hooks name none: its agent_transcript_path is the session's file.
 	chat := "/h/.qwen/projects/p/chats/q.jsonl"

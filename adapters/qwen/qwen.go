@@ -9,9 +9,10 @@
 //   - its question and plan tools are ask_user_question and exit_plan_mode;
 //   - after a tool's results it fires UserPromptSubmit again with an empty
 //     prompt (and no submitted_prompt): the same turn, not a new one;
-//   - its Stop carries the turn's last prompt size (input_tokens, beside
-//     context_limit): the row's context tokens, read from the hook, not a
-//     transcript;
+//   - its Stop carries the turn's last prompt size (input_tokens) and the
+//     model's window (context_limit): the row's context tokens and the
+//     window its bar is drawn against (Mapping.Window), from the hook, not
+//     a transcript;
 //   - in its TUI, idle_prompt comes each time it is back at its prompt,
 //     after Stop or StopFailure and after an Esc or a refused tool, which
 //     fire nothing else: a turn still open then ends (Interrupted);
@@ -29,9 +30,7 @@
 // What Qwen Code 0.24.4 does not tell a hook (docs/agents.md): headless
 // (-p) an API error fires no StopFailure and the process exits without a
 // SessionEnd (the host sees the process go: the row ends in error); a
-// session's title (the row takes the first prompt's first line); the
-// context window beside the count (context_limit is sent, the board's
-// budget is the route's, docs/contract.md rule 1).
+// session's title (the row takes the first prompt's first line).
 package qwen
 
 import (

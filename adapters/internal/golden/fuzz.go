@@ -24,13 +24,16 @@ func CheckMap(t *testing.T, mapf MapFunc, body []byte, pending bool) {
 			if !errors.Is(err, hookjson.ErrPayload) {
 				t.Fatalf("a refusal that is not ErrPayload: %v", err)
 			}
-			if len(m.Open)+len(m.Events) > 0 || m.Transcript != (hookjson.Transcript{}) {
+			if len(m.Open)+len(m.Events) > 0 || m.Transcript != (hookjson.Transcript{}) || m.Window != (hookjson.Window{}) {
 				t.Fatal("a refusal carried a mapping")
 			}
 			return
 		}
 		if len(m.Events) == 0 && len(m.Open) > 0 {
 			t.Fatal("a mapping without events opens rows")
+		}
+		if w := m.Window; w.Size < 0 || w.Size > state.MaxInteger || (w.Size > 0) != (w.Session != "") {
+			t.Fatalf("a window out of bounds or of no row: %+v", w)
 		}
 		for _, ev := range append(append([]state.Event(nil), m.Open...), m.Events...) {
 			if err := ev.Validate(); err != nil {

@@ -59,6 +59,7 @@ type step struct {
 	err        string
 	applied    []state.Event
 	transcript hookjson.Transcript
+	window     hookjson.Window
 }
 
 // Replay plays one case file (see Run) and returns its golden rendering.
@@ -90,7 +91,7 @@ func Replay(t testing.TB, mapf MapFunc, data []byte) []byte {
 		if _, err := fold.Apply(batch...); err != nil {
 			t.Fatalf("line %d (%s): the fold refused the batch: %v", st.line, st.hook, err)
 		}
-		st.applied, st.transcript = batch, m.Transcript
+		st.applied, st.transcript, st.window = batch, m.Transcript, m.Window
 		steps = append(steps, st)
 	}
 	doc := fold.Snapshot(state.SnapshotInput{Now: time.UnixMilli(now + 1), Settings: settings.Defaults})
@@ -139,6 +140,9 @@ func render(t testing.TB, steps []step, doc state.Document) []byte {
 				tx["sidechain"] = true
 			}
 			fmt.Fprintf(&b, ", \"transcript\": %s", compact(tx))
+		}
+		if st.window.Size > 0 {
+			fmt.Fprintf(&b, ", \"window\": %s", compact(map[string]any{"session": st.window.Session, "size": st.window.Size}))
 		}
 		b.WriteString(", \"applied\": [")
 		for j, ev := range st.applied {
