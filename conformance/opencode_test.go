@@ -52,14 +52,14 @@ func TestOpenCodeHeadless(t *testing.T) {
 		status   string
 		check    func(t *testing.T, r *run, d state.Document)
 	}{
-		{"headless_plain", "scenario:plain Say hello.", "allow", 0, state.StatusDone, func(t *testing.T, r *run, d state.Document) {
-			// OpenCode titles the session itself (the stand-in's answer to its title request).
-			if dd := r.waitBoard("the plain run's tokens", 10*time.Second, hasTokens); hasTokens(dd) == nil {
+		// A plain turn's facts come with this one (each opencode run costs
+		// seconds of CPU): OpenCode's own title (the stand-in's answer to its
+		// title request) and the context tokens.
+		{"headless_tool_allowed", "scenario:tool Create the marker file.", "allow", 0, state.StatusDone, func(t *testing.T, r *run, d state.Document) {
+			if dd := r.waitBoard("the run's tokens", 10*time.Second, hasTokens); hasTokens(dd) == nil {
 				d = dd
 			}
 			r.titled("after opencode run exited", d, standin.PlainText, true)
-		}},
-		{"headless_tool_allowed", "scenario:tool Create the marker file.", "allow", 0, state.StatusDone, func(t *testing.T, r *run, d state.Document) {
 			if m, _ := mainRows(d); len(m) == 1 && m[0].Steps != 1 {
 				t.Errorf("steps %d, want 1 (the one bash call)", m[0].Steps)
 			}

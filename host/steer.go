@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notch-web/notch-web/adapters/gemini"
 	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/internal/logx"
@@ -42,11 +41,11 @@ var (
 )
 
 // settleEnter is how long Type waits between a reply's text and its
-// Enter: Gemini CLI reads a burst as a paste and drops an Enter in it
-// (docs/agents.md); the others take it after a shorter pause.
+// Enter: the agent's Spec's ReplyEnter (a TUI that reads a burst as a
+// paste drops an Enter in it: Gemini CLI, OpenCode), else 150 ms.
 func settleEnter(agent string) time.Duration {
-	if agent == gemini.Agent {
-		return 600 * time.Millisecond
+	if s, ok := registry.Get(agent); ok && s.ReplyEnter > 0 {
+		return s.ReplyEnter
 	}
 	return 150 * time.Millisecond
 }

@@ -170,7 +170,12 @@ type Spec struct {
 	// working row's tmux pane (0 is one): OpenCode 1.18's first Esc only
 	// arms its interrupt ("esc again to interrupt").
 	StopPresses int
-	Help        string // one line for "notch-web hooks -h": its scopes and hooks
+	// ReplyEnter is how long the board's Reply waits between typing the
+	// text into the agent's tmux pane and pressing Enter (0: 150 ms): a TUI
+	// that reads a burst of input as a paste drops an Enter that comes
+	// with it (Gemini CLI; OpenCode under load).
+	ReplyEnter time.Duration
+	Help       string // one line for "notch-web hooks -h": its scopes and hooks
 }
 
 // Events are the events of s's hooks, in order.

@@ -19,6 +19,8 @@ var Spec = agent.Spec{
 	// So does it when a turn ended while the host was down.
 	Settled: Settled,
 	Hooks:   hooks(),
+	// It reads a burst as a paste and drops an Enter in it.
+	ReplyEnter: 600 * time.Millisecond,
 	Install: agent.Install{
 		Scopes: []agent.Scope{
 			{Name: "user", Dir: ".gemini", File: "settings.json"},

@@ -56,7 +56,9 @@ func TestMap(t *testing.T) {
 		{"no tokens: nothing", body(MessageUpdated, `{"info":{"role":"assistant","tokens":{"input":0}}}`), only(working), "[]"},
 		{"a tool runs", body(MessagePart, `{"part":{"type":"tool","tool":"bash","state":{"status":"running"}}}`), only(working), "[tool.started bash   ]"},
 		{"a tool fails", body(MessagePart, `{"part":{"type":"tool","tool":"bash","state":{"status":"error"}}}`), only(shell), "[tool.ended bash error  ]"},
-		{"the asked tool completes: allowed", body(MessagePart, `{"part":{"type":"tool","tool":"bash","state":{"status":"completed"}}}`), only(asking), "[approval.resolved  allowed-once   tool.ended bash ok  ]"},
+		// Seen in the TUI: the asked call's running part after the ask.
+		{"the asked tool runs: still asking", body(MessagePart, `{"part":{"type":"tool","tool":"bash","state":{"status":"running"}}}`), only(asking), "[tool.started bash   ]"},
+		{"another tool completes: still asking", body(MessagePart, `{"part":{"type":"tool","tool":"read","state":{"status":"completed"}}}`), only(asking), "[tool.ended read ok  ]"},
 		{"a tool after the turn: nothing", body(MessagePart, `{"part":{"type":"tool","tool":"bash","state":{"status":"error"}}}`), only(done), "[]"},
 		{"a text part: nothing", body(MessagePart, `{"part":{"type":"text"}}`), only(working), "[]"},
 		{"an ask names the tool out and the command", body(PermissionAsked, `{"permission":"bash","patterns":["ls *"],"metadata":{"command":"ls -la"}}`), only(shell), "[approval.requested bash  ls -la ]"},

@@ -36,9 +36,11 @@
 //	                      the row settles; a turn still open is an error
 //	anything else         nothing
 //
-// A pending approval is also resolved by what follows it (the approved
-// tool's completion is allowed-once, another tool's start cancelled). An
-// event for a session the host does not hold opens it from the payload.
+// A pending approval is resolved only by permission.replied (OpenCode
+// sends it for every answer, its own auto-reject in opencode run too), a
+// turn's end or the session's: a tool part says nothing of it, for the
+// call's running part can come after the ask it raised. An event for a
+// session the host does not hold opens it from the payload.
 //
 // What OpenCode 1.18.33 does not tell: which process a row is (the plugin
 // asks "notch-web hook opencode --origin" once, at load, and sends its
@@ -141,12 +143,13 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 		if part.String("type") != "tool" || !b.Working() {
 			break
 		}
+		// No Progress: a call's running part can come after the ask it
+		// raised (seen in the TUI), and parallel calls run on while one
+		// asks; permission.replied always comes, and says how it ended.
 		switch part.Object("state").String("status") {
 		case "running":
-			b.Progress(tool)
 			b.ToolStarted(tool)
 		case "completed":
-			b.Progress(tool)
 			b.ToolEnded(tool, state.OutcomeOK)
 		case "error":
 			b.ToolEnded(tool, state.OutcomeError)

@@ -18,6 +18,9 @@ var Spec = agent.Spec{
 	Hooks:   hooks(),
 	// Its first Esc says "esc again to interrupt"; the second interrupts.
 	StopPresses: 2,
+	// Under load (load average 10) a Reply whose Enter came 150 ms after
+	// its text was left in its input box, not sent.
+	ReplyEnter: 600 * time.Millisecond,
 	Install: agent.Install{
 		Scopes: []agent.Scope{
 			{Name: "user", Dir: ".config/opencode/plugin", File: PluginFile},

@@ -18,8 +18,10 @@ const OutputTokens = 12
 
 // anthropicRequest is the part of a Messages request the stand-in reads.
 type anthropicRequest struct {
-	Model    string `json:"model"`
-	Stream   bool   `json:"stream"`
+	Model  string `json:"model"`
+	Stream bool   `json:"stream"`
+	// System is the top-level system prompt (a string or text blocks).
+	System   json.RawMessage `json:"system"`
 	Messages []struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
@@ -82,14 +84,15 @@ func (q *anthropicRequest) systemText() string {
 	return out
 }
 
-// lastPrompt is the text of the request's last user message when it
-// carries no tool result, bounded.
+// lastPrompt is the text of the request's last user message (its text
+// blocks, beside any tool results), bounded.
 func (q *anthropicRequest) lastPrompt() string {
 	for i := len(q.Messages) - 1; i >= 0; i-- {
 		if q.Messages[i].Role == "user" {
-			if anthropicResults(q.Messages[i].Content) != nil {
-				return ""
-			}
+			// Its text, tool results or not: after a call the human refused,
+			// OpenCode ends the turn, and its next prompt goes in one user
+			// message with that call's result (the API wants roles to
+			// alternate).
 			text := anthropicText(q.Messages[i].Content)
 			return text[:min(len(text), maxResultText)]
 		}
@@ -257,7 +260,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	var input any
 	if t.tool != "" {
 		input = anthropicToolInput(t)
-		if opencode := opencodeToolInput(sys, t.tool); opencode != nil {
+		if opencode := opencodeToolInput(anthropicText(q.System), t.tool); opencode != nil {
 			input = opencode
 		}
 		block = map[string]any{"type": "tool_use", "id": id, "name": t.tool, "input": map[string]any{}}

@@ -125,9 +125,9 @@ type Request struct {
 	// carries (Anthropic): what the agent tells the model of a call, such
 	// as a refusal's reason. Each text is bounded by maxResultText.
 	Results []ToolResult
-	// Prompt is the text of the request's last user message when it is a
-	// prompt (not tool results), bounded by maxResultText: what a human
-	// typed, as the agent sent it.
+	// Prompt is the text of the request's last user message (its text,
+	// beside any tool results; "" for results alone), bounded by
+	// maxResultText: what a human typed, as the agent sent it.
 	Prompt string
 }
 
