@@ -72,6 +72,7 @@ type Change struct {
 	Changed bool   // its bytes differ; false: nothing to change
 	Diff    string // the unified diff of the change ("" when none)
 	Backup  string // the copy of the old file written before the change
+	Removed bool   // the file was removed (a plugin file of notch-web's)
 }
 
 // Result is a run's changes and what the human should know besides.

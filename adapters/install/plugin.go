@@ -73,13 +73,16 @@ func (o Options) removeOurs(path string, ours func([]byte) bool) (Change, error)
 		if !ours(was.src) {
 			return ch, &FileError{Path: path, Problem: errNotOurs.Error(), Fix: "left as it is: it is yours to remove", Err: errNotOurs}
 		}
-		ch.Changed = true
+		ch.Changed, ch.Removed = true, true
 		ch.Diff = udiff.Unified(path, path, string(was.src), "", 3)
 		if o.DryRun {
 			return ch, nil
 		}
 		if ch.Backup, err = o.backup(path, real, was.src, was.mode); err != nil {
 			return ch, err
+		}
+		if o.raceAt != nil {
+			o.raceAt()
 		}
 		now, err := readFile(path, real)
 		if err != nil {

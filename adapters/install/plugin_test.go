@@ -41,7 +41,7 @@ func TestPluginInstall(t *testing.T) {
 		t.Errorf("project scope: %+v", st[1])
 	}
 	res = mustUninstall(t, o)
-	if ch := res.Changes[0]; !ch.Changed || ch.Backup == "" || read(t, ch.Backup) != got {
+	if ch := res.Changes[0]; !ch.Changed || !ch.Removed || ch.Backup == "" || read(t, ch.Backup) != got {
 		t.Errorf("uninstall: %+v", ch)
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
@@ -113,5 +113,22 @@ func TestPluginDryRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(o.Home, ".config", "opencode")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a dry run wrote: %v", err)
+	}
+}
+
+// TestPluginUninstallRace: a save that lands while uninstall runs is read
+// again, never removed unseen: the user's own file (no marker) stays.
+func TestPluginUninstallRace(t *testing.T) {
+	o := opts(t, OpenCode)
+	path := filepath.Join(o.Home, ".config", "opencode", "plugin", "notch-web.js")
+	mustInstall(t, o)
+	mine := "export const Mine = async () => ({})\n"
+	o.raceAt = func() { write(t, path, mine); o.raceAt = nil }
+	_, err := Uninstall(o)
+	if !errors.Is(err, errNotOurs) {
+		t.Errorf("uninstall after a racing save: %v, want the refusal of a file not ours", err)
+	}
+	if read(t, path) != mine {
+		t.Error("the racing save was removed or changed")
 	}
 }

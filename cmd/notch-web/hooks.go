@@ -379,10 +379,14 @@ func printResult(w io.Writer, res install.Result, dry bool) {
 			verb := "would change"
 			if ch.Created {
 				verb = "would create"
+			} else if ch.Removed {
+				verb = "would remove"
 			}
 			fmt.Fprintf(w, "%s %s:\n%s", verb, path, textrule.Escape(ch.Diff, "\n"))
 		case ch.Created:
 			fmt.Fprintf(w, "created %s\n", path)
+		case ch.Removed:
+			fmt.Fprintf(w, "removed %s (a copy is %s)\n", path, textrule.Show(ch.Backup))
 		default:
 			fmt.Fprintf(w, "changed %s (the old file is %s)\n", path, textrule.Show(ch.Backup))
 		}
