@@ -251,3 +251,34 @@ func TestTheWriterSeesAnotherWriter(t *testing.T) {
 		t.Errorf("today's bar after another's forget: %+v", days[0])
 	}
 }
+
+// A page that does not hold every match counts them: words alone in the
+// search's index, words with a filter through the sessions.
+func TestTheCountBeyondAPage(t *testing.T) {
+	now := day0.Add(time.Hour)
+	s := open(t, &now, Options{})
+	var evs []host.RecordedEvent
+	for i, p := range []string{"argon", "argon", "neon"} {
+		e := ev(state.TypeSessionOpened, fmt.Sprintf("s%d", i), time.Duration(i)*time.Minute)
+		e.Project, e.Title = p, "fix the build"
+		evs = append(evs, e)
+	}
+	s.RecordEvents(evs)
+	flush(t, s)
+	ctx := context.Background()
+	for _, c := range []struct {
+		q     Query
+		first string
+		total int
+	}{
+		{Query{Words: []string{"build"}, Limit: 1}, "s2", 3},
+		{Query{Words: []string{"buil"}, Project: "argon", Limit: 1}, "s1", 2},
+		{Query{Words: []string{"build"}, Limit: 1, Offset: 2}, "s0", 3},
+		{Query{Project: "argon", Limit: 1}, "s1", 2},
+	} {
+		rows, total, err := s.Sessions(ctx, c.q)
+		if err != nil || len(rows) != 1 || rows[0].ID != c.first || total != c.total {
+			t.Errorf("%+v: %+v, %d of them, %v; want %s first of %d", c.q, rows, total, err, c.first, c.total)
+		}
+	}
+}
