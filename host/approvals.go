@@ -19,6 +19,7 @@ import (
 	"github.com/notch-web/notch-web/adapters/claudecode"
 	"github.com/notch-web/notch-web/adapters/codex"
 	"github.com/notch-web/notch-web/adapters/hookjson"
+	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/internal/logx"
 )
 
@@ -276,8 +277,12 @@ func randomToken(n int) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// holdable reports whether an agent's hook can carry the board's answer.
-func holdable(agent string) bool { return agent == claudecode.Agent || agent == codex.Agent }
+// holdable reports whether an agent's hook can carry the board's answer
+// (its Spec's Answers).
+func holdable(agent string) bool {
+	s, ok := registry.Get(agent)
+	return ok && s.Answers
+}
 
 // observe updates the registry for one hook (already applied to the board)
 // and returns the card a PermissionRequest made when the caller is to wait

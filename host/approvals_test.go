@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
+	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/internal/waitfor"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
@@ -704,5 +705,65 @@ func TestClosedRowFreesItsCards(t *testing.T) {
 	defer e.h.approvals.mu.Unlock()
 	if len(e.h.approvals.cards) != 0 || len(e.h.approvals.byNonce) != 0 {
 		t.Fatalf("the registry keeps %d cards, %d nonces of a closed row", len(e.h.approvals.cards), len(e.h.approvals.byNonce))
+	}
+}
+
+// The board may answer exactly the agents whose Spec says their
+// PermissionRequest takes its decision (agent.Spec.Answers): a held
+// request of any other agent makes a card that only says so.
+func TestHoldableIsTheSpecs(t *testing.T) {
+	want := map[string]bool{"claude-code": true, "codex": true, "qwen": true}
+	for _, s := range registry.All {
+		if got := holdable(s.Name); got != want[s.Name] {
+			t.Errorf("holdable(%q) = %v, want %v", s.Name, got, want[s.Name])
+		}
+	}
+	if holdable("nobody") {
+		t.Error("an unknown agent is holdable")
+	}
+	var log bytes.Buffer
+	a := newBareApprovals(t, &log)
+	for _, s := range registry.All {
+		pl, err := hookjson.Decode([]byte(`{"session_id":"r-` + s.Name + `","hook_event_name":"PermissionRequest"` + bashAsk("make") + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _ := a.observe(s.Name, pl, true)
+		if (e != nil) != want[s.Name] || (e != nil && (e.State != CardWaiting || e.Nonce == "")) {
+			t.Errorf("%s: a held PermissionRequest's card %+v, want one the board answers: %v", s.Name, e, want[s.Name])
+		}
+	}
+}
+
+// Qwen Code asks before it announces the call (its PermissionRequest
+// comes before PreToolUse, neither with the other's id): the card, keyed
+// without a call, is answered from the board, and the held hook gets
+// Claude Code's decision.
+func TestQwenAnsweredFromTheBoard(t *testing.T) {
+	e := newApEnv(t, ApprovalConfig{})
+	ask := []byte(`{"session_id":"q1","cwd":"/src/x","hook_event_name":"PermissionRequest","permission_mode":"default",` +
+		`"tool_name":"run_shell_command","tool_input":{"command":"touch x","description":"Create x"}}`)
+	reply := make(chan []byte, 1)
+	go func() {
+		r, _, err := e.h.HookHeld(context.Background(), "qwen", ask, time.Now(), 10*time.Second)
+		if err != nil {
+			t.Error(err)
+		}
+		reply <- r
+	}()
+	c := waitCards(t, e.h, func(cs []Card) bool { return len(cs) == 1 && cs[0].State == CardWaiting })[0]
+	if c.Call != "" || c.Agent != "qwen" || c.Always != "" || c.Detail != "touch x" {
+		t.Fatalf("card %+v", c)
+	}
+	if _, err := e.h.Answer(AnswerRequest{Session: c.Session, Call: c.Call, Nonce: c.Nonce, Decision: DecideDeny, Message: "not here"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-reply:
+		if got := string(r); got != `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not here"}}}` {
+			t.Fatalf("qwen got %s", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the held hook was never answered")
 	}
 }

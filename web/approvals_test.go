@@ -149,31 +149,48 @@ func TestApproveRouteRefusals(t *testing.T) {
 	}
 }
 
-// Codex waits on its hook only when relayed with ?wait=MS (hooks install
-// codex --approvals); its answer has the same shape. Without it, nothing
-// is held.
-func TestCodexWaitsOnlyWhenAsked(t *testing.T) {
-	e := newEnv(t, envOpts{run: true})
-	p := func(event, extra string) string {
-		return `{"session_id":"c1","turn_id":"1","cwd":"/src/x","hook_event_name":"` + event + `"` + extra + `}`
-	}
-	bash := `,"tool_name":"Bash","tool_input":{"command":"rm -rf target"}`
-	postRaw(t, e, "/agents-notch/hooks/codex", p("PreToolUse", bash+`,"tool_use_id":"call_1"`), nil)
-	start := time.Now()
-	if st, body := postRaw(t, e, "/agents-notch/hooks/codex", p("PermissionRequest", bash), nil); st != 200 || body != "" || time.Since(start) > 2*time.Second {
-		t.Fatalf("without ?wait: %d %q", st, body)
-	}
-	postRaw(t, e, "/agents-notch/hooks/codex", p("PreToolUse", bash+`,"tool_use_id":"call_2"`), nil)
-	reply := heldPost(t, e, "/agents-notch/hooks/codex?wait=5000", p("PermissionRequest", bash))
-	c := waitCard(t, e, host.CardWaiting)
-	if c.Always != "" || c.Call != "call_2" {
-		t.Fatalf("codex card %+v", c)
-	}
-	if st, body := postRaw(t, e, "/agents-notch/approve", answerBody(c, "deny", "use cargo clean"), nil); st != 200 {
-		t.Fatalf("deny: %d %s", st, body)
-	}
-	if r := <-reply; r[1] != `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"use cargo clean"}}}` {
-		t.Fatalf("codex got %v", r)
+// Codex and Qwen Code wait on their hook only when relayed with ?wait=MS
+// (hooks install codex|qwen --approvals: agent.Spec.AnswerWait); the
+// answer has Claude Code's shape. Without it, nothing is held.
+func TestOptInAgentsWaitOnlyWhenAsked(t *testing.T) {
+	for _, tc := range []struct {
+		agent, tool, base string
+		announced         bool // PreToolUse comes before the ask (Codex), or after (Qwen Code)
+	}{
+		{"codex", "Bash", `"turn_id":"1",`, true},
+		{"qwen", "run_shell_command", `"permission_mode":"default",`, false},
+	} {
+		t.Run(tc.agent, func(t *testing.T) {
+			e := newEnv(t, envOpts{run: true})
+			p := func(event, extra string) string {
+				return `{"session_id":"c1",` + tc.base + `"cwd":"/src/x","hook_event_name":"` + event + `"` + extra + `}`
+			}
+			path := "/agents-notch/hooks/" + tc.agent
+			call := `,"tool_name":"` + tc.tool + `","tool_input":{"command":"rm -rf target"}`
+			if tc.announced {
+				postRaw(t, e, path, p("PreToolUse", call+`,"tool_use_id":"call_1"`), nil)
+			}
+			start := time.Now()
+			if st, body := postRaw(t, e, path, p("PermissionRequest", call), nil); st != 200 || body != "" || time.Since(start) > 2*time.Second {
+				t.Fatalf("without ?wait: %d %q", st, body)
+			}
+			want := ""
+			if tc.announced {
+				postRaw(t, e, path, p("PreToolUse", call+`,"tool_use_id":"call_2"`), nil)
+				want = "call_2"
+			}
+			reply := heldPost(t, e, path+"?wait=5000", p("PermissionRequest", call))
+			c := waitCard(t, e, host.CardWaiting)
+			if c.Always != "" || c.Call != want {
+				t.Fatalf("%s card %+v", tc.agent, c)
+			}
+			if st, body := postRaw(t, e, "/agents-notch/approve", answerBody(c, "deny", "use cargo clean"), nil); st != 200 {
+				t.Fatalf("deny: %d %s", st, body)
+			}
+			if r := <-reply; r[1] != `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"use cargo clean"}}}` {
+				t.Fatalf("%s got %v", tc.agent, r)
+			}
+		})
 	}
 }
 

@@ -9,8 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/notch-web/notch-web/adapters/claudecode"
-	"github.com/notch-web/notch-web/adapters/codex"
+	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/internal/logx"
@@ -23,7 +22,7 @@ import (
 // empty 200 whatever the board made of it — only a body that is not the
 // agent's hook JSON is refused (400), so a broken bridge is noticed — with
 // one exception: a PermissionRequest the board may answer (Claude Code's,
-// or Codex's relayed with ?wait=MS) is held until the human answers on the
+// or Codex's and Qwen Code's relayed with ?wait=MS) is held until the human answers on the
 // board, and the 200 then carries that decision; when the hold ends
 // unanswered the 200 is empty, so the agent's own prompt decides (never a
 // deny on the human's behalf).
@@ -66,20 +65,24 @@ func (s *Server) postHook(c echo.Context) error {
 	return c.NoContent(http.StatusOK)
 }
 
-// holdFor is how long a hook request may be held for the board's answer:
-// Claude Code's http hooks wait for the host's hold; Codex's relay says how
-// long it waits (?wait=MS, "notch-web hook codex --wait"); others never.
-// The host holds only a PermissionRequest, and only when approvals are on.
+// holdFor is how long a hook request may be held for the board's answer,
+// as the agent's Spec says: an agent whose hook always takes an answer
+// (Answers, no AnswerWait: Claude Code's http hooks) waits for the host's
+// hold; one that opted in (AnswerWait: Codex, Qwen Code) says in its relay
+// how long it waits (?wait=MS, "notch-web hook <agent> --wait"); others
+// never. The host holds only a PermissionRequest, and only when approvals
+// are on.
 func (s *Server) holdFor(c echo.Context, agent string) time.Duration {
-	switch agent {
-	case claudecode.Agent:
+	spec, ok := registry.Get(agent)
+	switch {
+	case !ok || !spec.Answers:
+		return 0
+	case spec.AnswerWait == 0:
 		return host.MaxApprovalHold // bounded by the host's own hold
-	case codex.Agent:
-		ms, err := strconv.ParseInt(c.QueryParam("wait"), 10, 64)
-		if err != nil || ms <= 0 {
-			return 0
-		}
-		return time.Duration(min(ms, host.MaxApprovalHold.Milliseconds())) * time.Millisecond
 	}
-	return 0
+	ms, err := strconv.ParseInt(c.QueryParam("wait"), 10, 64)
+	if err != nil || ms <= 0 {
+		return 0
+	}
+	return time.Duration(min(ms, host.MaxApprovalHold.Milliseconds())) * time.Millisecond
 }

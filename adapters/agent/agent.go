@@ -160,6 +160,20 @@ type Spec struct {
 	HelperEvents []string
 	Hooks        []Hook
 	Install      Install
+	// Answers: the agent's PermissionRequest hook takes Claude Code's
+	// allow/deny decision as its reply ({"hookSpecificOutput":
+	// {"decision": {"behavior": …}}}), so the board can answer it while
+	// the host holds the hook (docs/approvals.md). false: its card is
+	// read-only (answer in the agent).
+	Answers bool
+	// AnswerWait, for an agent that shows its own prompt only after its
+	// PermissionRequest hook returns (Codex, Qwen Code), makes answering
+	// from the board opt-in ("hooks install <agent> --approvals": every
+	// hold delays that prompt), and is how long the installed hook waits
+	// on the board by default ("notch-web hook <agent> --wait D"). 0 with
+	// Answers: the hook is always held, for the host's --approval-hold,
+	// while the agent's prompt is shown too (Claude Code's http hook).
+	AnswerWait time.Duration
 	// StopKey is the key (a tmux key name) that interrupts a turn in the
 	// agent's TUI, which the board's Stop presses: "" is Escape (Claude
 	// Code, Codex, Gemini CLI); GitHub Copilot CLI's is "C-c" (its Escape

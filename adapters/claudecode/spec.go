@@ -22,6 +22,9 @@ var Spec = agent.Spec{
 	Settled:     Settled,
 	Process:     Process,
 	Hooks:       hooks(),
+	// Its PermissionRequest http hook is held while its dialog shows:
+	// the board answers by default.
+	Answers: true,
 	Install: agent.Install{
 		Scopes: []agent.Scope{
 			{Name: "user", Dir: ".claude", File: "settings.json", EnvDir: "CLAUDE_CONFIG_DIR"},

@@ -18,6 +18,11 @@ var Spec = agent.Spec{
 	// Its rollout says when a turn ended while the host was down.
 	Settled: Settled,
 	Hooks:   hooks(),
+	// Its PermissionRequest command hook takes Claude Code's decision, but
+	// Codex shows its own prompt only once the hook returned: opt-in, and
+	// short.
+	Answers:    true,
+	AnswerWait: 10 * time.Second,
 	Install: agent.Install{
 		Scopes:      []agent.Scope{{Name: "user", Dir: ".codex", File: "hooks.json", EnvDir: "CODEX_HOME"}},
 		Style:       agent.StyleClaude,

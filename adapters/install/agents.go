@@ -45,7 +45,7 @@ const (
 	DefaultApprovalHold = 25 * time.Second
 	// DefaultCodexWait is how long Codex's PermissionRequest hook waits on
 	// the board when installed with --approvals: short, because Codex shows
-	// its own prompt only after the hook returns.
+	// its own prompt only after the hook returns (its Spec's AnswerWait).
 	DefaultCodexWait = 10 * time.Second
 	// holdMargin is how much longer than the hold an agent waits on the hook.
 	holdMargin = 5 * time.Second
@@ -64,15 +64,16 @@ func withHold(f hooksFormat, base string, hold time.Duration) hooksFormat {
 	})
 }
 
-// withCodexWait (hooks install codex --approvals) makes Codex's
-// PermissionRequest hook wait up to wait on the board's answer ("notch-web
-// hook codex --wait"), which delays Codex's own prompt by as much; wait 0
-// leaves it observe-only.
-func withCodexWait(f hooksFormat, cmd string, wait time.Duration) hooksFormat {
+// withWait (hooks install codex|qwen --approvals) makes the agent's
+// PermissionRequest command hook wait up to wait on the board's answer
+// ("notch-web hook <agent> --wait"), which delays the agent's own prompt by
+// as much; wait 0 leaves it observe-only. Every agent that takes it names
+// the event as Claude Code does.
+func withWait(f hooksFormat, cmd string, wait time.Duration) hooksFormat {
 	if wait <= 0 {
 		return f
 	}
-	return withEntry(f, codex.PermissionRequest, commandHook{
+	return withEntry(f, claudecode.PermissionRequest, commandHook{
 		Type: "command", Command: cmd + " --wait " + wait.String(), Timeout: holdTimeout(wait),
 	})
 }

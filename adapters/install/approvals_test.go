@@ -71,7 +71,7 @@ func TestCodexApprovalsOptIn(t *testing.T) {
 	if c := hooksOf(t, path)[codex.PermissionRequest]["command"].(string); !strings.Contains(c, "hook codex") || strings.Contains(c, "--wait") {
 		t.Fatalf("default command %q", c)
 	}
-	o.CodexWait = DefaultCodexWait
+	o.Wait = DefaultCodexWait
 	mustInstall(t, o)
 	h := hooksOf(t, path)[codex.PermissionRequest]
 	if c := h["command"].(string); !strings.Contains(c, "hook codex") || !strings.Contains(c, "--wait 10s") || h["timeout"] != float64(15) {
@@ -87,7 +87,7 @@ func TestCodexApprovalsOptIn(t *testing.T) {
 func TestCodexWaitIsOurs(t *testing.T) {
 	skipOnWindows(t)
 	o := opts(t, Codex)
-	o.CodexWait = DefaultCodexWait
+	o.Wait = DefaultCodexWait
 	mustInstall(t, o)
 	for _, ch := range mustInstall(t, o).Changes {
 		if ch.Changed {
@@ -97,5 +97,41 @@ func TestCodexWaitIsOurs(t *testing.T) {
 	mustUninstall(t, o)
 	if got := read(t, filepath.Join(o.Home, ".codex", "hooks.json")); got != "{}\n" {
 		t.Errorf("uninstall left %s", got)
+	}
+}
+
+// Qwen Code's answering from the board is opt-in as Codex's is (its
+// Spec's AnswerWait): its PermissionRequest command hook runs "notch-web
+// hook qwen --wait <wait>" in ~/.qwen/settings.json, a timeout above it;
+// the other hooks stay short; uninstall takes it out. An agent whose
+// answering needs no opt-in, or that cannot be answered, refuses a wait.
+func TestQwenApprovalsOptIn(t *testing.T) {
+	skipOnWindows(t)
+	o := opts(t, "qwen")
+	o.Wait = 10 * time.Second
+	mustInstall(t, o)
+	path := filepath.Join(o.Home, ".qwen", "settings.json")
+	h := hooksOf(t, path)["PermissionRequest"]
+	if c := h["command"].(string); !strings.Contains(c, "hook qwen") || !strings.Contains(c, "--wait 10s") || h["timeout"] != float64(15) {
+		t.Fatalf("--approvals hook %v", h)
+	}
+	if c := hooksOf(t, path)["PreToolUse"]["command"].(string); strings.Contains(c, "--wait") {
+		t.Fatalf("PreToolUse waits too: %q", c)
+	}
+	for _, ch := range mustInstall(t, o).Changes {
+		if ch.Changed {
+			t.Errorf("a second install with --wait changed %s:\n%s", ch.Path, ch.Diff)
+		}
+	}
+	mustUninstall(t, o)
+	if got := read(t, path); strings.Contains(got, "notch") {
+		t.Errorf("uninstall left %s", got)
+	}
+	for _, agent := range []string{ClaudeCode, "gemini", "copilot"} {
+		o := opts(t, agent)
+		o.Wait = 10 * time.Second
+		if _, err := Install(o); err == nil {
+			t.Errorf("%s took --approvals' wait", agent)
+		}
 	}
 }

@@ -50,9 +50,11 @@ type Options struct {
 	// ApprovalHold is the host's --approval-hold, above which Claude Code's
 	// PermissionRequest hook times out; 0 is DefaultApprovalHold.
 	ApprovalHold time.Duration
-	// CodexWait > 0 makes Codex's PermissionRequest hook wait that long on
-	// the board (hooks install codex --approvals); 0 keeps it observe-only.
-	CodexWait time.Duration
+	// Wait > 0 makes the PermissionRequest hook of an agent whose answering
+	// from the board is opt-in (agent.Spec.AnswerWait: Codex, Qwen Code)
+	// wait that long on the board (hooks install <agent> --approvals); 0
+	// keeps it observe-only. It is refused for any other agent.
+	Wait time.Duration
 	// Statusline (Claude Code) also makes the statusLine command notch-web's,
 	// chaining the one that was there (statusline.go). Uninstall always
 	// puts a chained statusLine back.
@@ -146,7 +148,7 @@ func (o Options) codexHome() string {
 // an http hook's URL from o.URL, a command hook running notch-web's hook
 // for the agent (with --url when o.URL is set, or always when the agent
 // also has http hooks, so both reach the same host). The approvals' holds
-// then lengthen the PermissionRequest hooks (withHold, withCodexWait).
+// then lengthen the PermissionRequest hooks (withHold, withWait).
 func (o Options) format() (hooksFormat, error) {
 	s, err := o.spec()
 	if err != nil {
@@ -171,8 +173,12 @@ func (o Options) format() (hooksFormat, error) {
 			hold = DefaultApprovalHold
 		}
 		f = withHold(f, o.URL, hold)
-	case Codex:
-		f = withCodexWait(f, cmd, o.CodexWait)
+	}
+	if o.Wait > 0 {
+		if !s.Answers || s.AnswerWait == 0 {
+			return hooksFormat{}, usagef("%s: the board's approvals need no --approvals here", s.Display)
+		}
+		f = withWait(f, cmd, o.Wait)
 	}
 	return f, nil
 }

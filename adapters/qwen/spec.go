@@ -25,6 +25,12 @@ var Spec = agent.Spec{
 	// outlive the agent: its hook's process is not watched.
 	HelperEvents: []string{claudecode.StopFailure},
 	Hooks:        hooks(),
+	// Its PermissionRequest command hook takes Claude Code's decision (its
+	// core's firePermissionRequestHook), but it is awaited before the
+	// dialog is shown (the call is "awaiting_approval" only after): as for
+	// Codex, answering from the board is opt-in, and short.
+	Answers:    true,
+	AnswerWait: 10 * time.Second,
 	Install: agent.Install{
 		Scopes: []agent.Scope{
 			{Name: "user", Dir: ".qwen", File: "settings.json", EnvDir: "QWEN_HOME"},

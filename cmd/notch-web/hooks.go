@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -79,7 +80,7 @@ var hookUsage = `usage: notch-web hook <agent> [--url URL] [--verbose] [--wait D
 Relays one hook payload (stdin, or PAYLOAD: Codex's notify passes its JSON
 as the last argument) to the host at URL/agents-notch/hooks/<agent>, within
 one second. It always exits 0 and writes nothing to stdout, so it can never
-fail or steer the agent — except with --wait (hooks install codex
+fail or steer the agent — except with --wait (hooks install codex|qwen
 --approvals): a PermissionRequest then waits up to D for an answer given on
 the board, and only that decision is printed. Agents: ` + strings.Join(registry.Names(), ", ") + `.
 
@@ -98,7 +99,7 @@ func runHook(ctx context.Context, args []string, getenv func(string) string, std
 	fs.SetOutput(io.Discard)
 	url := fs.String("url", "", "the host's base `URL`")
 	verbose := fs.Bool("verbose", false, "say on stderr why a payload was not delivered")
-	wait := fs.Duration("wait", 0, "codex: wait up to this long for the board's answer to a PermissionRequest, and print it")
+	wait := fs.Duration("wait", 0, "codex, qwen: wait up to this long for the board's answer to a PermissionRequest, and print it")
 	origin := fs.Bool("origin", false, "print the host's URL and this hook's headers as JSON; relay nothing")
 	agent, rest, err := splitAgent(fs, args)
 	say := func(err error) {
@@ -183,7 +184,19 @@ func agentProcess() proc.ID {
 	return id
 }
 
-// maxHold bounds --approval-hold, --codex-wait and --wait (as the host's).
+// optInAgents are the agents whose answering from the board is opt-in
+// (hooks install <agent> --approvals).
+func optInAgents() []string {
+	var out []string
+	for _, s := range registry.All {
+		if s.Answers && s.AnswerWait > 0 {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// maxHold bounds --approval-hold, hooks install's --wait and hook's --wait (as the host's).
 const maxHold = 10 * time.Minute
 
 var hooksUsage = `usage: notch-web hooks install|uninstall|status [<agent>] [flags]
@@ -235,8 +248,9 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 	exe := fs.String("exe", "", "the notch-web `PATH` command hooks run (default this executable)")
 	dry := fs.Bool("dry-run", false, "print the change as a diff and write nothing")
 	hold := fs.Duration("approval-hold", install.DefaultApprovalHold, "claude-code: the host's --approval-hold; its PermissionRequest hook times out a few seconds later")
-	approvals := fs.Bool("approvals", false, "codex: let the board answer Codex's permission requests (delays Codex's own prompt by up to --codex-wait)")
-	codexWait := fs.Duration("codex-wait", install.DefaultCodexWait, "codex --approvals: how long Codex's PermissionRequest hook waits on the board")
+	approvals := fs.Bool("approvals", false, "codex, qwen: let the board answer the agent's permission requests (delays its own prompt by up to --wait)")
+	wait := fs.Duration("wait", 0, "codex, qwen --approvals: how long the PermissionRequest hook waits on the board (default 10s)")
+	codexWait := fs.Duration("codex-wait", 0, "the older name of --wait")
 	statusline := fs.Bool("statusline", false, "claude-code: also make the statusLine notch-web's, chaining yours (plan usage for the board)")
 	if len(args) == 0 {
 		return errors.New("hooks: want install, uninstall or status" + seeHelp)
@@ -276,13 +290,14 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 		return fmt.Errorf("hooks %s: --approval-hold %v: want a duration above 0 and at most %v", verb, *hold, maxHold)
 	}
 	if *approvals {
-		if agent != install.Codex {
-			return fmt.Errorf("hooks %s: --approvals is for codex (Claude Code's board approvals need no flag; Gemini CLI cannot be answered from outside)", verb)
+		spec, _ := registry.Get(agent)
+		if !spec.Answers || spec.AnswerWait == 0 {
+			return fmt.Errorf("hooks %s: --approvals is for %s (Claude Code's board approvals need no flag; the others' cannot be answered from outside)", verb, strings.Join(optInAgents(), " and "))
 		}
-		if *codexWait <= 0 || *codexWait > maxHold {
-			return fmt.Errorf("hooks %s: --codex-wait %v: want a duration above 0 and at most %v", verb, *codexWait, maxHold)
+		o.Wait = cmp.Or(*wait, *codexWait, spec.AnswerWait)
+		if o.Wait <= 0 || o.Wait > maxHold {
+			return fmt.Errorf("hooks %s: --wait %v: want a duration above 0 and at most %v", verb, o.Wait, maxHold)
 		}
-		o.CodexWait = *codexWait
 	}
 
 	switch verb {

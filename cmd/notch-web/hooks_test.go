@@ -251,6 +251,31 @@ func TestHooksInstallCodex(t *testing.T) {
 	}
 }
 
+// hooks install qwen --approvals: its PermissionRequest hook waits on the
+// board, --wait long (default its Spec's 10 s); --codex-wait is --wait's
+// older name.
+func TestHooksInstallApprovals(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		file string
+		want string
+	}{
+		{[]string{"qwen", "--approvals"}, ".qwen/settings.json", "--wait 10s"},
+		{[]string{"qwen", "--approvals", "--wait", "4s"}, ".qwen/settings.json", "--wait 4s"},
+		{[]string{"codex", "--approvals", "--codex-wait", "7s"}, ".codex/hooks.json", "--wait 7s"},
+	} {
+		home := t.TempDir()
+		args := append([]string{"hooks", "install"}, append(tc.args, "--exe", "/x/notch-web")...)
+		if err := run(context.Background(), args, env("HOME", home, "USERPROFILE", home), io.Discard, io.Discard); err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		b, _ := os.ReadFile(filepath.Join(home, tc.file))
+		if !strings.Contains(string(b), tc.want) {
+			t.Errorf("%q: %s has no %q:\n%s", tc.args, tc.file, tc.want, b)
+		}
+	}
+}
+
 func TestHooksRefuses(t *testing.T) {
 	home := t.TempDir()
 	broken := filepath.Join(home, ".gemini", "settings.json")
@@ -268,6 +293,8 @@ func TestHooksRefuses(t *testing.T) {
 		{[]string{"hooks", "install", "claude-code", "--url", "localhost"}, "not a base URL"},
 		{[]string{"hooks", "install", "gemini", "--exe", "/x/notch-web"}, "not valid JSON: line 1, column 15"},
 		{[]string{"hooks", "install", "claude-code", "extra"}, `unexpected arguments ["extra"]`},
+		{[]string{"hooks", "install", "gemini", "--approvals", "--exe", "/x/notch-web"}, "--approvals is for codex and qwen"},
+		{[]string{"hooks", "install", "qwen", "--approvals", "--wait", "11m", "--exe", "/x/notch-web"}, "--wait 11m0s: want a duration above 0 and at most 10m0s"},
 	} {
 		err := run(context.Background(), tc.args, env("HOME", home, "USERPROFILE", home), io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
