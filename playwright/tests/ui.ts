@@ -179,15 +179,26 @@ export async function seedDay(base: string): Promise<void> {
   ];
   const events: object[] = [];
   const at = (minsAgo: number) => Date.now() - minsAgo * 60_000;
+  // Each project's first session (working, a tool out) and one finished
+  // OpenCode session come through their agents' own hooks, as those agents
+  // post them, so their rows wear the agents' badges.
+  const hooked: Array<[string, string, string]> = [];
+  const late: object[] = [];
   projects.forEach(([p, titles], pi) => {
     titles.forEach((title, k) => {
       const id = `day-${p}-${k}`;
       const t0 = 90 - pi * 7 - k * 5;
+      const n = 30000 + 37000 * ((pi + k) % 5);
+      if (k === 0 || (pi === 4 && k === 2)) {
+        hooked.push([k === 0 ? HOOKED_AGENTS[pi] : 'opencode', id, title]);
+        late.push(ev('context.tokens', id, { tokens: n }));
+        return;
+      }
       events.push(
         ev('session.opened', id, { cwd: `/home/dev/src/${p}`, title, at: at(t0) }),
         ev('turn.started', id, { at: at(t0 - 1) }),
         ev('tool.started', id, { tool: ['bash', 'edit', 'grep', 'go test ./...'][k], at: at(t0 - 2) }),
-        ev('context.tokens', id, { tokens: 30000 + 37000 * ((pi + k) % 5), at: at(t0 - 2) }),
+        ev('context.tokens', id, { tokens: n, at: at(t0 - 2) }),
       );
       if (k >= 2) events.push(ev('turn.ended', id, { outcome: 'completed', at: at(t0 - 3) }));
       else if (k === 1 && pi % 2 === 0) events.push(ev('approval.requested', id, { tool: 'bash', reason: 'rm -rf build/', at: at(t0 - 3) }));
@@ -195,6 +206,14 @@ export async function seedDay(base: string): Promise<void> {
     });
   });
   await sendEvents(base, events);
+  for (const [agent, id, title] of hooked) {
+    const cwd = `/home/dev/src/${projects.find(([p]) => id.startsWith(`day-${p}-`))![0]}`;
+    for (const body of agentHooks(agent, id, cwd, title)) {
+      const res = await postJSON(base, `/agents-notch/hooks/${agent}`, body);
+      expect(res.status, `${agent} ${JSON.stringify(body)}`).toBe(200);
+    }
+  }
+  await sendEvents(base, late);
   const resets = Math.floor(Date.now() / 1000);
   for (const [i, id] of ['day-notch-web-0', 'day-billing-api-0', 'day-mobile-0'].entries()) {
     const res = await postJSON(base, '/agents-notch/statusline', {
@@ -206,6 +225,40 @@ export async function seedDay(base: string): Promise<void> {
     });
     expect(res.status).toBe(200);
   }
+}
+
+/** HOOKED_AGENTS is the agent of each seeded project's first session. */
+const HOOKED_AGENTS = ['claude-code', 'codex', 'gemini', 'copilot', 'qwen'];
+
+/**
+ * agentHooks is a session's hooks as its agent posts them (the shapes of
+ * adapters/<agent>/testdata): a start, the prompt (its title), and a tool
+ * call going out — or, for OpenCode's plugin, a turn that ends.
+ */
+function agentHooks(agent: string, id: string, cwd: string, title: string): object[] {
+  if (agent === 'opencode') {
+    const e = (name: string, properties: object) => ({ hook_event_name: name, session_id: id, parent_id: '', cwd, properties });
+    return [
+      e('session.created', { title: 'New session' }),
+      e('session.status', { status: { type: 'busy' } }),
+      e('session.updated', { title }),
+      e('session.status', { status: { type: 'idle' } }),
+      e('session.idle', {}),
+    ];
+  }
+  const base = { session_id: id, cwd, permission_mode: 'default' };
+  if (agent === 'gemini') {
+    return [
+      { ...base, hook_event_name: 'SessionStart', source: 'startup' },
+      { ...base, hook_event_name: 'BeforeAgent', prompt: title },
+      { ...base, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: 'make lint' } },
+    ];
+  }
+  return [
+    { ...base, hook_event_name: 'SessionStart', source: 'startup' },
+    { ...base, hook_event_name: 'UserPromptSubmit', prompt: title },
+    { ...base, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'go test ./...' }, tool_use_id: `call-${id}` },
+  ];
 }
 
 /** DESK_PATCH is the row the desk is shown with: a real budget, room for every row. */
