@@ -3,8 +3,10 @@
 package conformance
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -107,7 +109,8 @@ var lifecycleQwen = lifecycleAgent{
 
 // TestQwenLifecycle: Qwen Code 0.24.4's TUI ended the ways an agent ends
 // outside a test (lifecycle_test.go). Its PermissionRequest is not held
-// by the board (no card): its ask is a row that needs the user.
+// by the board (installed without --approvals): its ask is a row that
+// needs the user.
 func TestQwenLifecycle(t *testing.T) {
 	a := lifecycleQwen
 	t.Run("kill_mid_turn", func(t *testing.T) { killMidTurn(t, a) })
@@ -128,4 +131,105 @@ func TestQwenReply(t *testing.T) {
 	tm.typeLine("scenario:plain Say hello.", "UserPromptSubmit")
 	tm.waitScreen("the plain turn's answer", 60*time.Second, tm.count(standin.FinalText, 1))
 	replyAndStop(t, r, "UserPromptSubmit", os.Getenv("CONFORMANCE_TWO_LINES") != "", nil)
+}
+
+// TestQwenApprovals answers Qwen Code's permission asks from the board
+// (hooks install qwen --approvals): its PermissionRequest hook is held
+// before its dialog shows, and the board's decision is the hook's answer.
+// An Allow POSTed as the board's button does runs the tool; a Deny with a
+// reason reaches the model as the call's result; when the hold ends (10 s)
+// the dialog shows, the card stops offering an answer, and once the human
+// answered there a click is told 409. The board is checked after each.
+func TestQwenApprovals(t *testing.T) {
+	r := qwenRun(t)
+	r.final = "settled 1 " + state.StatusDone
+	r.scenario = "approvals"
+	if out, err := r.notch("hooks", "install", "qwen", "--url", r.proxy, "--approvals"); err != nil {
+		t.Fatalf("hooks install qwen --approvals: %v\n%s", err, out)
+	}
+	tm := qwenStart(r)
+	marker := filepath.Join(r.work, "conformance-tool.txt")
+
+	// a. Allow once, from the board: while the hook is held, Qwen Code
+	// draws no dialog of its own (why answering is opt-in).
+	from := len(suite.standin.Requests())
+	tm.typeLine("scenario:tool Create the marker file.", "UserPromptSubmit")
+	card := r.waitingCard("the card to allow", map[string]bool{})
+	r.waitBoard("at the card", 5*time.Second, oneMain(state.StatusAttention))
+	time.Sleep(time.Second)
+	if s := tm.screen(); strings.Contains(s, "Allow execution of") {
+		t.Errorf("Qwen Code shows its dialog while its hook is held:\n%s", s)
+	}
+	tm.log("while the hook is held")
+	clicked := time.Now()
+	r.wantAnswer("Allow once", card, "allow", "", http.StatusNoContent)
+	r.waitBoard("after Allow from the board", 10*time.Second, func(d state.Document) error {
+		if err := oneMain(state.StatusWorking)(d); err != nil && r.count("Stop") == 0 {
+			return err
+		}
+		return nil
+	})
+	if res, ok := resultWith(t, from, "Exit Code: 0", 30*time.Second); ok {
+		t.Logf("the model got the tool's result %v after the click: %q", time.Since(clicked).Round(100*time.Millisecond), res.Text)
+	}
+	tm.waitScreen("the tool turn's answer", 60*time.Second, tm.count(standin.FinalText, 1))
+	if !exists(marker) {
+		t.Errorf("allowed from the board, but the tool did not run: no %s", filepath.Base(marker))
+	}
+	r.waitBoard("after the allowed turn", 10*time.Second, approvedRow)
+	r.waitCards("after Allow from the board", 10*time.Second, noCards)
+	r.wantAnswer("Allow replayed", card, "allow", "", http.StatusForbidden) // the nonce is spent
+
+	// b. Deny with a reason, from the board: Qwen Code sends the reason to
+	// the model as the refused call's result, and the turn goes on.
+	if err := os.Remove(marker); err != nil {
+		t.Fatal(err)
+	}
+	reason := "Not now: use the staging copy (" + strconv.FormatInt(time.Now().UnixNano()%1e6, 36) + ")"
+	from = len(suite.standin.Requests())
+	tm.typeLine("scenario:tool Create it again.", "UserPromptSubmit")
+	card = r.waitingCard("the card to deny", map[string]bool{})
+	r.wantAnswer("Deny with a reason", card, "deny", reason, http.StatusNoContent)
+	if res, ok := resultWith(t, from, reason, 30*time.Second); ok {
+		t.Logf("the model got the refusal: tool result(%s, is_error=%v): %q", res.ID, res.IsError, res.Text)
+	}
+	tm.waitScreen("the denied turn's answer", 60*time.Second, tm.count(standin.FinalText, 2))
+	if exists(marker) {
+		t.Errorf("denied from the board, but the tool ran: %s exists", filepath.Base(marker))
+	}
+	r.waitBoard("after Deny from the board", 10*time.Second, oneMain(state.StatusDone))
+	r.waitCards("after Deny from the board", 10*time.Second, noCards)
+
+	// c. Nobody answers on the board: the hold ends, Qwen Code shows its
+	// dialog, the card says to answer there (a click is 409), and once
+	// the human said yes in the terminal the card says so (409 still).
+	tm.typeLine("scenario:tool Create it a third time.", "UserPromptSubmit")
+	card = r.waitingCard("the card left alone", map[string]bool{})
+	tm.waitScreen("the dialog once the hold ended", 30*time.Second, shows("Allow execution of"))
+	tm.log("the dialog after the hold")
+	r.waitCards("after the hold", 5*time.Second, noneWaiting)
+	r.wantAnswer("Allow after the hold", card, "allow", "", http.StatusConflict)
+	tm.keys("Enter") // 1. Yes, allow once
+	r.waitCards("answered in the terminal", 10*time.Second, func(cs []boardCard) error {
+		if len(cs) == 1 && cs[0].State == "answered" {
+			return nil
+		}
+		return errf("no card that says it was answered")
+	})
+	if st, body := r.answer(card, "deny", "too late"); st != http.StatusConflict || !strings.Contains(body, "terminal") {
+		t.Errorf("a click after the terminal's answer: %d %q, want 409 (answered in the terminal)", st, strings.TrimSpace(body))
+	}
+	tm.waitScreen("the third turn's answer", 60*time.Second, tm.count(standin.FinalText, 3))
+	if !exists(marker) {
+		t.Errorf("allowed in the terminal, but the tool did not run: no %s", filepath.Base(marker))
+	}
+	r.waitBoard("after yes in the terminal", 10*time.Second, oneMain(state.StatusDone))
+	r.waitCards("after yes in the terminal", 10*time.Second, noCards)
+
+	tm.keys("-l", "/quit")
+	time.Sleep(300 * time.Millisecond)
+	tm.keys("Enter")
+	tm.waitExit("/quit", 30*time.Second)
+	r.waitBoard("after /quit", 10*time.Second, settled(1, state.StatusDone))
+	r.logEvents()
 }

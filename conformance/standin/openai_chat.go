@@ -3,6 +3,7 @@ package standin
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 )
 
 // chatRequest is the part of an OpenAI Chat Completions request the
@@ -14,9 +15,10 @@ type chatRequest struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 	Messages []struct {
-		Role      string          `json:"role"`
-		Content   json.RawMessage `json:"content"`
-		ToolCalls json.RawMessage `json:"tool_calls"`
+		Role       string          `json:"role"`
+		Content    json.RawMessage `json:"content"`
+		ToolCalls  json.RawMessage `json:"tool_calls"`
+		ToolCallID string          `json:"tool_call_id"`
 	} `json:"messages"`
 	Tools []struct {
 		Type     string `json:"type"`
@@ -59,6 +61,19 @@ func (q *chatRequest) lastPrompt() string {
 	return ""
 }
 
+// results are the tool messages after the request's last assistant
+// message: what the agent tells the model of the calls it made (a
+// refusal's reason), each bounded. Chat Completions marks no error.
+func (q *chatRequest) results() []ToolResult {
+	var out []ToolResult
+	for i := len(q.Messages) - 1; i >= 0 && q.Messages[i].Role == "tool"; i-- {
+		text := openaiText(q.Messages[i].Content)
+		out = append(out, ToolResult{ID: q.Messages[i].ToolCallID, Text: text[:min(len(text), maxResultText)]})
+	}
+	slices.Reverse(out)
+	return out
+}
+
 // chatShells are the shell tools of the agents that speak Chat
 // Completions, most preferred first: Qwen Code's (Gemini CLI's name),
 // OpenCode's and GitHub Copilot CLI's.
@@ -82,7 +97,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	p, scripted := q.plan()
 	t := turn{text: PlainText}
-	rec := Request{API: "chat", Path: r.URL.Path, Tools: tools, Prompt: q.lastPrompt()}
+	rec := Request{API: "chat", Path: r.URL.Path, Tools: tools, Prompt: q.lastPrompt(), Results: q.results()}
 	// Side requests (titles, summaries) offer no tools. Headless, an agent
 	// may leave out the tools that would ask (Qwen Code's -p offers no
 	// run_shell_command unless allowed): a tool turn without its tool is

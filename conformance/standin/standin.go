@@ -122,7 +122,8 @@ type Request struct {
 	Tools    []string // the tools the request offered
 	Status   int      // the HTTP status answered
 	// Results are the tool results the request's last user message
-	// carries (Anthropic): what the agent tells the model of a call, such
+	// carries (Anthropic; Chat Completions: the tool messages after the
+	// last assistant message): what the agent tells the model of a call, such
 	// as a refusal's reason. Each text is bounded by maxResultText.
 	Results []ToolResult
 	// Prompt is the text of the request's last user message (its text,

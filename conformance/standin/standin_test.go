@@ -537,3 +537,24 @@ func TestChatStreamAssembles(t *testing.T) {
 		})
 	}
 }
+
+// A Chat Completions request's tool messages after its last assistant
+// message are its results (Qwen Code's refusal from a hook's deny), in
+// order, bounded; a request with none after it carries none.
+func TestChatResultsAreRecorded(t *testing.T) {
+	s, srv := newTest(t)
+	long := strings.Repeat("x", maxResultText+100)
+	call := `{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"run_shell_command","arguments":"{}"}}]}`
+	body := `{"model":"standin","stream":true,"messages":[{"role":"user","content":"scenario:tool go"},` + call +
+		`,{"role":"tool","tool_call_id":"c0","content":"old"},` + call +
+		`,{"role":"tool","tool_call_id":"c1","content":"Not now: use staging"},{"role":"tool","tool_call_id":"c2","content":[{"type":"text","text":"` + long + `"}]}]}`
+	post(t, srv, "/v1/chat/completions", body)
+	post(t, srv, "/v1/chat/completions", `{"model":"standin","stream":true,"messages":[{"role":"user","content":"scenario:plain hi"}]}`)
+	reqs := s.Requests()
+	if len(reqs) != 2 || len(reqs[0].Results) != 2 || reqs[1].Results != nil {
+		t.Fatalf("requests %+v", reqs)
+	}
+	if r := reqs[0].Results; r[0] != (ToolResult{ID: "c1", Text: "Not now: use staging"}) || r[1].ID != "c2" || len(r[1].Text) != maxResultText {
+		t.Errorf("results %+v", r)
+	}
+}
