@@ -278,10 +278,11 @@ func randomToken(n int) string {
 }
 
 // holdable reports whether an agent's hook can carry the board's answer
-// (its Spec's Answers).
-func holdable(agent string) bool {
+// to a request for tool (its Spec's Answers, and tool not one of its
+// OwnDialog).
+func holdable(agent, tool string) bool {
 	s, ok := registry.Get(agent)
-	return ok && s.Answers
+	return ok && s.Answers && !slices.Contains(s.OwnDialog, tool)
 }
 
 // observe updates the registry for one hook (already applied to the board)
@@ -452,7 +453,7 @@ func (a *approvals) card(agent string, p hookjson.Payload, row, parent, tool str
 		done:   make(chan struct{}),
 		taken:  make(chan struct{}),
 	}
-	if held && !a.cfg.Off && !a.stopped && holdable(agent) {
+	if held && !a.cfg.Off && !a.stopped && holdable(agent, tool) {
 		e.held, e.State, e.Nonce = true, CardWaiting, randomToken(32)
 		a.byNonce[e.Nonce] = e
 		if agent == claudecode.Agent {

@@ -714,12 +714,15 @@ func TestClosedRowFreesItsCards(t *testing.T) {
 func TestHoldableIsTheSpecs(t *testing.T) {
 	want := map[string]bool{"claude-code": true, "codex": true, "qwen": true}
 	for _, s := range registry.All {
-		if got := holdable(s.Name); got != want[s.Name] {
+		if got := holdable(s.Name, "Bash"); got != want[s.Name] {
 			t.Errorf("holdable(%q) = %v, want %v", s.Name, got, want[s.Name])
 		}
 	}
-	if holdable("nobody") {
+	if holdable("nobody", "Bash") {
 		t.Error("an unknown agent is holdable")
+	}
+	if holdable("qwen", "ask_user_question") || !holdable("qwen", "run_shell_command") {
+		t.Error("Qwen Code's ask_user_question is held (its dialog shows whatever the hook allows), or its shell is not")
 	}
 	var log bytes.Buffer
 	a := newBareApprovals(t, &log)

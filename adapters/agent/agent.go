@@ -174,6 +174,12 @@ type Spec struct {
 	// Answers: the hook is always held, for the host's --approval-hold,
 	// while the agent's prompt is shown too (Claude Code's http hook).
 	AnswerWait time.Duration
+	// OwnDialog are the tools whose PermissionRequest the board cannot
+	// answer though Answers is set: the agent ignores a hook's allow for
+	// them and shows its own dialog, which collects what an allow lacks
+	// (Qwen Code's ask_user_question). Their cards say to answer in the
+	// agent, and their hooks are not held.
+	OwnDialog []string
 	// StopKey is the key (a tmux key name) that interrupts a turn in the
 	// agent's TUI, which the board's Stop presses: "" is Escape (Claude
 	// Code, Codex, Gemini CLI); GitHub Copilot CLI's is "C-c" (its Escape

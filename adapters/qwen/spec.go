@@ -31,6 +31,11 @@ var Spec = agent.Spec{
 	// Codex, answering from the board is opt-in, and short.
 	Answers:    true,
 	AnswerWait: 10 * time.Second,
+	// Its scheduler takes a hook's allow only for a call that needs no
+	// interaction of its own (requiresUserInteraction): these tools'
+	// dialogs come all the same (exit_plan_mode's in plan mode), so the
+	// board offers no Allow that would do nothing.
+	OwnDialog: []string{"ask_user_question", "exit_plan_mode", "propose_goal"},
 	Install: agent.Install{
 		Scopes: []agent.Scope{
 			{Name: "user", Dir: ".qwen", File: "settings.json", EnvDir: "QWEN_HOME"},
