@@ -22,8 +22,7 @@ import (
 // *store.Store, or a test's own.
 type historyStore interface {
 	Sessions(ctx context.Context, q store.Query) ([]store.Session, int, error)
-	Turns(ctx context.Context, machine, id string) ([]store.Turn, error)
-	Answers(ctx context.Context, machine, id string) ([]store.Answer, error)
+	Details(ctx context.Context, sessions []store.Session) ([][]store.Turn, [][]store.Answer, error)
 	Day(ctx context.Context, day time.Time) ([]store.Span, error)
 	Days(ctx context.Context, last time.Time, n int) ([]store.DayBar, error)
 	Headline(ctx context.Context, day time.Time) (store.Headline, error)
@@ -161,15 +160,12 @@ func (s *Server) readHistory(ctx context.Context, q store.Query, v *templates.Hi
 		return err
 	}
 	v.Total = total
-	for _, r := range rows {
-		hs := templates.HistorySession{Session: r}
-		if hs.Turns, err = st.Turns(ctx, r.Machine, r.ID); err != nil {
-			return err
-		}
-		if hs.Answers, err = st.Answers(ctx, r.Machine, r.ID); err != nil {
-			return err
-		}
-		v.Sessions = append(v.Sessions, hs)
+	turns, answers, err := st.Details(ctx, rows)
+	if err != nil {
+		return err
+	}
+	for i, r := range rows {
+		v.Sessions = append(v.Sessions, templates.HistorySession{Session: r, Turns: turns[i], Answers: answers[i]})
 	}
 	if v.Spans, err = st.Day(ctx, v.Day); err != nil {
 		return err

@@ -45,15 +45,14 @@ func (f *fakeHistory) Sessions(_ context.Context, q store.Query) ([]store.Sessio
 	f.queries = append(f.queries, q)
 	return f.sessions, len(f.sessions), f.err
 }
-func (f *fakeHistory) Turns(_ context.Context, machine, id string) ([]store.Turn, error) {
+func (f *fakeHistory) Details(_ context.Context, sessions []store.Session) ([][]store.Turn, [][]store.Answer, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.turns[machine+"/"+id], nil
-}
-func (f *fakeHistory) Answers(_ context.Context, machine, id string) ([]store.Answer, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.answers[machine+"/"+id], nil
+	turns, answers := make([][]store.Turn, len(sessions)), make([][]store.Answer, len(sessions))
+	for i, r := range sessions {
+		turns[i], answers[i] = f.turns[r.Machine+"/"+r.ID], f.answers[r.Machine+"/"+r.ID]
+	}
+	return turns, answers, nil
 }
 func (f *fakeHistory) Day(_ context.Context, day time.Time) ([]store.Span, error) {
 	f.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -280,5 +281,31 @@ func TestTheCountBeyondAPage(t *testing.T) {
 		if err != nil || len(rows) != 1 || rows[0].ID != c.first || total != c.total {
 			t.Errorf("%+v: %+v, %d of them, %v; want %s first of %d", c.q, rows, total, err, c.first, c.total)
 		}
+	}
+}
+
+// A page's turns and answers are read at once, each in its session's
+// place, as Turns and Answers read them one session at a time.
+func TestDetailsOfAPage(t *testing.T) {
+	now := day0.Add(time.Hour)
+	s := open(t, &now, Options{})
+	aDay(s)
+	flush(t, s)
+	ctx := context.Background()
+	page, _, _ := s.Sessions(ctx, Query{})
+	page = append(page, Session{Machine: "box", ID: "a"}) // another machine's "a": none of a's
+	turns, answers, err := s.Details(ctx, page)
+	if err != nil || len(turns) != 3 || len(answers) != 3 {
+		t.Fatalf("details: %d %d %v", len(turns), len(answers), err)
+	}
+	for i, r := range page {
+		wt, _ := s.Turns(ctx, r.Machine, r.ID)
+		wa, _ := s.Answers(ctx, r.Machine, r.ID)
+		if !reflect.DeepEqual(turns[i], wt) || !reflect.DeepEqual(answers[i], wa) {
+			t.Errorf("%s/%s: %+v %+v, want %+v %+v", r.Machine, r.ID, turns[i], answers[i], wt, wa)
+		}
+	}
+	if len(turns[1]) != 2 || len(answers[1]) != 1 || len(turns[0]) != 1 || len(turns[2]) != 0 {
+		t.Errorf("a page's details: %+v %+v", turns, answers)
 	}
 }

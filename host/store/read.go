@@ -162,6 +162,64 @@ func (s *Store) Answers(ctx context.Context, machine, id string) ([]Answer, erro
 	return out, rows.Err()
 }
 
+// Details are the turns and the answered cards of each of sessions (a
+// page of the list), in its order, first first: two reads for the page,
+// not two a session.
+func (s *Store) Details(ctx context.Context, sessions []Session) ([][]Turn, [][]Answer, error) {
+	turns := make([][]Turn, len(sessions))
+	answers := make([][]Answer, len(sessions))
+	if len(sessions) == 0 {
+		return turns, answers, nil
+	}
+	at := make(map[[2]string]int, len(sessions))
+	args := make([]any, 0, 2*len(sessions))
+	for i, r := range sessions {
+		at[[2]string{r.Machine, r.ID}] = i
+		args = append(args, r.Machine, r.ID)
+	}
+	keys := `(VALUES (?, ?)` + strings.Repeat(`, (?, ?)`, len(sessions)-1) + `)`
+	rows, err := s.db.QueryContext(ctx, `SELECT machine, session, seq, started_ms, ended_ms, outcome, tools, errors, context_tokens, cost_usd FROM turns
+		WHERE (machine, session) IN `+keys+` ORDER BY machine, session, seq`, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	for rows.Next() {
+		var m, id, tools string
+		var t Turn
+		var cost sql.NullFloat64
+		if err := rows.Scan(&m, &id, &t.Seq, &t.StartedMs, &t.EndedMs, &t.Outcome, &tools, &t.Errors, &t.ContextTokens, &cost); err != nil {
+			rows.Close()
+			return nil, nil, err
+		}
+		_ = json.Unmarshal([]byte(tools), &t.Tools)
+		t.CostUSD = floatPtr(cost)
+		if i, ok := at[[2]string{m, id}]; ok {
+			turns[i] = append(turns[i], t)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	rows, err = s.db.QueryContext(ctx, `SELECT machine, session, call, tool, asked_ms, answered_ms, by, outcome FROM answers
+		WHERE (machine, session) IN `+keys+` ORDER BY machine, session, asked_ms`, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var m string
+		var a Answer
+		if err := rows.Scan(&m, &a.Session, &a.Call, &a.Tool, &a.AskedMs, &a.AnsweredMs, &a.By, &a.Outcome); err != nil {
+			return nil, nil, err
+		}
+		if i, ok := at[[2]string{m, a.Session}]; ok {
+			answers[i] = append(answers[i], a)
+		}
+	}
+	return turns, answers, rows.Err()
+}
+
 // MaxDaySessions bounds the sessions a day's picture draws: the most
 // recently started of those active that day.
 const MaxDaySessions = 60
