@@ -111,8 +111,11 @@ func TestHookReadsTranscriptTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go h.Run(ctx)
+	// Run ends (and its last write of state.json is done) before the
+	// temporary home is removed.
+	done := make(chan struct{})
+	go func() { h.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
 	payload := `{"session_id":"s1","transcript_path":` + strconv.Quote(transcript) + `,"cwd":"/src/x","hook_event_name":"UserPromptSubmit","prompt":"go"}`
 	if _, err := h.Hook("claude-code", []byte(payload), time.Now()); err != nil {
 		t.Fatal(err)

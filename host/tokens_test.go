@@ -103,8 +103,11 @@ func TestLateTranscriptFlushReachesTheRow(t *testing.T) {
 	home := t.TempDir()
 	h := newHost(t, home)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go h.Run(ctx)
+	// Run ends (and its last write of state.json is done) before the
+	// temporary home is removed.
+	done := make(chan struct{})
+	go func() { h.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
 	usage := func(req string, n int, side bool) string {
 		return `{"type":"assistant","isSidechain":` + strconv.FormatBool(side) + `,"requestId":"` + req + `","message":{"model":"claude-sonnet-4-5","role":"assistant","usage":{"input_tokens":` + strconv.Itoa(n) + `,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}` + "\n"
 	}
