@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // span is a node of a render's light tree of byte spans: it indexes the
@@ -69,7 +70,12 @@ func parseSpans(src []byte) *spans {
 	// Each element has two '<' (its start and end tags), and there is
 	// at most a text node after each; append grows it past that.
 	lts := bytes.Count(src, []byte("<"))
-	t := &spans{src: src, nodes: make([]span, 1, lts+lts/2+2)}
+	t := &spans{src: src}
+	if p, _ := nodePool.Get().(*[]span); p != nil && cap(*p) >= lts+lts/2+2 {
+		t.nodes = (*p)[:1]
+	} else {
+		t.nodes = make([]span, 1, lts+lts/2+2)
+	}
 	t.nodes[0] = span{first: -1, last: -1, next: -1}
 	stack := make([]int, 1, 32)
 	pos, textStart := 0, 0
@@ -270,6 +276,23 @@ func diffSpans(prev *spans, pi int, cur *spans, ci int, out *[][]byte) bool {
 // Tree is a fragment parsed for Diff. Keep the Tree of a render to compare
 // the next render with it without parsing it again.
 type Tree struct{ spans *spans }
+
+// nodePool holds the node slices of trees done with (Recycle): a board's
+// tree is a few thousand nodes, and making a new slice for every render
+// was most of what a change allocated.
+var nodePool sync.Pool
+
+// Recycle hands the tree's memory to the next Parse; t must not be used
+// again (the patches Diff returned are the render's bytes, not the
+// tree's, and stay valid). A nil t is a no-op.
+func (t *Tree) Recycle() {
+	if t == nil || t.spans == nil {
+		return
+	}
+	nodes := t.spans.nodes
+	t.spans = nil
+	nodePool.Put(&nodes)
+}
 
 // Parse parses a fragment with one root element, or returns nil when it is
 // not one well-formed element.

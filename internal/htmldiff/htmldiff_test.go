@@ -96,3 +96,35 @@ func TestParseSpans(t *testing.T) {
 		}
 	}
 }
+
+// The hub's way: each render diffed against the last with its kept tree,
+// the tree before that recycled. The patches are the same as a diff from
+// scratch gives, render after render, whatever the trees' sizes.
+func TestDiffWithRecycledTrees(t *testing.T) {
+	renders := []string{
+		`<div id="b"><i id="x">1</i><i id="y">2</i></div>`,
+		`<div id="b"><i id="x">1</i><i id="y">3</i></div>`,
+		`<div id="b"><i id="x">1</i><i id="y">3</i><i id="z">a longer row, <b>bold</b></i></div>`,
+		`<div id="b"><i id="x">9</i><i id="y">3</i><i id="z">a longer row, <b>bold</b></i></div>`,
+		`<div id="b"><i id="x">9</i></div>`,
+		`<div id="b"><i id="x">9</i><i id="y">4</i></div>`,
+	}
+	var prev []byte
+	var tree *Tree
+	for i, r := range renders {
+		cur := []byte(r)
+		want, _ := Diff(prev, nil, cur)
+		got, next := Diff(prev, tree, cur)
+		tree.Recycle()
+		tree = next
+		if len(got) != len(want) {
+			t.Fatalf("render %d: %q, want %q", i, got, want)
+		}
+		for j := range got {
+			if string(got[j]) != string(want[j]) {
+				t.Fatalf("render %d: %q, want %q", i, got, want)
+			}
+		}
+		prev = cur
+	}
+}
