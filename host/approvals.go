@@ -19,6 +19,7 @@ import (
 	"github.com/notch-web/notch-web/adapters/claudecode"
 	"github.com/notch-web/notch-web/adapters/codex"
 	"github.com/notch-web/notch-web/adapters/hookjson"
+	"github.com/notch-web/notch-web/adapters/opencode"
 	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/internal/logx"
 )
@@ -290,6 +291,9 @@ func holdable(agent, tool string) bool {
 // on it (it holds and the board may answer; nil otherwise), and whether a
 // card was answered.
 func (a *approvals) observe(agent string, p hookjson.Payload, held bool) (*entry, bool) {
+	if agent == opencode.Agent {
+		return a.observeOpenCode(p, held)
+	}
 	row := hookjson.ID(p.SessionID)
 	parent := ""
 	if p.AgentID != "" {
@@ -453,9 +457,7 @@ func (a *approvals) card(agent string, p hookjson.Payload, row, parent, tool str
 		done:   make(chan struct{}),
 		taken:  make(chan struct{}),
 	}
-	if held && !a.cfg.Off && !a.stopped && holdable(agent, tool) {
-		e.held, e.State, e.Nonce = true, CardWaiting, randomToken(32)
-		a.byNonce[e.Nonce] = e
+	if a.offer(e, held) {
 		if agent == claudecode.Agent {
 			if s, ok := hookjson.Suggestion(p.Fields["permission_suggestions"]); ok {
 				e.always, e.Always, e.AlwaysRules = s.Echo, s.Label, s.Rules
@@ -475,6 +477,18 @@ func (a *approvals) card(agent string, p hookjson.Payload, row, parent, tool str
 	}
 	a.cards[e.Key] = e
 	return e
+}
+
+// offer lets the board answer a new card when its hook request is held
+// and may be (approvals on, the host not stopping, the agent's Spec
+// Answers); it reports whether it does.
+func (a *approvals) offer(e *entry, held bool) bool {
+	if !held || a.cfg.Off || a.stopped || !holdable(e.Agent, e.Tool) {
+		return false
+	}
+	e.held, e.State, e.Nonce = true, CardWaiting, randomToken(32)
+	a.byNonce[e.Nonce] = e
+	return true
 }
 
 // kinded makes a card of Claude Code's question or plan tool one of its

@@ -712,7 +712,7 @@ func TestClosedRowFreesItsCards(t *testing.T) {
 // PermissionRequest takes its decision (agent.Spec.Answers): a held
 // request of any other agent makes a card that only says so.
 func TestHoldableIsTheSpecs(t *testing.T) {
-	want := map[string]bool{"claude-code": true, "codex": true, "qwen": true}
+	want := map[string]bool{"claude-code": true, "codex": true, "qwen": true, "opencode": true}
 	for _, s := range registry.All {
 		if got := holdable(s.Name, "Bash"); got != want[s.Name] {
 			t.Errorf("holdable(%q) = %v, want %v", s.Name, got, want[s.Name])
@@ -727,6 +727,9 @@ func TestHoldableIsTheSpecs(t *testing.T) {
 	var log bytes.Buffer
 	a := newBareApprovals(t, &log)
 	for _, s := range registry.All {
+		if s.Name == "opencode" {
+			continue // its plugin's ask is its own (TestOpenCodeAnsweredFromTheBoard)
+		}
 		pl, err := hookjson.Decode([]byte(`{"session_id":"r-` + s.Name + `","hook_event_name":"PermissionRequest"` + bashAsk("make") + `}`))
 		if err != nil {
 			t.Fatal(err)
@@ -769,4 +772,110 @@ func TestQwenAnsweredFromTheBoard(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the held hook was never answered")
 	}
+}
+
+// openCodeAsk is the OpenCode plugin's held ask for request id.
+func openCodeAsk(session, id string) []byte {
+	return []byte(`{"hook_event_name":"notch-web.permission","session_id":"` + session + `","parent_id":"","cwd":"/src/x",` +
+		`"properties":{"id":"` + id + `","permission":"bash","patterns":["ls -la"],"always":["ls *"],` +
+		`"metadata":{"command":"ls -la"},"tool":{"callID":"toolu_1"}}}`)
+}
+
+// OpenCode's plugin holds its ask on the host: the card, keyed by
+// OpenCode's request id, is answered from the board ("always" is
+// OpenCode's always patterns), and the held request gets the decision;
+// OpenCode's permission.replied of that answer changes nothing. Answered
+// in the terminal first (permission.replied), the held request is let go
+// with no answer, the card says so and a late click is ErrAnswered.
+func TestOpenCodeAnsweredFromTheBoard(t *testing.T) {
+	e := newApEnv(t, ApprovalConfig{})
+	held := func(body []byte) chan []byte {
+		reply := make(chan []byte, 1)
+		go func() {
+			r, _, err := e.h.HookHeld(context.Background(), "opencode", body, time.Now(), MaxApprovalHold)
+			if err != nil {
+				t.Error(err)
+			}
+			reply <- r
+		}()
+		return reply
+	}
+	got := func(reply chan []byte) string {
+		select {
+		case r := <-reply:
+			return string(r)
+		case <-time.After(5 * time.Second):
+			t.Fatal("the held ask was never let go")
+		}
+		return ""
+	}
+	reply := held(openCodeAsk("ses_1", "per_1"))
+	c := waitCards(t, e.h, func(cs []Card) bool { return len(cs) == 1 && cs[0].State == CardWaiting })[0]
+	if c.Call != "per_1" || c.Agent != "opencode" || c.Tool != "bash" || c.Detail != "ls -la" || c.Always != "bash ls *" {
+		t.Fatalf("card %+v", c)
+	}
+	if _, err := e.h.Answer(AnswerRequest{Session: c.Session, Call: c.Call, Nonce: c.Nonce, Decision: DecideAlways}); err != nil {
+		t.Fatal(err)
+	}
+	if r := got(reply); r != `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"opencode":"always"}]}}}` {
+		t.Fatalf("the plugin got %s", r)
+	}
+	if _, err := e.h.Hook("opencode", []byte(`{"hook_event_name":"permission.replied","session_id":"ses_1","properties":{"requestID":"per_1","reply":"always"}}`), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if cs := e.h.board.Cards().Cards; len(cs) != 1 || cs[0].By != ByBoard || cs[0].Outcome != OutcomeAlways {
+		t.Fatalf("after OpenCode's reply to the board's answer: %+v", cs)
+	}
+
+	reply = held(openCodeAsk("ses_2", "per_2"))
+	waitCards(t, e.h, func(cs []Card) bool {
+		for _, x := range cs {
+			if x.Call == "per_2" && x.State == CardWaiting {
+				c = x
+				return true
+			}
+		}
+		return false
+	})
+	if _, err := e.h.Hook("opencode", []byte(`{"hook_event_name":"permission.replied","session_id":"ses_2","properties":{"requestID":"per_2","reply":"reject"}}`), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if r := got(reply); r != "" {
+		t.Fatalf("answered in the terminal, yet the plugin got %s", r)
+	}
+	if _, err := e.h.Answer(AnswerRequest{Session: c.Session, Call: c.Call, Nonce: c.Nonce, Decision: DecideAllow}); !errors.Is(err, ErrAnswered) {
+		t.Fatalf("a click after the terminal's answer: %v, want ErrAnswered", err)
+	}
+}
+
+// FuzzOpenCodeAsk: whatever OpenCode's plugin sends, observe never panics,
+// makes one card per request id, bounded, and a reply settles only that
+// id's card.
+func FuzzOpenCodeAsk(f *testing.F) {
+	f.Add(string(openCodeAsk("ses_1", "per_1")))                                                                                                                                    // a real ask
+	f.Add(`{"hook_event_name":"notch-web.permission","session_id":"s","properties":{"id":"p","permission":"bash","always":[1,2]}}`)                                                 // always not strings: no "always"
+	f.Add(`{"hook_event_name":"notch-web.permission","session_id":"s","parent_id":"r","properties":{"id":"p","permission":"edit","always":["` + strings.Repeat("*", 5000) + `"]}}`) // a child's, a huge pattern
+	f.Add(`{"hook_event_name":"permission.replied","session_id":"s","properties":{"requestID":"p","reply":"?"}}`)                                                                   // an unknown reply
+	f.Add(`{"hook_event_name":"notch-web.permission","session_id":"s","properties":{"id":"p","permission":"ba\u202esh"}}`)                                                          // a bidi character
+	f.Fuzz(func(t *testing.T, body string) {
+		var log bytes.Buffer
+		a := newBareApprovals(t, &log)
+		p, err := hookjson.Decode([]byte(body))
+		if err != nil {
+			return
+		}
+		for range 2 {
+			a.observe("opencode", p, true)
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if len(a.cards) > 1 {
+			t.Fatalf("%d cards for one request", len(a.cards))
+		}
+		for _, e := range a.cards {
+			if len(e.Detail) > maxDetail || len(e.Tool) > 4*hookjson.MaxTool || len(e.AlwaysRules) > maxOpenCodeAlways || len(e.Always) > 4*hookjson.MaxReason {
+				t.Fatalf("an unbounded card: %+v", e.Card)
+			}
+		}
+	})
 }

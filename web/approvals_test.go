@@ -194,6 +194,39 @@ func TestOptInAgentsWaitOnlyWhenAsked(t *testing.T) {
 	}
 }
 
+// OpenCode's plugin posts with no ?wait: its queued events are answered at
+// once, and its own ask (notch-web.permission) is held while the board
+// may answer; the page offers OpenCode's "always" patterns, and the answer
+// has Claude Code's shape, which the plugin turns into OpenCode's reply.
+func TestOpenCodeAskHeldForTheBoard(t *testing.T) {
+	e := newEnv(t, envOpts{run: true})
+	path := "/agents-notch/hooks/opencode"
+	props := `{"id":"per_1","permission":"bash","patterns":["ls -la"],"metadata":{"command":"ls -la"}`
+	start := time.Now()
+	for _, ev := range []string{"session.created", "permission.asked"} {
+		if st, body := postRaw(t, e, path, `{"hook_event_name":"`+ev+`","session_id":"ses_1","cwd":"/src/x","properties":`+props+`}}`, nil); st != 200 || body != "" {
+			t.Fatalf("%s: %d %q", ev, st, body)
+		}
+	}
+	if time.Since(start) > 2*time.Second {
+		t.Fatalf("the queue's events were held %v", time.Since(start))
+	}
+	reply := heldPost(t, e, path, `{"hook_event_name":"notch-web.permission","session_id":"ses_1","cwd":"/src/x","properties":`+props+`,"always":["ls *"]}}`)
+	c := waitCard(t, e, host.CardWaiting)
+	if c.Call != "per_1" || c.Always != "bash ls *" {
+		t.Fatalf("card %+v", c)
+	}
+	if _, page := getPage(t, e, "/agents-notch/"); !strings.Contains(page, "bash ls *") {
+		t.Error("the page does not show what Always allow grants")
+	}
+	if st, body := postRaw(t, e, "/agents-notch/approve", answerBody(c, "allow", ""), nil); st != 200 {
+		t.Fatalf("allow: %d %s", st, body)
+	}
+	if r := <-reply; r[1] != `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}` {
+		t.Fatalf("opencode got %v", r)
+	}
+}
+
 func getPage(t *testing.T, e *testEnv, path string) (int, string) {
 	t.Helper()
 	res, err := http.Get(e.base + path)

@@ -67,7 +67,7 @@ func (s *Server) postHook(c echo.Context) error {
 
 // holdFor is how long a hook request may be held for the board's answer,
 // as the agent's Spec says: an agent whose hook always takes an answer
-// (Answers, no AnswerWait: Claude Code's http hooks) waits for the host's
+// (Answers, no AnswerWait: Claude Code's http hooks, OpenCode's plugin) waits for the host's
 // hold; one that opted in (AnswerWait: Codex, Qwen Code) says in its relay
 // how long it waits (?wait=MS, "notch-web hook <agent> --wait"); others
 // never. The host holds only a PermissionRequest, and only when approvals

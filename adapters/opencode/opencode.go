@@ -32,6 +32,8 @@
 //	                      the reason its command, file path, url or first pattern
 //	permission.replied    approval.resolved: once and always are allowed-once, reject
 //	                      rejected
+//	notch-web.permission  nothing (the plugin's own: a permission.asked sent again, outside the
+//	                      queue, for the host's approvals to hold: host/approvals_opencode.go)
 //	notch-web.dispose     session.ended (the plugin's own, from OpenCode's dispose at exit):
 //	                      the row settles; a turn still open is an error
 //	anything else         nothing
@@ -75,6 +77,12 @@ const (
 	// Dispose is the plugin's own: OpenCode disposed of the project's
 	// instance, which it does as its process ends.
 	Dispose = "notch-web.dispose"
+	// Ask is the plugin's own: a permission.asked sent again, outside the
+	// queue, as a request the host holds while the board may answer
+	// (host/approvals.go); the answer's JSON is what the plugin turns into
+	// OpenCode's permission reply. Map makes nothing of it: the queue's
+	// permission.asked is the row's.
+	Ask = "notch-web.permission"
 )
 
 // Events are the events the plugin forwards, in order.
@@ -97,11 +105,7 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 	if err != nil {
 		return hookjson.Mapping{}, err
 	}
-	// A child session is a subagent of its root session: the Builder's
-	// subagent row (agent_id), under the root's.
-	if parent := p.String("parent_id"); parent != "" && parent != p.SessionID {
-		p.AgentID, p.SessionID = p.SessionID, parent
-	}
+	p = Rows(p)
 	b := hookjson.NewBuilder(p, lookup)
 	props := p.Object("properties")
 	switch p.Event {
@@ -165,7 +169,7 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 		if tool == "" {
 			tool = "permission"
 		}
-		b.AskIfNone(tool, reason(props))
+		b.AskIfNone(tool, Reason(props))
 	case PermissionReplied:
 		if _, ok := b.Pending(); !ok {
 			break
@@ -182,6 +186,15 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 		b.Ended("")
 	}
 	return b.Mapping(), nil
+}
+
+// Rows makes a child session's payload its root's subagent (the Builder's
+// subagent row, agent_id, under the root's), as the host's rows are.
+func Rows(p hookjson.Payload) hookjson.Payload {
+	if parent := p.String("parent_id"); parent != "" && parent != p.SessionID {
+		p.AgentID, p.SessionID = p.SessionID, parent
+	}
+	return p
 }
 
 // idle ends the turn the row is in: OpenCode's session loop has stopped.
@@ -201,9 +214,9 @@ func title(t string) string {
 	return t
 }
 
-// reason is a permission's one line: its command, file path or url, else
-// its first pattern.
-func reason(props hookjson.Fields) string {
+// Reason is a permission's one line (bounded by hookjson.MaxReason): its
+// command, file path or url, else its first pattern.
+func Reason(props hookjson.Fields) string {
 	if r := hookjson.First(props.Object("metadata"), hookjson.MaxReason, "command", "filepath", "url"); r != "" {
 		return r
 	}

@@ -6,6 +6,13 @@
 // at most 1 s each, at most 256 waiting). It never throws into OpenCode and
 // never holds it up: a host that is down only loses the events.
 //
+// A permission OpenCode asks is also sent outside the queue, as a request
+// the host holds while the board may answer (at most 10 min 5 s, the
+// host's longest hold; at most 16 at once): the board's answer becomes
+// OpenCode's permission reply through the plugin's client (allow "once",
+// always "always", deny "reject"); an empty answer replies nothing, so the
+// TUI's own prompt, shown meanwhile, decides. The first answer wins.
+//
 // Once, at load, it runs "notch-web hook opencode --origin", which names
 // the host's URL and this OpenCode's process and terminal: the host watches
 // that process, so a row never outlives it (kill -9 included).
@@ -20,6 +27,10 @@ const MAX_QUEUE = 256
 const FLUSH_MS = 1500
 const MAX_TEXT = 1000
 const MAX_SEEN = 1000
+const ASK_MS = 605000
+const MAX_ASKING = 16
+const REPLY_MS = 5000
+const MAX_ANSWER = 65536
 
 // origin asks notch-web where to send and what to say of this process.
 function origin() {
@@ -78,10 +89,25 @@ function seen() {
   }
 }
 
-export const NotchWeb = async ({ directory }) => {
+// answer is OpenCode's reply for the host's answer to a held permission
+// request (a PermissionRequest decision, as Claude Code's hooks take it),
+// or null: no answer.
+function answer(body) {
+  try {
+    const d = JSON.parse(body).hookSpecificOutput.decision
+    if (d.behavior === "deny") return "reject"
+    if (d.behavior !== "allow") return null
+    return Array.isArray(d.updatedPermissions) && d.updatedPermissions.length > 0 ? "always" : "once"
+  } catch {
+    return null
+  }
+}
+
+export const NotchWeb = async ({ directory, client }) => {
   const where = origin()
   let chain = Promise.resolve()
   let waiting = 0
+  let asking = 0
   const parents = new Map() // a child session → its root session
   const roots = new Set()
   const titled = seen()
@@ -114,6 +140,44 @@ export const NotchWeb = async ({ directory }) => {
       .catch(() => {})
       .finally(() => {
         waiting--
+      })
+  }
+
+  // ask sends a permission request to be held for the board's answer,
+  // and replies to OpenCode with it.
+  const ask = (sessionID, requestID, properties) => {
+    if (typeof sessionID !== "string" || sessionID === "" || typeof requestID !== "string" || requestID === "") return
+    if (asking >= MAX_ASKING) return
+    const body = JSON.stringify({
+      hook_event_name: "notch-web.permission",
+      session_id: sessionID,
+      parent_id: parents.get(sessionID) || "",
+      cwd: typeof directory === "string" ? directory : "",
+      properties,
+    })
+    asking++
+    ;(async () => {
+      const o = await where
+      if (!o) return
+      const res = await fetch(o.url + "/agents-notch/hooks/" + AGENT, {
+        method: "POST",
+        headers: { ...(o.headers || {}), "Content-Type": "application/json" },
+        body,
+        signal: AbortSignal.timeout(ASK_MS),
+      })
+      const got = res.ok ? await res.text() : ""
+      if (!res.ok) await res.body?.cancel()
+      const reply = got.length <= MAX_ANSWER ? answer(got) : null
+      if (!reply || !client || typeof client.postSessionIdPermissionsPermissionId !== "function") return
+      await client.postSessionIdPermissionsPermissionId({
+        path: { id: sessionID, permissionID: requestID },
+        body: { response: reply },
+        signal: AbortSignal.timeout(REPLY_MS),
+      })
+    })()
+      .catch(() => {})
+      .finally(() => {
+        asking--
       })
   }
 
@@ -179,13 +243,15 @@ export const NotchWeb = async ({ directory }) => {
       }
       case "permission.asked": {
         const m = p.metadata || {}
-        send(event.type, p.sessionID, {
+        const asked = {
           id: text(p.id),
           permission: text(p.permission),
           patterns: Array.isArray(p.patterns) ? p.patterns.slice(0, 3).map(text) : [],
           metadata: { command: text(m.command), filepath: text(m.filepath), url: text(m.url) },
           tool: p.tool ? { callID: text(p.tool.callID) } : undefined,
-        })
+        }
+        send(event.type, p.sessionID, asked)
+        ask(p.sessionID, p.id, { ...asked, always: Array.isArray(p.always) ? p.always.slice(0, 17).map(text) : [] })
         return
       }
       case "permission.replied":

@@ -16,6 +16,11 @@ var Spec = agent.Spec{
 	Version: "1.18.33",
 	Map:     Map,
 	Hooks:   hooks(),
+	// The plugin sends each permission.asked again as a request the host
+	// holds (Ask) and turns the board's answer into OpenCode's permission
+	// reply, while the TUI shows its own prompt: the first answer wins, so
+	// answering from the board is on by default, as for Claude Code.
+	Answers: true,
 	// Its first Esc says "esc again to interrupt"; the second interrupts.
 	StopPresses: 2,
 	// Under load (load average 10) a Reply whose Enter came 150 ms after
