@@ -99,8 +99,11 @@ func BenchmarkDecodeEvents(b *testing.B) {
 // BenchmarkHeartbeat is one of state.json's heartbeats with nothing
 // changed, 20 sessions, on the writer's path: "snapshot" builds, encodes
 // and writes the document (the writer without Version, as before issue
-// 34); "restamp" writes the last bytes with a fresh wallMs; "write" is the
-// atomic write alone (temp file, rename; no fsync), the floor of both.
+// 34); "restamp" writes the last bytes with a fresh wallMs; both write
+// through the writer's fsx.Rewriter (on Linux a spare rewritten under a
+// lease and exchanged into place). "write" is the plain atomic write alone
+// (a temp file renamed over, no fsync), the writer's way before the
+// Rewriter.
 func BenchmarkHeartbeat(b *testing.B) {
 	f := NewFold()
 	for i := range 20 {
