@@ -126,8 +126,13 @@ conformance-setup: conformance/node_modules/.package-lock.json
 	  fi; \
 	fi
 
+# npm install --no-save, not npm ci: Qwen Code's optional clipboard
+# package names a binary per platform, and the registry this was locked
+# against serves only some of them, so the lock lacks the others and npm ci
+# refuses it as out of sync. install takes the locked versions and leaves
+# the lock as it is.
 conformance/node_modules/.package-lock.json: conformance/package.json conformance/package-lock.json
-	cd conformance && npm ci --no-audit --no-fund
+	cd conformance && npm install --no-save --no-audit --no-fund
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -39,7 +39,7 @@ var copilotCache = sync.OnceValues(func() (string, error) {
 // trusted (else the TUI asks first), its first-launch tips seen.
 func copilotRun(t *testing.T) *run {
 	if _, err := os.Stat(filepath.Join(suite.bin, "copilot")); err != nil {
-		t.Fatal("copilot is not installed (run make conformance, which runs npm ci in conformance/)")
+		t.Fatal("copilot is not installed (run make conformance, which installs the pinned CLIs in conformance/)")
 	}
 	if _, err := copilotCache(); err != nil {
 		t.Fatal(err)

@@ -58,7 +58,7 @@ func runMain(m *testing.M) int {
 	suite.bin = filepath.Join(repo, "conformance", "node_modules", ".bin")
 	for _, cli := range []string{"claude", "codex", "gemini"} {
 		if _, err := os.Stat(filepath.Join(suite.bin, cli)); err != nil {
-			fmt.Fprintf(os.Stderr, "conformance: %s is not installed (run make conformance, which runs npm ci in conformance/)\n", cli)
+			fmt.Fprintf(os.Stderr, "conformance: %s is not installed (run make conformance, which installs the pinned CLIs in conformance/)\n", cli)
 			return 1
 		}
 	}
