@@ -178,10 +178,10 @@ func TestRemoteRowHistoryFromTheStore(t *testing.T) {
 	go func() { st.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; st.Close() })
 	now := time.Now().UnixMilli()
-	if err := st.Take(ctx, "box", []store.Event{
-		{Seq: 1, Event: state.Event{Type: state.TypeSessionOpened, Session: "a", Cwd: "/src/argon", At: now - 3000}},
-		{Seq: 2, Event: state.Event{Type: state.TypeTurnStarted, Session: "a", At: now - 2000}},
-		{Seq: 3, Event: state.Event{Type: state.TypeToolStarted, Session: "a", Tool: "<b>Bash</b>", At: now - 1000}},
+	if err := st.Take(ctx, "box", []store.Item{
+		{Seq: 1, Event: &store.Event{Event: state.Event{Type: state.TypeSessionOpened, Session: "a", Cwd: "/src/argon", At: now - 3000}}},
+		{Seq: 2, Event: &store.Event{Event: state.Event{Type: state.TypeTurnStarted, Session: "a", At: now - 2000}}},
+		{Seq: 3, Event: &store.Event{Event: state.Event{Type: state.TypeToolStarted, Session: "a", Tool: "<b>Bash</b>", At: now - 1000}}},
 	}, 3); err != nil {
 		t.Fatal(err)
 	}

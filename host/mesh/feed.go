@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/store"
 	"github.com/notch-web/notch-web/internal/jsonx"
 	"github.com/notch-web/notch-web/internal/logx"
@@ -22,8 +24,9 @@ import (
 
 // The history feed (issue 32): each machine keeps its own lasting history
 // (host/store), and the hub keeps every machine's. The machine's own file
-// is its outbox: every event in it has the machine's own sequence, and the
-// hub holds, per machine, the last it took (store.Last). The hub pulls: a
+// is its outbox: every event, answered card and reported cost in it has
+// the machine's own sequence (one for the three), and the hub holds, per
+// machine, the last it took (store.Last). The hub pulls: a
 // machine says on its own notch.m.<name>.pub.hist how far its history goes
 // (after each write, on every beat and every reconnect); a hub behind that
 // asks the machine on notch.m.<name>.hist — which only that machine hears,
@@ -38,13 +41,14 @@ import (
 
 // Feed bounds.
 const (
-	// DefaultFeedBatch is how many events the hub asks for at once.
+	// DefaultFeedBatch is how many items (events, answers, costs) the hub
+	// asks for at once.
 	DefaultFeedBatch = 500
 	// maxFeedBatch bounds what a batch may hold, whatever is asked.
 	maxFeedBatch = 2000
 	// maxFeedBytes bounds a batch's bytes, under NATS's max_payload (1
-	// MiB) with room for the headers: the machine stops adding events
-	// before it. One event is at most a few tens of KiB (state's bounds).
+	// MiB) with room for the headers: the machine stops adding items
+	// before it. One is at most a few tens of KiB (state's bounds).
 	maxFeedBytes = 768 << 10
 	// maxFeedReply is the most the hub reads of a reply.
 	maxFeedReply = 1 << 20
@@ -56,8 +60,11 @@ const (
 	// feedRounds is how many batches one machine gets in a row before the
 	// others that are waiting.
 	feedRounds = 8
-	// maxAgent bounds an event's agent name.
+	// maxAgent bounds an event's or an answer's agent name.
 	maxAgent = 64
+	// maxWord bounds an answer's by and outcome: words of host's
+	// (ByBoard, OutcomeAllowed …), a later notch-web's among them.
+	maxWord = 32
 )
 
 func histSubject(machine string) string     { return machineSubject(machine, "hist") }
@@ -65,9 +72,9 @@ func histSaysSubject(machine string) string { return machineSubject(machine, pub
 
 // History is the lasting history's side of the feed: *store.Store.
 type History interface {
-	Since(ctx context.Context, after int64, n int) ([]store.Event, error)
+	Since(ctx context.Context, after int64, n int) ([]store.Item, error)
 	Last(ctx context.Context, machine string) (int64, error)
-	Take(ctx context.Context, machine string, evs []store.Event, last int64) error
+	Take(ctx context.Context, machine string, items []store.Item, last int64) error
 	Changes() (<-chan struct{}, func())
 }
 
@@ -77,17 +84,17 @@ type histSays struct {
 	Newest int64 `json:"newest"`
 }
 
-// histAsk is the hub's request: the events after After, at most Max.
+// histAsk is the hub's request: the items after After, at most Max.
 type histAsk struct {
 	After int64 `json:"after"`
 	Max   int   `json:"max"`
 }
 
-// histBatch is a machine's answer: its events after the ask's After, in
-// order; Last, the sequence the batch reaches (past its last event when
-// the machine left some out: a count of context tokens with no turn to
-// take it from); Newest, the last its history holds; Error when it could
-// not read it.
+// histBatch is a machine's answer: its items after the ask's After, in
+// order (Events: the name from when there were only events); Last, the
+// sequence the batch reaches (past its last item when the machine left
+// some out: a count of context tokens with no turn to take it from);
+// Newest, the last its history holds; Error when it could not read it.
 type histBatch struct {
 	Events []wireEvent `json:"events"`
 	Last   int64       `json:"last"`
@@ -95,7 +102,10 @@ type histBatch struct {
 	Error  string      `json:"error,omitempty"`
 }
 
-// wireEvent is one event of a batch.
+// wireEvent is one item of a batch: an event, or (with every event field
+// left out) an answered card or a reported cost. A hub from before answers
+// and costs refuses a batch that holds one (a field it does not know), so
+// its mark stays until it is upgraded, and then it takes them all.
 type wireEvent struct {
 	Seq     int64  `json:"seq"`
 	Session string `json:"session"`
@@ -109,6 +119,83 @@ type wireEvent struct {
 	Title   string `json:"title,omitempty"`
 	Parent  string `json:"parent,omitempty"`
 	Tokens  *int64 `json:"tokens,omitempty"`
+
+	Answer *histAnswer `json:"answer,omitempty"`
+	Cost   *histCost   `json:"cost,omitempty"`
+}
+
+// histAnswer is an answered card (host.RecordedAnswer): who answered it
+// (by) and how, when it was asked and answered (ms).
+type histAnswer struct {
+	Session  string `json:"session"`
+	Call     string `json:"call,omitempty"`
+	Agent    string `json:"agent,omitempty"`
+	Tool     string `json:"tool,omitempty"`
+	By       string `json:"by"`
+	Outcome  string `json:"outcome"`
+	Asked    int64  `json:"asked"`
+	Answered int64  `json:"answered"`
+}
+
+// histCost is a cost an agent reported for a session (store.Cost).
+type histCost struct {
+	Session string  `json:"session"`
+	At      int64   `json:"at"`
+	USD     float64 `json:"usd"`
+}
+
+// toWire is an item as a batch carries it.
+func toWire(it store.Item) wireEvent {
+	switch {
+	case it.Answer != nil:
+		a := it.Answer
+		return wireEvent{Seq: it.Seq, Answer: &histAnswer{Session: a.Session, Call: a.Call, Agent: a.Agent, Tool: a.Tool, By: a.By, Outcome: a.Outcome,
+			Asked: a.Asked.UnixMilli(), Answered: a.Answered.UnixMilli()}}
+	case it.Cost != nil:
+		return wireEvent{Seq: it.Seq, Cost: &histCost{Session: it.Cost.Session, At: it.Cost.At, USD: it.Cost.USD}}
+	}
+	e := it.Event
+	return wireEvent{Seq: it.Seq, Session: e.Session, At: e.At, Type: e.Type, Tool: e.Tool, Outcome: e.Outcome,
+		Agent: e.Agent, Project: e.Project, Cwd: e.Cwd, Title: e.Title, Parent: e.Parent, Tokens: e.Tokens}
+}
+
+// fromWire is a batch's item as the hub takes it, or false when it is not
+// one the hub keeps: an event the vocabulary refuses, an answer or a cost
+// outside the bounds the machine's own would keep, or an item that is
+// more than one of them.
+func fromWire(w wireEvent) (store.Item, bool) {
+	if w.Answer != nil || w.Cost != nil {
+		rest := w
+		rest.Seq, rest.Answer, rest.Cost = 0, nil, nil
+		if rest != (wireEvent{}) || (w.Answer != nil && w.Cost != nil) {
+			return store.Item{}, false
+		}
+	}
+	validAt := func(ms int64) bool { return ms > 0 && ms <= state.MaxAt }
+	switch {
+	case w.Answer != nil:
+		a := w.Answer
+		if !state.ValidSessionID(a.Session) || (a.Call != "" && !state.ValidSessionID(a.Call)) ||
+			len(a.Agent) > maxAgent || textrule.Has(a.Agent) || len(a.Tool) > state.MaxTool || textrule.Has(a.Tool) ||
+			!isToken(a.By, 1, maxWord) || !isToken(a.Outcome, 1, maxWord) || !validAt(a.Asked) || !validAt(a.Answered) {
+			return store.Item{}, false
+		}
+		return store.Item{Seq: w.Seq, Answer: &host.RecordedAnswer{Session: a.Session, Call: a.Call, Agent: a.Agent, Tool: a.Tool,
+			By: a.By, Outcome: a.Outcome, Asked: time.UnixMilli(a.Asked), Answered: time.UnixMilli(a.Answered)}}, true
+	case w.Cost != nil:
+		c := w.Cost
+		// host's rule for a reported cost: a finite amount, not below 0.
+		if !state.ValidSessionID(c.Session) || !validAt(c.At) || !(c.USD >= 0) || math.IsInf(c.USD, 0) {
+			return store.Item{}, false
+		}
+		return store.Item{Seq: w.Seq, Cost: &store.Cost{Session: c.Session, At: c.At, USD: c.USD}}, true
+	}
+	ev := state.Event{Type: w.Type, Session: w.Session, At: w.At, Tool: w.Tool, Outcome: w.Outcome,
+		Project: w.Project, Cwd: w.Cwd, Title: w.Title, Parent: w.Parent, Tokens: w.Tokens}
+	if !validAt(w.At) || ev.Validate() != nil || len(w.Agent) > maxAgent || textrule.Has(w.Agent) {
+		return store.Item{}, false
+	}
+	return store.Item{Seq: w.Seq, Event: &store.Event{Seq: w.Seq, Agent: w.Agent, Event: ev}}, true
 }
 
 // SetHistory gives this notch-web's lasting history to the feed: a joined
@@ -167,11 +254,11 @@ func (n *Node) onHistAsk(m *nats.Msg) {
 	_ = m.Respond(readBatch(ctx, h, ask))
 }
 
-// readBatch is the answer to ask from h: at most ask.Max events (and
+// readBatch is the answer to ask from h: at most ask.Max items (and
 // maxFeedBatch), in at most maxFeedBytes.
 func readBatch(ctx context.Context, h History, ask histAsk) []byte {
 	fail := func() []byte { b, _ := json.Marshal(histBatch{Error: "the history is unavailable here"}); return b }
-	// How far the history goes, read before its events: everything up to
+	// How far the history goes, read before its items: everything up to
 	// it is in the file (or was never written), so a batch that reaches
 	// the end may say it reaches newest.
 	newest, err := h.Last(ctx, store.Local)
@@ -179,28 +266,27 @@ func readBatch(ctx context.Context, h History, ask histAsk) []byte {
 		return fail()
 	}
 	want := min(ask.Max, maxFeedBatch)
-	evs, err := h.Since(ctx, ask.After, want)
+	items, err := h.Since(ctx, ask.After, want)
 	if err != nil {
 		return fail()
 	}
 	b := histBatch{Events: []wireEvent{}, Last: ask.After, Newest: newest}
 	size := 256 // the envelope
-	for _, e := range evs {
-		if e.Type == state.TypeContextTokens && e.Tokens == nil {
-			b.Last = e.Seq // a count with no turn: nothing to send
+	for _, it := range items {
+		if passOver(it) {
+			b.Last = it.Seq // a count with no turn: nothing to send
 			continue
 		}
-		w := wireEvent{Seq: e.Seq, Session: e.Session, At: e.At, Type: e.Type, Tool: e.Tool, Outcome: e.Outcome,
-			Agent: e.Agent, Project: e.Project, Cwd: e.Cwd, Title: e.Title, Parent: e.Parent, Tokens: e.Tokens}
+		w := toWire(it)
 		one, _ := json.Marshal(w)
 		if size+len(one)+1 > maxFeedBytes {
 			break
 		}
 		size += len(one) + 1
 		b.Events = append(b.Events, w)
-		b.Last = e.Seq
+		b.Last = it.Seq
 	}
-	if len(evs) < want && len(b.Events) == len(evs)-passedOver(evs) {
+	if len(items) < want && len(b.Events) == len(items)-passedOver(items) {
 		b.Last = max(b.Last, newest) // the whole rest: nothing lies between
 	}
 	b.Newest = max(b.Newest, b.Last) // events written since newest was read
@@ -208,11 +294,16 @@ func readBatch(ctx context.Context, h History, ask histAsk) []byte {
 	return data
 }
 
-// passedOver counts the events readBatch leaves out.
-func passedOver(evs []store.Event) int {
+// passOver reports whether readBatch leaves it out: a count with no turn.
+func passOver(it store.Item) bool {
+	return it.Event != nil && it.Event.Type == state.TypeContextTokens && it.Event.Tokens == nil
+}
+
+// passedOver counts the items readBatch leaves out.
+func passedOver(items []store.Item) int {
 	n := 0
-	for _, e := range evs {
-		if e.Type == state.TypeContextTokens && e.Tokens == nil {
+	for _, it := range items {
+		if passOver(it) {
 			n++
 		}
 	}
@@ -343,7 +434,7 @@ func (n *Node) pull(ctx context.Context, name string, target int64) int64 {
 			n.feedProblem(name, "the machine did not answer", err)
 			return 0 // its next word (a beat) tries again
 		}
-		evs, last, newest, skipped, err := decodeBatch(msg.Data, mark, f.batch)
+		items, last, newest, skipped, err := decodeBatch(msg.Data, mark, f.batch)
 		if err != nil {
 			n.feedProblem(name, "the machine's batch was refused", err)
 			return 0
@@ -351,12 +442,12 @@ func (n *Node) pull(ctx context.Context, name string, target int64) int64 {
 		if !n.hub.active(name) {
 			return 0 // revoked while the batch was on its way
 		}
-		if err := h.Take(ctx, name, evs, last); err != nil {
+		if err := h.Take(ctx, name, items, last); err != nil {
 			n.feedProblem(name, "the hub's history is unavailable", err)
 			return 0
 		}
 		if skipped > 0 {
-			n.log.Warn("events of a machine's history left out", "log_type", logx.TypeHistory,
+			n.log.Warn("items of a machine's history left out", "log_type", logx.TypeHistory,
 				slog.Group("data", "machine", name, "skipped", skipped, "upTo", last))
 		}
 		f.mu.Lock()
@@ -403,12 +494,12 @@ func (n *Node) feedProblem(name, what string, err error) {
 var ErrBatch = errors.New("not a batch of this machine's history")
 
 // decodeBatch reads a machine's answer to an ask for what follows after,
-// at most max events, strictly: one JSON object of known fields, events in
+// at most max items, strictly: one JSON object of known fields, items in
 // order of their sequence past after, Last and Newest where they must be.
-// An event that is not one of the vocabulary's (a field too long, a
-// control character, an unknown type) is left out and counted; the batch
-// still moves the mark to Last.
-func decodeBatch(data []byte, after int64, maxEvents int) (evs []store.Event, last, newest int64, skipped int, err error) {
+// An item that is not one the hub keeps (fromWire: a field too long, a
+// control character, an unknown type, an answer's word that is not one)
+// is left out and counted; the batch still moves the mark to Last.
+func decodeBatch(data []byte, after int64, maxItems int) (items []store.Item, last, newest int64, skipped int, err error) {
 	if len(data) > maxFeedReply {
 		return nil, 0, 0, 0, fmt.Errorf("%w: %d bytes", ErrBatch, len(data))
 	}
@@ -419,26 +510,25 @@ func decodeBatch(data []byte, after int64, maxEvents int) (evs []store.Event, la
 	if b.Error != "" {
 		return nil, 0, 0, 0, fmt.Errorf("the machine says: %s", state.Cut(state.CleanText(b.Error), 200))
 	}
-	if len(b.Events) > maxEvents {
-		return nil, 0, 0, 0, fmt.Errorf("%w: %d events, asked for %d", ErrBatch, len(b.Events), maxEvents)
+	if len(b.Events) > maxItems {
+		return nil, 0, 0, 0, fmt.Errorf("%w: %d items, asked for %d", ErrBatch, len(b.Events), maxItems)
 	}
 	if b.Last < after || b.Last > maxSeq || b.Newest < b.Last || b.Newest > maxSeq {
 		return nil, 0, 0, 0, fmt.Errorf("%w: it reaches %d of %d, asked after %d", ErrBatch, b.Last, b.Newest, after)
 	}
 	prev := after
-	evs = make([]store.Event, 0, len(b.Events))
+	items = make([]store.Item, 0, len(b.Events))
 	for _, w := range b.Events {
 		if w.Seq <= prev || w.Seq > b.Last {
-			return nil, 0, 0, 0, fmt.Errorf("%w: event %d out of order (after %d, the batch reaches %d)", ErrBatch, w.Seq, prev, b.Last)
+			return nil, 0, 0, 0, fmt.Errorf("%w: item %d out of order (after %d, the batch reaches %d)", ErrBatch, w.Seq, prev, b.Last)
 		}
 		prev = w.Seq
-		ev := state.Event{Type: w.Type, Session: w.Session, At: w.At, Tool: w.Tool, Outcome: w.Outcome,
-			Project: w.Project, Cwd: w.Cwd, Title: w.Title, Parent: w.Parent, Tokens: w.Tokens}
-		if w.At <= 0 || ev.Validate() != nil || len(w.Agent) > maxAgent || textrule.Has(w.Agent) {
+		it, ok := fromWire(w)
+		if !ok {
 			skipped++
 			continue
 		}
-		evs = append(evs, store.Event{Seq: w.Seq, Agent: w.Agent, Event: ev})
+		items = append(items, it)
 	}
-	return evs, b.Last, b.Newest, skipped, nil
+	return items, b.Last, b.Newest, skipped, nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/store"
+	"github.com/notch-web/notch-web/internal/textrule"
 	"github.com/notch-web/notch-web/internal/waitfor"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
@@ -207,17 +208,27 @@ var feedDay0 = time.Date(2026, 12, 2, 8, 0, 0, 0, time.Local)
 
 // session records the machine's i-th session of the day, every 15 minutes
 // from 08:00: opened, titled, three turns of tools (an error in some, an
-// approval in the last, a context count after each), ended.
+// approval in the last, answered on the board or in the terminal, a
+// context count and a cost reported after each), ended.
 func (m *feedMachine) session(t *testing.T, i int) {
 	t.Helper()
 	id := fmt.Sprintf("%s-s%d", m.name, i)
 	at := feedDay0.Add(time.Duration(i) * 15 * time.Minute)
 	var evs []state.Event
+	var asked time.Time
 	add := func(e state.Event) {
 		at = at.Add(20 * time.Second)
 		e.Session, e.At = id, at.UnixMilli()
 		evs = append(evs, e)
+		if e.Type == state.TypeApprovalRequested {
+			asked = at
+		}
 	}
+	type cost struct {
+		usd float64
+		at  time.Time
+	}
+	var costs []cost
 	add(state.Event{Type: state.TypeSessionOpened, Cwd: fmt.Sprintf("/src/proj-%d", i%3)})
 	add(state.Event{Type: state.TypeSessionTitled, Title: fmt.Sprintf("%s task %d", m.name, i)})
 	for turn := range 3 {
@@ -231,16 +242,27 @@ func (m *feedMachine) session(t *testing.T, i int) {
 		if turn == 2 {
 			add(state.Event{Type: state.TypeApprovalRequested, Tool: "Write"})
 			add(state.Event{Type: state.TypeApprovalResolved, Outcome: state.OutcomeAllowedOnce})
+			by := host.ByBoard
+			if i%2 == 1 {
+				by = host.ByTerminal
+			}
+			defer m.hist.RecordAnswer(host.RecordedAnswer{Session: id, Call: fmt.Sprintf("toolu_%d", i), Agent: "claude-code", Tool: "Write",
+				By: by, Outcome: host.OutcomeAllowed, Asked: asked, Answered: at})
 			add(state.Event{Type: state.TypeToolStarted, Tool: "Write"})
 			add(state.Event{Type: state.TypeToolEnded, Tool: "Write", Outcome: state.OutcomeOK})
 		}
 		tokens := int64(1000 * (turn + 1))
 		add(state.Event{Type: state.TypeContextTokens, Tokens: &tokens})
 		add(state.Event{Type: state.TypeTurnEnded, Outcome: state.OutcomeCompleted})
+		costs = append(costs, cost{float64(turn+1)*0.125 + float64(i)/64, at})
 	}
 	add(state.Event{Type: state.TypeSessionEnded, Outcome: state.OutcomeCompleted})
 	if _, err := m.board.Ingest(evs, at); err != nil {
 		t.Fatal(err)
+	}
+	// After the events, as a card's end and a statusline report come.
+	for _, c := range costs {
+		m.hist.RecordCost(id, c.usd, c.at)
 	}
 }
 
@@ -264,33 +286,42 @@ func (m *feedMachine) newest(t *testing.T) int64 {
 	return n
 }
 
-// sessionsOf are a store's sessions of machine with their turns, as
-// comparable values (the machine left out: Local on its own store).
-func sessionsOf(t *testing.T, st *store.Store, machine string) map[string]any {
+// sessionsOf are a store's sessions of machine with their turns and
+// answers, as comparable values (the machine left out: Local on its own
+// store).
+func sessionsOf(t *testing.T, st *store.Store, machine string) map[string]fedSession {
 	t.Helper()
 	ctx := context.Background()
 	rows, _, err := st.Sessions(ctx, store.Query{Machine: machine, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]any{}
+	out := map[string]fedSession{}
 	for _, r := range rows {
 		turns, err := st.Turns(ctx, machine, r.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
+		answers, err := st.Answers(ctx, machine, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
 		r.Machine = ""
-		out[r.ID] = struct {
-			S store.Session
-			T []store.Turn
-		}{r, turns}
+		out[r.ID] = fedSession{r, turns, answers}
 	}
 	return out
 }
 
+// fedSession is a session as sessionsOf compares it.
+type fedSession struct {
+	S store.Session
+	T []store.Turn
+	A []store.Answer
+}
+
 // waitFed waits until the hub holds everything each machine's history
-// holds now, then checks that it holds each of their sessions and turns
-// exactly as the machine does: once.
+// holds now, then checks that it holds each of their sessions, turns and
+// answers exactly as the machine does, with the same costs: once.
 func waitFed(t *testing.T, hub *feedHub, ms ...*feedMachine) {
 	t.Helper()
 	ctx := context.Background()
@@ -307,22 +338,35 @@ func waitFed(t *testing.T, hub *feedHub, ms ...*feedMachine) {
 	}
 }
 
-// dayTotals are the synthetic day's sessions and turns in a store.
-func dayTotals(t *testing.T, st *store.Store) (sessions, turns int) {
+// dayTotals are the synthetic day's sessions, turns and cost in a store.
+func dayTotals(t *testing.T, st *store.Store) (sessions, turns int, usd float64) {
 	t.Helper()
 	flushStore(t, st)
 	bars, err := st.Days(context.Background(), feedDay0, 1)
 	if err != nil || len(bars) != 1 {
 		t.Fatal(bars, err)
 	}
-	return bars[0].Sessions, bars[0].Turns
+	if bars[0].CostUSD != nil {
+		usd = *bars[0].CostUSD
+	}
+	return bars[0].Sessions, bars[0].Turns, usd
+}
+
+// answersOf counts a store's answers of machine, each session's.
+func answersOf(t *testing.T, st *store.Store, machine string) int {
+	t.Helper()
+	n := 0
+	for _, v := range sessionsOf(t, st, machine) {
+		n += len(v.A)
+	}
+	return n
 }
 
 // TestHistoryFeed is issue 32's many machines: a hub and two machines on
 // loopback, a day of sessions on each, one machine's link cut mid-day
 // while it goes on recording, then restored — and the hub holds every
-// session and turn of both, each once, as each machine's own history
-// does. The outage here is as long as the sessions it spans take to
+// session, turn, answer and cost of both, each once, as each machine's
+// own history does. The outage here is as long as the sessions it spans take to
 // record (the real minute is docs/history.md's run by hand).
 func TestHistoryFeed(t *testing.T) {
 	hub := startFeedHub(t, t.TempDir(), 50, nil)
@@ -355,11 +399,16 @@ func TestHistoryFeed(t *testing.T) {
 		beta.session(t, i)
 	}
 	waitFed(t, hub, alpha, beta)
-	hs, ht := dayTotals(t, hub.hist)
-	as, at := dayTotals(t, alpha.hist)
-	bs, bt := dayTotals(t, beta.hist)
-	if as != day || bs != day || at != 3*day || hs != as+bs || ht != at+bt {
-		t.Errorf("the day on the hub: %d sessions, %d turns; alpha %d, %d; beta %d, %d: want the machines' sums", hs, ht, as, at, bs, bt)
+	hs, ht, hc := dayTotals(t, hub.hist)
+	as, at, ac := dayTotals(t, alpha.hist)
+	bs, bt, bc := dayTotals(t, beta.hist)
+	if as != day || bs != day || at != 3*day || hs != as+bs || ht != at+bt || ac == 0 || hc != ac+bc {
+		t.Errorf("the day on the hub: %d sessions, %d turns, $%v; alpha %d, %d, $%v; beta %d, %d, $%v: want the machines' sums",
+			hs, ht, hc, as, at, ac, bs, bt, bc)
+	}
+	ha, aa, ba := answersOf(t, hub.hist, "alpha")+answersOf(t, hub.hist, "beta"), answersOf(t, alpha.hist, store.Local), answersOf(t, beta.hist, store.Local)
+	if aa != day || ba != day || ha != aa+ba {
+		t.Errorf("answers: %d on the hub, alpha %d, beta %d: want one a session, each on the hub once", ha, aa, ba)
 	}
 
 	// Every batch sent again (the hub forgets how far it got): nothing
@@ -386,8 +435,11 @@ func TestHistoryFeed(t *testing.T) {
 		t.Errorf("%d batches sent again, want every one", again)
 	}
 	waitFed(t, hub, alpha, beta)
-	if hs2, ht2 := dayTotals(t, hub.hist); hs2 != hs || ht2 != ht {
-		t.Errorf("after every batch again: %d sessions, %d turns; want %d, %d", hs2, ht2, hs, ht)
+	if hs2, ht2, hc2 := dayTotals(t, hub.hist); hs2 != hs || ht2 != ht || hc2 != hc {
+		t.Errorf("after every batch again: %d sessions, %d turns, $%v; want %d, %d, $%v", hs2, ht2, hc2, hs, ht, hc)
+	}
+	if ha2 := answersOf(t, hub.hist, "alpha") + answersOf(t, hub.hist, "beta"); ha2 != ha {
+		t.Errorf("after every batch again: %d answers, want %d", ha2, ha)
 	}
 }
 
@@ -490,12 +542,17 @@ func TestHistoryFeedRefusesForgery(t *testing.T) {
 // fakeHistory is a machine's history for readBatch; stale, its Last says
 // one event less than Since finds (one written between the two reads).
 type fakeHistory struct {
-	evs   []store.Event
+	evs   []store.Item
 	stale bool
 }
 
-func (h fakeHistory) Since(_ context.Context, after int64, n int) ([]store.Event, error) {
-	var out []store.Event
+// event is e as an item of a machine's outbox at seq.
+func event(seq int64, e state.Event) store.Item {
+	return store.Item{Seq: seq, Event: &store.Event{Seq: seq, Event: e}}
+}
+
+func (h fakeHistory) Since(_ context.Context, after int64, n int) ([]store.Item, error) {
+	var out []store.Item
 	for _, e := range h.evs {
 		if e.Seq > after && len(out) < n {
 			out = append(out, e)
@@ -514,8 +571,8 @@ func (h fakeHistory) Last(context.Context, string) (int64, error) {
 	return h.evs[len(h.evs)-1].Seq, nil
 }
 
-func (fakeHistory) Take(context.Context, string, []store.Event, int64) error { return nil }
-func (fakeHistory) Changes() (<-chan struct{}, func())                       { return nil, func() {} }
+func (fakeHistory) Take(context.Context, string, []store.Item, int64) error { return nil }
+func (fakeHistory) Changes() (<-chan struct{}, func())                      { return nil, func() {} }
 
 // TestReadBatch: a machine's batches stay under NATS's max_payload however
 // large its events, reach their end, and say where they stop.
@@ -523,10 +580,10 @@ func TestReadBatch(t *testing.T) {
 	big := strings.Repeat("<é>", state.MaxTitle/3)
 	var h fakeHistory
 	for i := range 400 {
-		h.evs = append(h.evs, store.Event{Seq: int64(1000 + 2*i), Event: state.Event{Type: state.TypeSessionOpened, Session: fmt.Sprint("s", i),
-			At: feedDay0.UnixMilli(), Title: big, Project: big, Cwd: "/" + strings.Repeat("<dir>", 800)}})
+		h.evs = append(h.evs, event(int64(1000+2*i), state.Event{Type: state.TypeSessionOpened, Session: fmt.Sprint("s", i),
+			At: feedDay0.UnixMilli(), Title: big, Project: big, Cwd: "/" + strings.Repeat("<dir>", 800)}))
 	}
-	h.evs = append(h.evs, store.Event{Seq: 2000, Event: state.Event{Type: state.TypeContextTokens, Session: "s1", At: feedDay0.UnixMilli()}}) // no turn: no count
+	h.evs = append(h.evs, event(2000, state.Event{Type: state.TypeContextTokens, Session: "s1", At: feedDay0.UnixMilli()})) // no turn: no count
 	after, batches := int64(0), 0
 	for after < 2000 {
 		data := readBatch(context.Background(), h, histAsk{After: after, Max: 500})
@@ -551,9 +608,9 @@ func TestReadBatch(t *testing.T) {
 	}
 	// An event written between the machine's two reads: the batch says its
 	// history goes as far as the batch does.
-	w := fakeHistory{stale: true, evs: []store.Event{
-		{Seq: 1, Event: state.Event{Type: state.TypeSessionOpened, Session: "a", At: feedDay0.UnixMilli()}},
-		{Seq: 2, Event: state.Event{Type: state.TypeTurnStarted, Session: "a", At: feedDay0.UnixMilli()}},
+	w := fakeHistory{stale: true, evs: []store.Item{
+		event(1, state.Event{Type: state.TypeSessionOpened, Session: "a", At: feedDay0.UnixMilli()}),
+		event(2, state.Event{Type: state.TypeTurnStarted, Session: "a", At: feedDay0.UnixMilli()}),
 	}}
 	if evs, last, newest, _, err := decodeBatch(readBatch(context.Background(), w, histAsk{Max: 500}), 0, 500); err != nil || len(evs) != 2 || last != 2 || newest != 2 {
 		t.Errorf("a write between the reads: %d events to %d of %d, %v; want 2 to 2 of 2", len(evs), last, newest, err)
@@ -597,6 +654,25 @@ var feedSeeds = []struct {
 	{"a control character in a title left out", `{"events":[{"seq":11,"session":"a","at":5,"type":"session.titled","title":"x\u001b[2J"}],"last":11,"newest":11}`, true, 0, 1},
 	{"no time left out", `{"events":[{"seq":11,"session":"a","at":0,"type":"turn.started"}],"last":11,"newest":11}`, true, 0, 1},
 	{"a hostile agent left out", `{"events":[{"seq":11,"session":"a","at":5,"type":"turn.started","agent":"x\u200by"}],"last":11,"newest":11}`, true, 0, 1},
+	// Answers and costs: an item with no event field and one of them.
+	{"an answer", `{"events":[{"seq":11,"answer":{"session":"a","call":"toolu_1","agent":"claude-code","tool":"Bash","by":"board","outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 1, 0},
+	{"a cost", `{"events":[{"seq":12,"cost":{"session":"a","at":5,"usd":0.25}}],"last":12,"newest":12}`, true, 1, 0},
+	{"an event, an answer, a cost", `{"events":[{"seq":11,"session":"a","at":5,"type":"turn.started"},{"seq":12,"answer":{"session":"a","by":"terminal","outcome":"denied","asked":5,"answered":6}},{"seq":13,"cost":{"session":"a","at":6,"usd":0}}],"last":13,"newest":13}`, true, 3, 0},
+	{"an answer with an event's fields left out", `{"events":[{"seq":11,"session":"a","at":5,"type":"turn.started","answer":{"session":"a","by":"board","outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 0, 1},
+	{"an answer and a cost in one left out", `{"events":[{"seq":11,"answer":{"session":"a","by":"board","outcome":"allowed","asked":5,"answered":7},"cost":{"session":"a","at":5,"usd":1}}],"last":11,"newest":11}`, true, 0, 1},
+	{"an answer without its by left out", `{"events":[{"seq":11,"answer":{"session":"a","by":"","outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 0, 1},
+	{"an answer by a hostile word left out", `{"events":[{"seq":11,"answer":{"session":"a","by":"board\u202e","outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 0, 1},
+	{"an answer with a control character in its tool left out", `{"events":[{"seq":11,"answer":{"session":"a","tool":"x\u001b[2J","by":"board","outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 0, 1},
+	{"an answer of a bidi session left out", `{"events":[{"seq":11,"answer":{"session":"a\u202eb","by":"board","outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 0, 1},
+	{"an answer never asked left out", `{"events":[{"seq":11,"answer":{"session":"a","by":"board","outcome":"allowed","asked":0,"answered":7}}],"last":11,"newest":11}`, true, 0, 1},
+	{"an answer past the year 9999 left out", `{"events":[{"seq":11,"answer":{"session":"a","by":"board","outcome":"allowed","asked":5,"answered":253402300800000}}],"last":11,"newest":11}`, true, 0, 1},
+	{"a negative cost left out", `{"events":[{"seq":11,"cost":{"session":"a","at":5,"usd":-1}}],"last":11,"newest":11}`, true, 0, 1},
+	{"a cost at no time left out", `{"events":[{"seq":11,"cost":{"session":"a","at":0,"usd":1}}],"last":11,"newest":11}`, true, 0, 1},
+	{"a cost with no session left out", `{"events":[{"seq":11,"cost":{"session":"","at":5,"usd":1}}],"last":11,"newest":11}`, true, 0, 1},
+	{"a cost beyond a float", `{"events":[{"seq":11,"cost":{"session":"a","at":5,"usd":1e400}}],"last":11,"newest":11}`, false, 0, 0},
+	{"a cost as text", `{"events":[{"seq":11,"cost":{"session":"a","at":5,"usd":"1"}}],"last":11,"newest":11}`, false, 0, 0},
+	{"an answer naming a machine", `{"events":[{"seq":11,"answer":{"session":"a","by":"board","outcome":"allowed","asked":5,"answered":7,"machine":"alpha"}}],"last":11,"newest":11}`, false, 0, 0},
+	{"an answer out of order", `{"events":[{"seq":12,"cost":{"session":"a","at":5,"usd":1}},{"seq":11,"answer":{"session":"a","by":"board","outcome":"allowed","asked":5,"answered":7}}],"last":12,"newest":12}`, false, 0, 0},
 	{"the machine's error", `{"events":[],"last":0,"newest":0,"error":"unavailable"}`, false, 0, 0},
 	{"a machine named", `{"events":[{"seq":11,"session":"a","at":5,"type":"turn.started","machine":"alpha"}],"last":11,"newest":11}`, false, 0, 0},
 	{"an unknown field", `{"events":[],"last":10,"newest":10,"machine":"alpha"}`, false, 0, 0},
@@ -635,8 +711,8 @@ func TestDecodeBatch(t *testing.T) {
 }
 
 // FuzzDecodeBatch: whatever a machine answers, the hub either refuses it
-// whole or takes events in order past the ask, within the batch, each one
-// of the vocabulary's.
+// whole or takes items in order past the ask, within the batch, each one
+// event of the vocabulary's, one answer or one cost within their bounds.
 func FuzzDecodeBatch(f *testing.F) {
 	for _, c := range feedSeeds { // the table's batches: good, hostile, malformed
 		f.Add([]byte(c.data))
@@ -650,11 +726,29 @@ func FuzzDecodeBatch(f *testing.F) {
 			t.Fatalf("%d events to %d of %d", len(evs), last, newest)
 		}
 		prev := int64(10)
-		for _, e := range evs {
-			if e.Seq <= prev || e.Seq > last || e.Machine != "" || e.Event.Validate() != nil {
-				t.Fatalf("event %+v after %d", e, prev)
+		for _, it := range evs {
+			if it.Seq <= prev || it.Seq > last {
+				t.Fatalf("item %d after %d, the batch reaching %d", it.Seq, prev, last)
 			}
-			prev = e.Seq
+			prev = it.Seq
+			switch {
+			case it.Event != nil && it.Answer == nil && it.Cost == nil:
+				if e := it.Event; e.Machine != "" || e.Seq != it.Seq || e.Event.Validate() != nil {
+					t.Fatalf("event %+v at %d", e, it.Seq)
+				}
+			case it.Answer != nil && it.Event == nil && it.Cost == nil:
+				a := it.Answer
+				if !state.ValidSessionID(a.Session) || a.By == "" || a.Outcome == "" || textrule.Has(a.By+a.Outcome+a.Tool+a.Agent+a.Call) ||
+					a.Asked.UnixMilli() <= 0 || a.Answered.UnixMilli() > state.MaxAt {
+					t.Fatalf("answer %+v at %d", a, it.Seq)
+				}
+			case it.Cost != nil && it.Event == nil && it.Answer == nil:
+				if c := it.Cost; !state.ValidSessionID(c.Session) || !(c.USD >= 0) || c.At <= 0 || c.At > state.MaxAt {
+					t.Fatalf("cost %+v at %d", c, it.Seq)
+				}
+			default:
+				t.Fatalf("item %d is not one of an event, an answer and a cost: %+v", it.Seq, it)
+			}
 		}
 		_, _ = json.Marshal(evs)
 	})

@@ -65,7 +65,7 @@ type Store struct {
 
 	mu      sync.Mutex
 	problem string // "" healthy
-	oseq    int64  // the last local event's sequence (the writer's)
+	oseq    int64  // the last sequence given to a local event, answer or cost (the writer's)
 	marked  int64  // the writer's: oseq as the feeds table has it
 	open    map[turnKey]*openTurn
 	dirty   map[int64]bool // the writer's: days whose totals the batch changed
@@ -339,6 +339,30 @@ var migrations = []string{
 	CREATE INDEX spans_status ON spans (status, from_ms, to_ms);
 	CREATE TABLE days_stale (day INTEGER PRIMARY KEY);
 	INSERT INTO days_stale SELECT day FROM days;`,
+	// 4: answers and costs are fed too: they take their machine's sequence
+	// as its events do (one outbox, one mark), each once by (machine,
+	// oseq). This host's rows from before get the numbers after its mark,
+	// in the order they happened (a session's costs in order, its last
+	// last), so a hub takes them after every event it already has; a file
+	// that never gave a number starts at its clock, as Open does.
+	`ALTER TABLE answers ADD COLUMN oseq INTEGER;
+	ALTER TABLE costs ADD COLUMN oseq INTEGER;
+	CREATE TEMP TABLE outbox AS
+		SELECT kind, session, k1, k2, (SELECT CASE WHEN b > 0 THEN b ELSE CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER) END
+				FROM (SELECT max(coalesce((SELECT max(oseq) FROM events WHERE machine = '` + Local + `'), 0),
+					coalesce((SELECT oseq FROM feeds WHERE machine = '` + Local + `'), 0)) AS b))
+			+ row_number() OVER (ORDER BY t, kind, session, k1, k2) AS oseq
+		FROM (SELECT 0 AS kind, session, call AS k1, asked_ms AS k2, answered_ms AS t FROM answers WHERE machine = '` + Local + `'
+			UNION ALL SELECT 1, session, '', at_ms, at_ms FROM costs WHERE machine = '` + Local + `');
+	UPDATE answers SET oseq = o.oseq FROM outbox o
+		WHERE o.kind = 0 AND answers.machine = '` + Local + `' AND answers.session = o.session AND answers.call = o.k1 AND answers.asked_ms = o.k2;
+	UPDATE costs SET oseq = o.oseq FROM outbox o
+		WHERE o.kind = 1 AND costs.machine = '` + Local + `' AND costs.session = o.session AND costs.at_ms = o.k2;
+	INSERT INTO feeds (machine, oseq) SELECT '` + Local + `', oseq FROM outbox WHERE oseq = (SELECT max(oseq) FROM outbox)
+		ON CONFLICT (machine) DO UPDATE SET oseq = max(oseq, excluded.oseq);
+	DROP TABLE outbox;
+	CREATE UNIQUE INDEX answers_oseq ON answers (machine, oseq);
+	CREATE UNIQUE INDEX costs_oseq ON costs (machine, oseq);`,
 }
 
 // Version is the schema version this build writes.

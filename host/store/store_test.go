@@ -43,6 +43,15 @@ func open(t *testing.T, now *time.Time, o Options) *Store {
 	return s
 }
 
+// items are evs as a batch's items, each at its own sequence.
+func items(evs ...Event) []Item {
+	out := make([]Item, len(evs))
+	for i := range evs {
+		out[i] = Item{Seq: evs[i].Seq, Event: &evs[i]}
+	}
+	return out
+}
+
 func flush(t *testing.T, s *Store) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -202,7 +211,7 @@ func TestAReplayCountsNothingTwice(t *testing.T) {
 	ctx := context.Background()
 	take := func(evs []Event) {
 		t.Helper()
-		if err := s.Take(ctx, "box", evs, evs[len(evs)-1].Seq); err != nil {
+		if err := s.Take(ctx, "box", items(evs...), evs[len(evs)-1].Seq); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -223,7 +232,7 @@ func TestAReplayCountsNothingTwice(t *testing.T) {
 	}
 	// The batch's machine is the one Take names, whatever the events say;
 	// this host's own name and a sequence-less event are refused.
-	if err := s.Take(ctx, "eve", []Event{{Machine: "box", Seq: 5, Event: state.Event{Type: state.TypeTurnStarted, Session: "x", At: at(4 * time.Minute)}}}, 5); err != nil {
+	if err := s.Take(ctx, "eve", items(Event{Machine: "box", Seq: 5, Event: state.Event{Type: state.TypeTurnStarted, Session: "x", At: at(4 * time.Minute)}}), 5); err != nil {
 		t.Fatal(err)
 	}
 	if turns, _ := s.Turns(ctx, "box", "x"); len(turns) != 1 {
@@ -233,7 +242,7 @@ func TestAReplayCountsNothingTwice(t *testing.T) {
 		machine string
 		seq     int64
 	}{{Local, 6}, {"", 6}, {"box", 0}, {"box", 9}} {
-		if err := s.Take(ctx, bad.machine, []Event{{Seq: bad.seq, Event: state.Event{Type: state.TypeTurnStarted, Session: "x", At: at(5 * time.Minute)}}}, 6); !errors.Is(err, ErrFeed) {
+		if err := s.Take(ctx, bad.machine, items(Event{Seq: bad.seq, Event: state.Event{Type: state.TypeTurnStarted, Session: "x", At: at(5 * time.Minute)}}), 6); !errors.Is(err, ErrFeed) {
 			t.Errorf("Take(%q, seq %d): %v, want ErrFeed", bad.machine, bad.seq, err)
 		}
 	}
@@ -264,7 +273,7 @@ func TestMarksOutliveForgetting(t *testing.T) {
 		s.RecordEvents([]host.RecordedEvent{{Event: state.Event{Type: state.TypeSessionOpened, Session: "a", At: at(0)}},
 			{Event: state.Event{Type: state.TypeSessionOpened, Session: "b", At: at(time.Minute)}}})
 		flush(t, s)
-		if err := s.Take(ctx, "box", []Event{{Seq: 7, Event: state.Event{Type: state.TypeSessionOpened, Session: "x", At: at(0)}}}, 9); err != nil {
+		if err := s.Take(ctx, "box", items(Event{Seq: 7, Event: state.Event{Type: state.TypeSessionOpened, Session: "x", At: at(0)}}), 9); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.Forget(ctx, "b"); err != nil {
@@ -281,12 +290,12 @@ func TestMarksOutliveForgetting(t *testing.T) {
 		s.RecordEvents([]host.RecordedEvent{{Event: state.Event{Type: state.TypeSessionOpened, Session: "c", At: at(2 * time.Minute)}}})
 		flush(t, s)
 		evs, _ := s.Since(ctx, 0, 10)
-		if len(evs) != 2 || evs[0].Session != "a" || evs[1].Session != "c" || evs[1].Seq != evs[0].Seq+2 {
+		if len(evs) != 2 || evs[0].Event == nil || evs[0].Event.Session != "a" || evs[1].Event == nil || evs[1].Event.Session != "c" || evs[1].Seq != evs[0].Seq+2 {
 			t.Errorf("own events after forgetting the newest and a restart: %+v; want a (n) and c (n+2): n+1 is not given again", evs)
 		}
 	})
 	// A new file (the old one moved aside) goes on beyond the old one's.
-	var first []Event
+	var first []Item
 	run(func(s *Store) { first, _ = s.Since(ctx, 0, 1) })
 	for _, f := range []string{path, path + "-wal", path + "-shm"} {
 		os.Remove(f)

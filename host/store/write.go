@@ -28,15 +28,17 @@ type Event struct {
 type fact struct {
 	ev     *Event
 	answer *host.RecordedAnswer
-	cost   *costFact
+	cost   *Cost
 	feed   *feedFact     // another machine's batch (Take)
 	done   chan struct{} // Flush's marker
 }
 
-type costFact struct {
-	session string
-	usd     float64
-	at      int64
+// Cost is what an agent reported a session has cost so far: USD, at At
+// (ms since the epoch). The store keeps a row each time it changes.
+type Cost struct {
+	Session string
+	USD     float64
+	At      int64
 }
 
 // Batching: the writer takes what has queued, up to batchMax facts, in one
@@ -64,7 +66,7 @@ func (s *Store) RecordAnswer(a host.RecordedAnswer) { s.put(fact{answer: &a}) }
 
 // RecordCost is host.Recorder's: the cost an agent reports for a session.
 func (s *Store) RecordCost(session string, usd float64, at time.Time) {
-	s.put(fact{cost: &costFact{session: session, usd: usd, at: at.UnixMilli()}})
+	s.put(fact{cost: &Cost{Session: session, USD: usd, At: at.UnixMilli()}})
 }
 
 // put queues f, or drops it when the queue is full (counted, logged at the
@@ -218,9 +220,9 @@ func (s *Store) write(batch []fact) {
 			case f.ev != nil:
 				err = s.applyEvent(ctx, tx, f.ev)
 			case f.answer != nil:
-				err = s.applyAnswer(ctx, tx, f.answer)
+				err = s.applyAnswer(ctx, tx, Local, 0, f.answer)
 			case f.cost != nil:
-				err = s.applyCost(ctx, tx, f.cost)
+				err = s.applyCost(ctx, tx, Local, 0, f.cost)
 			case f.feed != nil:
 				err = s.applyFeed(ctx, tx, f.feed)
 			}
@@ -323,7 +325,7 @@ func (s *Store) applyEvent(ctx context.Context, tx dbtx, e *Event) error {
 			return nil // a replay: counted already
 		}
 	}
-	if e.Type == state.TypeContextTokens && !s.knows(ctx, tx, e) {
+	if e.Type == state.TypeContextTokens && !s.knows(ctx, tx, e.Machine, e.Session) {
 		return nil
 	}
 	if err := s.session(ctx, tx, e); err != nil {
@@ -403,14 +405,14 @@ func (s *Store) applyEvent(ctx context.Context, tx dbtx, e *Event) error {
 	return s.span(ctx, tx, e)
 }
 
-// knows reports whether the store has the event's session (a count for a
-// session it never saw opens nothing).
-func (s *Store) knows(ctx context.Context, tx dbtx, e *Event) bool {
-	if s.rows[turnKey{e.Machine, e.Session}] != nil {
+// knows reports whether the store has machine's session (a count, or
+// another machine's answer, for a session it does not hold opens nothing).
+func (s *Store) knows(ctx context.Context, tx dbtx, machine, session string) bool {
+	if s.rows[turnKey{machine, session}] != nil {
 		return true
 	}
 	var one int
-	return tx.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE machine = ? AND id = ?`, e.Machine, e.Session).Scan(&one) == nil
+	return tx.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE machine = ? AND id = ?`, machine, session).Scan(&one) == nil
 }
 
 // span moves a session's status band on, when the event changes it.
@@ -700,33 +702,65 @@ func (s *Store) turn(ctx context.Context, tx dbtx, k turnKey) (*openTurn, error)
 	return t, nil
 }
 
-func (s *Store) applyAnswer(ctx context.Context, tx dbtx, a *host.RecordedAnswer) error {
-	_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO answers (machine, session, call, asked_ms, answered_ms, agent, tool, by, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		Local, a.Session, a.Call, a.Asked.UnixMilli(), a.Answered.UnixMilli(), a.Agent, state.Cut(a.Tool, 100), a.By, a.Outcome)
-	return err
+// applyAnswer writes an answered card of machine's. This host's own takes
+// the next of its sequence, so the feed sends it as it sends events;
+// another machine's comes with its own (seq) and is written once, and only
+// for a session the store holds: one forgotten or pruned here is not
+// brought back by its answers.
+func (s *Store) applyAnswer(ctx context.Context, tx dbtx, machine string, seq int64, a *host.RecordedAnswer) error {
+	local := machine == Local
+	if local {
+		seq = s.oseq + 1
+	} else if !s.knows(ctx, tx, machine, a.Session) {
+		return nil
+	}
+	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO answers (machine, session, call, asked_ms, answered_ms, agent, tool, by, outcome, oseq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		machine, a.Session, a.Call, a.Asked.UnixMilli(), a.Answered.UnixMilli(), a.Agent, state.Cut(a.Tool, 100), a.By, a.Outcome, seq)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 1 && local {
+		s.oseq = seq // a card recorded twice takes no second number
+	}
+	return nil
 }
 
-func (s *Store) applyCost(ctx context.Context, tx dbtx, c *costFact) error {
+// applyCost writes a cost an agent reported for machine's session, and
+// makes it the session's and its turn's. This host's own is kept only
+// when it changes the session's, and takes the next of its sequence;
+// another machine's (seq: its own) was kept there on the same rule, so
+// each is written, once: a cost taken again moves nothing.
+func (s *Store) applyCost(ctx context.Context, tx dbtx, machine string, seq int64, c *Cost) error {
+	local := machine == Local
 	var last sql.NullFloat64
-	if err := tx.QueryRowContext(ctx, `SELECT cost_usd FROM sessions WHERE machine = ? AND id = ?`, Local, c.session).Scan(&last); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT cost_usd FROM sessions WHERE machine = ? AND id = ?`, machine, c.Session).Scan(&last); err != nil {
 		if err == sql.ErrNoRows {
 			return nil
 		}
 		return err
 	}
-	if last.Valid && last.Float64 == c.usd {
-		return nil
+	if local {
+		if last.Valid && last.Float64 == c.USD {
+			return nil
+		}
+		seq = s.oseq + 1
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO costs (machine, session, at_ms, usd) VALUES (?, ?, ?, ?)`, Local, c.session, c.at, c.usd); err != nil {
+	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO costs (machine, session, at_ms, usd, oseq) VALUES (?, ?, ?, ?, ?)`, machine, c.Session, c.At, c.USD, seq)
+	if err != nil {
 		return err
 	}
-	s.touch(c.at)
-	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET cost_usd = ? WHERE machine = ? AND id = ?`, c.usd, Local, c.session); err != nil {
+	if n, _ := res.RowsAffected(); n == 1 && local {
+		s.oseq = seq
+	} else if n == 0 && !local {
+		return nil // a replay: counted already
+	}
+	s.touch(c.At)
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET cost_usd = ? WHERE machine = ? AND id = ?`, c.USD, machine, c.Session); err != nil {
 		return err
 	}
 	// The turn the report falls in: the last to start before it.
-	_, err := tx.ExecContext(ctx, `UPDATE turns SET cost_usd = ? WHERE machine = ? AND session = ? AND seq = (SELECT max(seq) FROM turns WHERE machine = ? AND session = ? AND started_ms <= ?)`,
-		c.usd, Local, c.session, Local, c.session, c.at)
+	_, err = tx.ExecContext(ctx, `UPDATE turns SET cost_usd = ? WHERE machine = ? AND session = ? AND seq = (SELECT max(seq) FROM turns WHERE machine = ? AND session = ? AND started_ms <= ?)`,
+		c.USD, machine, c.Session, machine, c.Session, c.At)
 	return err
 }
 
