@@ -105,6 +105,7 @@ func promptWith(t *testing.T, from int, want string, within time.Duration) bool 
 func replyAndStop(t *testing.T, r *run, event string, twoLines bool, afterStop func()) {
 	t.Helper()
 	r.waitBoard("before the reply", 30*time.Second, oneMain(state.StatusDone))
+	r.orStop() // no row to answer
 	d, _ := r.board()
 	mains, _ := mainRows(d)
 	id := mains[0].ID
@@ -124,8 +125,8 @@ func replyAndStop(t *testing.T, r *run, event string, twoLines bool, afterStop f
 	r.waitBoard("after the reply", 60*time.Second, oneMain(state.StatusDone))
 
 	// Stop while the model holds its answer.
-	r.wantPost("Reply (slow)", "/agents-notch/reply", map[string]string{"sessionId": id, "text": "scenario:slow Take your time."}, http.StatusOK)
-	r.waitFor("the model holding the slow turn", 60*time.Second, func() bool { return suite.standin.Held() > 0 })
+	r.wantPost("Reply (slow)", "/agents-notch/reply", map[string]string{"sessionId": id, "text": r.slow}, http.StatusOK)
+	r.waitFor("the model holding the slow turn", 60*time.Second, func() bool { return suite.standin.Held(r.slow) > 0 })
 	r.waitBoard("while the model streams", 30*time.Second, oneMain(state.StatusWorking))
 	r.wantPost("Reply while working", "/agents-notch/reply", map[string]string{"sessionId": id, "text": "more"}, http.StatusConflict)
 	stopped := time.Now()

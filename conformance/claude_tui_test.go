@@ -104,7 +104,7 @@ func TestClaudeInteractive(t *testing.T) {
 	// Claude Code is idle at its prompt after the No: a prompt is taken
 	// at once (a PermissionRequest hook still held by the host must not
 	// hold it up).
-	took := tm.typeLine("scenario:slow Take your time.", "UserPromptSubmit")
+	took := tm.typeLine(r.slow, "UserPromptSubmit")
 	t.Logf("after Esc at the dialog, Claude Code took the next prompt in %v", took.Round(100*time.Millisecond))
 	r.waitBoard("while the model streams", 30*time.Second, oneMain(state.StatusWorking))
 	tm.keys("Escape")

@@ -65,7 +65,7 @@ func TestCodexInteractive(t *testing.T) {
 	r.waitBoard("after Esc at the approval", 5*time.Second, notBusy)
 	r.holdBoard("after Esc at the approval", 3*time.Second, notBusy)
 
-	tm.typeLine("scenario:slow Take your time.", "UserPromptSubmit")
+	tm.typeLine(r.slow, "UserPromptSubmit")
 	r.waitBoard("while the model streams", 30*time.Second, oneMain(state.StatusWorking))
 	tm.keys("Escape")
 	tm.waitScreen("the interrupt", 20*time.Second, tm.count("interrupted", 2))

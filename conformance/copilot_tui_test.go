@@ -89,10 +89,10 @@ func TestCopilotInteractive(t *testing.T) {
 	tm.log("after the model error")
 	r.holdBoard("after the model error", 2*time.Second, oneMain(state.StatusError))
 
-	held := suite.standin.Held()
-	tm.typeLine("scenario:slow Take your time.", "UserPromptSubmit")
+	held := suite.standin.Held(r.slow)
+	tm.typeLine(r.slow, "UserPromptSubmit")
 	r.waitBoard("while the model streams", 30*time.Second, oneMain(state.StatusWorking))
-	r.waitFor("the stand-in holding the slow stream", 30*time.Second, func() bool { return suite.standin.Held() > held })
+	r.waitFor("the stand-in holding the slow stream", 30*time.Second, func() bool { return suite.standin.Held(r.slow) > held })
 	tm.keys("C-c")
 	// Back at its prompt: the idle footer, not "Working" nor "Cancelling"
 	// (a command typed while it cancels is queued, and stays queued).

@@ -59,7 +59,7 @@ func TestGeminiInteractive(t *testing.T) {
 	tm.log("after the API error")
 	r.holdBoard("after the API error", 2*time.Second, oneMain(state.StatusError))
 
-	tm.typeLine("scenario:slow Take your time.", "BeforeAgent")
+	tm.typeLine(r.slow, "BeforeAgent")
 	r.waitBoard("while the model streams", 30*time.Second, oneMain(state.StatusWorking))
 	tm.keys("Escape")
 	tm.waitScreen("the interrupt", 20*time.Second, tm.count("Request cancelled.", 2))

@@ -120,6 +120,15 @@ type run struct {
 	scenario string
 	// noRecord keeps the run out of the recordings (RECORD=1).
 	noRecord bool
+	// term is the run's terminal, if it has one: its screen at the first
+	// failure says what the agent was doing then (by the end a TUI has
+	// often left its alternate screen, and the last screen is blank).
+	term      *term
+	screenLog sync.Once
+	// slow is the run's scenario:slow prompt, in its own words (the test's
+	// name), so the stand-in's Held and Release count only this run's
+	// turns while other tests run beside it.
+	slow string
 }
 
 // newRun sets up a scenario's world for agent; seed writes the agent's
@@ -128,6 +137,7 @@ func newRun(t *testing.T, agent string, seed func(r *run)) *run {
 	t.Helper()
 	root := t.TempDir()
 	r := &run{t: t, agent: agent, root: root, home: filepath.Join(root, "home"), work: filepath.Join(root, "project")}
+	r.slow = fmt.Sprintf("scenario:slow Take your time, %s.", t.Name())
 	for _, d := range []string{r.home, r.work, filepath.Join(root, "dsh")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -432,6 +442,25 @@ func (r *run) fail(step, msg string) {
 		return
 	}
 	r.t.Error(msg)
+	r.logScreenOnce()
+}
+
+// orStop ends a test whose steps build on each other at its first failure
+// (the screen logged): the steps after it would only wait out their
+// timeouts.
+func (r *run) orStop() {
+	r.t.Helper()
+	if r.t.Failed() {
+		r.t.FailNow()
+	}
+}
+
+// logScreenOnce logs the terminal's screen at the run's first failure.
+func (r *run) logScreenOnce() {
+	r.t.Helper()
+	if r.term != nil {
+		r.screenLog.Do(func() { r.term.log("at the first failure") })
+	}
 }
 
 // passed notes a board check that passed: a known failure that passes is
@@ -673,6 +702,7 @@ func (r *run) waitFor(what string, within time.Duration, ok func() bool) {
 	for !ok() {
 		if time.Now().After(deadline) {
 			r.t.Errorf("%s did not come within %v; hooks: %s", what, within, strings.Join(r.events(), " "))
+			r.logScreenOnce()
 			return
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -223,16 +223,16 @@ func (r *run) settledAs(step string, at time.Time, status string) {
 // the stand-in holds the agent's stream: the agent is mid-turn.
 func (r *run) slowTurn(a lifecycleAgent, tm *term) {
 	r.t.Helper()
-	held := suite.standin.Held()
-	tm.typeLine("scenario:slow Take your time.", a.prompt)
+	held := suite.standin.Held(r.slow)
+	tm.typeLine(r.slow, a.prompt)
 	r.waitBoard("while the model streams", 30*time.Second, oneMain(state.StatusWorking))
-	r.waitFor("the stand-in holding the slow stream", 30*time.Second, func() bool { return suite.standin.Held() > held })
+	r.waitFor("the stand-in holding the slow stream", 30*time.Second, func() bool { return suite.standin.Held(r.slow) > held })
 }
 
 // release ends the held slow turn: the model answers.
 func (r *run) release() {
 	r.t.Helper()
-	if n := suite.standin.Release(); n == 0 {
+	if n := suite.standin.Release(r.slow); n == 0 {
 		r.t.Errorf("no slow turn was held to release")
 	}
 }

@@ -113,7 +113,7 @@ func TestOpenCodeInterrupt(t *testing.T) {
 	r.scenario = "headless_sigint_midturn"
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(suite.bin, "opencode"), "run", "scenario:slow Take your time.")
+	cmd := exec.CommandContext(ctx, filepath.Join(suite.bin, "opencode"), "run", r.slow)
 	cmd.Dir, cmd.Env = r.work, r.env(opencodeEnv()...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out strings.Builder

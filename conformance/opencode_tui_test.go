@@ -70,11 +70,13 @@ func TestOpenCodeInteractive(t *testing.T) {
 	tm.ocType("scenario:tool Create the marker file.")
 	d := r.waitBoard("at the permission prompt", 60*time.Second, asks("bash"))
 	tm.waitScreen("the permission prompt", 30*time.Second, shows("Permission required", "Allow once"))
+	r.orStop()
 	if m, _ := mainRows(d); len(m) == 1 && m[0].Approval.Reason != "touch conformance-tool.txt" {
 		t.Errorf("the ask's reason is %q, want the command", m[0].Approval.Reason)
 	}
 	tm.keys("Enter") // Allow once
 	d = r.waitBoard("after Allow once", 60*time.Second, oneMain(state.StatusDone))
+	r.orStop()
 	if dd := r.waitBoard("the turn's tokens", 10*time.Second, hasTokens); hasTokens(dd) == nil {
 		d = dd
 	}
@@ -90,6 +92,7 @@ func TestOpenCodeInteractive(t *testing.T) {
 	tm.ocType("scenario:tool Create the marker file again.")
 	r.waitBoard("at the second permission prompt", 60*time.Second, asks("bash"))
 	tm.waitScreen("the second permission prompt", 30*time.Second, shows("Permission required", "Reject"))
+	r.orStop()
 	// Allow once → Allow always → Reject, each key once the TUI drew it.
 	tm.keys("Right")
 	time.Sleep(500 * time.Millisecond)
@@ -97,14 +100,17 @@ func TestOpenCodeInteractive(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	tm.keys("Enter")
 	d = r.waitBoard("after Reject", 60*time.Second, oneMain(state.StatusDone))
+	r.orStop()
 	if m, _ := mainRows(d); len(m) == 1 && (m[0].ErrorStreak != 1 || m[0].ApprovedAt == nil || *m[0].ApprovedAt != allowedAt) {
 		t.Errorf("after Reject: errorStreak %d, approvedAt %v: want 1 and the first Allow's", m[0].ErrorStreak, m[0].ApprovedAt)
 	}
 
 	replyAndStop(t, r, "session.status", os.Getenv("CONFORMANCE_TWO_LINES") != "", nil)
+	r.orStop()
 
 	tm.ocType("scenario:error400 Fail, please.")
 	r.waitBoard("after the API error", 60*time.Second, oneMain(state.StatusError))
+	r.orStop()
 
 	tm.keys("C-c")
 	tm.waitExit("^C", 30*time.Second)

@@ -74,10 +74,10 @@ func TestQwenInteractive(t *testing.T) {
 	tm.log("after the API error")
 	r.holdBoard("after the API error", 2*time.Second, oneMain(state.StatusError))
 
-	held := suite.standin.Held()
-	tm.typeLine("scenario:slow Take your time.", "UserPromptSubmit")
+	held := suite.standin.Held(r.slow)
+	tm.typeLine(r.slow, "UserPromptSubmit")
 	r.waitBoard("while the model streams", 30*time.Second, oneMain(state.StatusWorking))
-	r.waitFor("the stand-in holding the slow stream", 30*time.Second, func() bool { return suite.standin.Held() > held })
+	r.waitFor("the stand-in holding the slow stream", 30*time.Second, func() bool { return suite.standin.Held(r.slow) > held })
 	tm.keys("Escape")
 	r.waitBoard("after the interrupt", 5*time.Second, oneMain(state.StatusDone))
 	tm.log("after the interrupt")

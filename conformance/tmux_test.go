@@ -26,6 +26,7 @@ func (r *run) tmux(extra []string, argv ...string) *term {
 	conf := filepath.Join(r.root, "tmux.conf")
 	r.writeFile(conf, "set -g remain-on-exit on\nset -g history-limit 5000\n")
 	tm := &term{r: r, socket: filepath.Join(r.root, "tmux.sock")}
+	r.term = tm
 	argv[0] = filepath.Join(suite.bin, argv[0])
 	args := append([]string{"-f", conf, "new-session", "-d", "-s", "agent", "-x", "160", "-y", "50", "-c", r.work}, argv...)
 	if out, err := tm.cmd(extra, args...); err != nil {

@@ -250,7 +250,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 			sse(w, "message_start", anthropicStart(q.Model, p.step, usage))
 			started = true
 		}
-		if !s.hold(r) {
+		if !s.hold(r, rec.Prompt) {
 			return
 		}
 		t = turn{text: FinalText}

@@ -123,7 +123,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 			startSSE(w)
 			started = true
 		}
-		if !s.hold(r) {
+		if !s.hold(r, rec.Prompt) {
 			return
 		}
 		t = turn{text: FinalText}

@@ -112,7 +112,7 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request) {
 	startSSE(w)
 	sse(w, "response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": id}})
 	if t.slow {
-		if !s.hold(r) {
+		if !s.hold(r, rec.Prompt) {
 			return
 		}
 		t = turn{text: FinalText}

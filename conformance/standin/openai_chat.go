@@ -123,7 +123,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		if q.Stream {
 			startSSE(w)
 		}
-		if !s.hold(r) {
+		if !s.hold(r, rec.Prompt) {
 			return
 		}
 		t = turn{text: FinalText}

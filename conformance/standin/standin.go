@@ -28,6 +28,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -152,19 +153,18 @@ type Server struct {
 	// CLI version sends).
 	Dump func(api string, body []byte)
 
-	mu      sync.Mutex
-	reqs    []Request
-	held    int           // Slow turns held now
-	release chan struct{} // closed by Release
-	seq     atomic.Int64  // numbers the calls and responses: every id is new
-	mux     *http.ServeMux
-	stop    chan struct{}
-	once    sync.Once
+	mu    sync.Mutex
+	reqs  []Request
+	holds map[*holding]struct{} // Slow turns held now
+	seq   atomic.Int64          // numbers the calls and responses: every id is new
+	mux   *http.ServeMux
+	stop  chan struct{}
+	once  sync.Once
 }
 
 // New returns a stand-in server; serve it with net/http (on loopback).
 func New() *Server {
-	s := &Server{SlowFor: 2 * time.Minute, mux: http.NewServeMux(), stop: make(chan struct{}), release: make(chan struct{})}
+	s := &Server{SlowFor: 2 * time.Minute, mux: http.NewServeMux(), stop: make(chan struct{}), holds: map[*holding]struct{}{}}
 	s.mux.HandleFunc("POST /v1/messages", s.anthropic)
 	s.mux.HandleFunc("POST /v1/messages/count_tokens", s.anthropicCount)
 	s.mux.HandleFunc("POST /v1/responses", s.openai)
@@ -302,38 +302,58 @@ func (s *Server) script(p plan, shell, agent string) turn {
 	return turn{text: FinalText}
 }
 
-// Held is how many Slow turns the server holds now: a test knows the
-// agent is waiting on the model.
-func (s *Server) Held() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.held
+// holding is one Slow turn held: the prompt it answers, and its release.
+type holding struct {
+	prompt  string
+	release chan struct{} // closed by Release
 }
 
-// Release answers every Slow turn held now with FinalText, as a model that
-// took its time: the turn ends as a completed one (a turn that ends while
-// the test has the host down, or after the agent's terminal is gone). It
-// returns how many it released; a Slow turn that comes later is held.
-func (s *Server) Release() int {
+// Held is how many Slow turns the server holds now whose prompt contains
+// tag: a test knows its agent is waiting on the model. Tests run side by
+// side on one server, so each tags its slow prompts (a run's own words) and
+// counts only those.
+func (s *Server) Held(tag string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := s.held
-	close(s.release)
-	s.release = make(chan struct{})
+	n := 0
+	for h := range s.holds {
+		if strings.Contains(h.prompt, tag) {
+			n++
+		}
+	}
 	return n
 }
 
-// hold waits out a Slow turn: until the client hangs up, the server closes
-// or SlowFor passes (false: end the stream as it is), or Release (true:
-// answer it).
-func (s *Server) hold(r *http.Request) bool {
+// Release answers every Slow turn held now whose prompt contains tag with
+// FinalText, as a model that took its time: the turn ends as a completed
+// one (a turn that ends while the test has the host down, or after the
+// agent's terminal is gone). It returns how many it released; a Slow turn
+// that comes later is held.
+func (s *Server) Release(tag string) int {
 	s.mu.Lock()
-	s.held++
-	release := s.release
+	defer s.mu.Unlock()
+	n := 0
+	for h := range s.holds {
+		if strings.Contains(h.prompt, tag) {
+			close(h.release)
+			delete(s.holds, h)
+			n++
+		}
+	}
+	return n
+}
+
+// hold waits out a Slow turn for prompt: until the client hangs up, the
+// server closes or SlowFor passes (false: end the stream as it is), or
+// Release (true: answer it).
+func (s *Server) hold(r *http.Request, prompt string) bool {
+	h := &holding{prompt: prompt, release: make(chan struct{})}
+	s.mu.Lock()
+	s.holds[h] = struct{}{}
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		s.held--
+		delete(s.holds, h)
 		s.mu.Unlock()
 	}()
 	t := time.NewTimer(s.SlowFor)
@@ -342,7 +362,7 @@ func (s *Server) hold(r *http.Request) bool {
 	case <-r.Context().Done():
 	case <-s.stop:
 	case <-t.C:
-	case <-release:
+	case <-h.release:
 		return true
 	}
 	return false

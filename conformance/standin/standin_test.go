@@ -380,13 +380,17 @@ func TestReleaseAnswersTheHeldSlowTurns(t *testing.T) {
 				got <- answer{status, lines}
 			}()
 			deadline := time.Now().Add(10 * time.Second)
-			for s.Held() != 1 {
+			for s.Held("scenario:slow") != 1 {
 				if time.Now().After(deadline) {
-					t.Fatalf("the slow turn is not held (Held %d)", s.Held())
+					t.Fatalf("the slow turn is not held (Held %d)", s.Held("scenario:slow"))
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
-			if n := s.Release(); n != 1 {
+			// Another test's tag neither counts it nor releases it.
+			if n, m := s.Held("run 2."), s.Release("run 2."); n != 0 || m != 0 {
+				t.Errorf("another tag: Held %d, Release %d, want 0, 0", n, m)
+			}
+			if n := s.Release("scenario:slow"); n != 1 {
 				t.Errorf("Release released %d, want 1", n)
 			}
 			var a answer
@@ -402,8 +406,8 @@ func TestReleaseAnswersTheHeldSlowTurns(t *testing.T) {
 			if n := strings.Count(all, `"type":"message_start"`); c.api == "anthropic" && n != 1 {
 				t.Errorf("%d message_start events, want 1", n)
 			}
-			if s.Held() != 0 {
-				t.Errorf("Held %d after the release", s.Held())
+			if n := s.Held("scenario:slow"); n != 0 {
+				t.Errorf("Held %d after the release", n)
 			}
 			// The release is of the turns held then: the next is held.
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
