@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -188,7 +189,7 @@ func TestClaudeAnswers(t *testing.T) {
 		tm.waitScreen("the interrupted prompt back in the input", 10*time.Second, func(s string) bool {
 			return strings.Contains(inputBox(s), "scenario:slow")
 		})
-		tm.keys("-N", "40", "BSpace")
+		tm.keys("-N", strconv.Itoa(len(r.slow)+10), "BSpace") // the slow prompt, and some
 	})
 
 	tm.keys("-l", "/exit")

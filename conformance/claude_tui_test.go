@@ -4,6 +4,7 @@ package conformance
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -115,7 +116,7 @@ func TestClaudeInteractive(t *testing.T) {
 	tm.log("after the interrupt")
 	r.waitBoard("after the interrupt", 3*time.Second, notBusy)
 	if slowBack(tm.screen()) {
-		tm.keys("-N", "40", "BSpace")
+		tm.keys("-N", strconv.Itoa(len(r.slow)+10), "BSpace") // the slow prompt, and some
 	}
 	tm.waitQuiet("after the interrupt", "esc to interrupt", 30*time.Second)
 
