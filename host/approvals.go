@@ -204,7 +204,22 @@ type AnswerRequest struct {
 	// By is who answers: "" (ByBoard) a click on the board, ByPush a push
 	// notification's button.
 	By string
+	// Device is where the answer was given, as the history keeps it
+	// (RecordedAnswer.Device): a paired device's name at that moment, a
+	// push channel's, "" for this computer or none known.
+	Device string
 }
+
+// MaxAnswerDevice bounds an answer's device, in bytes: a paired device's
+// name (security.MaxDeviceName characters of up to 4 bytes), a push
+// channel's ("ntfy " and its 32), or a hub's device "via the hub", with room.
+const MaxAnswerDevice = 200
+
+// AnswerDevice is d as an answer keeps it: one line of shown text
+// (hookjson.OneLine: hidden characters spaces), at most MaxAnswerDevice
+// bytes. The device comes from a request, a push service or another
+// machine, and is shown on the History page and in exports.
+func AnswerDevice(d string) string { return hookjson.OneLine(d, MaxAnswerDevice) }
 
 // entry is a card and what the host needs to keep it honest.
 type entry struct {
@@ -221,6 +236,7 @@ type entry struct {
 	taken      chan struct{}   // closed when the held request has its reply
 	reply      []byte          // the held request's answer (a board decision), nil: empty 2xx
 	answered   time.Time
+	device     string // where a board or push answer was given (AnswerRequest.Device)
 }
 
 // announced is a tool call announced by PreToolUse, kept to key the
@@ -738,7 +754,9 @@ func (a *approvals) record(e *entry, by, outcome string, now time.Time) {
 		"agent", e.Agent, "session", e.Session, "call", e.Call, "tool", e.Tool, "kind", kind,
 		"outcome", outcome, "by", by, "waitedMs", now.Sub(e.Since).Milliseconds()))
 	if r := a.board.recorder(); r != nil {
-		r.RecordAnswer(RecordedAnswer{Session: e.Session, Call: e.Call, Agent: e.Agent, Tool: e.Tool, By: by, Outcome: outcome, Asked: e.Since, Answered: now})
+		// e.device is set only by a board or push answer (answer): the
+		// terminal, a hold's end and the rest have none.
+		r.RecordAnswer(RecordedAnswer{Session: e.Session, Call: e.Call, Agent: e.Agent, Tool: e.Tool, By: by, Device: e.device, Outcome: outcome, Asked: e.Since, Answered: now})
 	}
 }
 
@@ -872,6 +890,7 @@ func (a *approvals) answer(r AnswerRequest) (Card, error) {
 	if r.By == ByPush {
 		by = ByPush
 	}
+	e.device = AnswerDevice(r.Device)
 	a.settle(e, by, outcome)
 	card := e.Card
 	// The held hook request answers first: the log record, and the redraw

@@ -25,10 +25,14 @@ type RecordedEvent struct {
 }
 
 // RecordedAnswer is a card's end: who answered it (ByBoard, ByTerminal,
-// ByPush, ByHold …), how, and when it was asked and answered.
+// ByPush, ByHold …), how, and when it was asked and answered. Device is
+// where a board or push answer was given, as a person reads it: the paired
+// device's name when it answered (so a later rename or revoke does not
+// rewrite the past), a push channel's ("ntfy NAME") when no device is
+// known, "" for this computer's own browser and for every other by.
 type RecordedAnswer struct {
 	Session, Call, Agent, Tool string
-	By, Outcome                string
+	By, Device, Outcome        string
 	Asked, Answered            time.Time
 }
 
