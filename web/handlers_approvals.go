@@ -102,6 +102,12 @@ func (s *Server) postApprove(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
+	// The history keeps which paired device answered, by the name it has
+	// now (a later rename or revoke leaves the past as it was); a click
+	// from this computer's own browser names none — nothing is made up
+	// for a device the person never named.
+	d, _ := s.deviceOf(c.Request())
+	r.Device = d.Name
 	card, err := s.Host.Answer(r)
 	if err != nil {
 		return answerError(err)

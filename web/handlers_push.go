@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/notch-web/notch-web/host/push"
+	"github.com/notch-web/notch-web/security"
 )
 
 // The pushes' routes (docs/pushes.md): the board's pages say whether they
@@ -70,7 +71,7 @@ func (s *Server) postAct(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusForbidden, push.ErrCapUnknown.Error())
 	}
 	device, local := s.deviceOf(c.Request())
-	card, err := s.Push.Act(req.Cap, device, local)
+	card, err := s.Push.Act(req.Cap, push.From{Device: device.ID, Name: device.Name, Local: local})
 	switch {
 	case errors.Is(err, push.ErrCapUnknown), errors.Is(err, push.ErrCapDevice):
 		return echo.NewHTTPError(http.StatusForbidden, err.Error())
@@ -111,13 +112,14 @@ func (s *Server) postNotifyTest(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// deviceOf is the paired device a request comes from ("" for none: its
-// cookie names no paired device) and whether it is plainly local (this
-// machine, by a loopback name: security's Local).
-func (s *Server) deviceOf(r *http.Request) (string, bool) {
+// deviceOf is the paired device a request comes from (the zero Device for
+// none: its cookie names no paired device), with its name as it is now,
+// and whether the request is plainly local (this machine, by a loopback
+// name: security's Local).
+func (s *Server) deviceOf(r *http.Request) (security.Device, bool) {
 	local := s.Locks.Local(r)
 	if d, ok := s.Locks.Device(r); ok {
-		return d.ID, local
+		return d, local
 	}
-	return "", local
+	return security.Device{}, local
 }

@@ -121,5 +121,5 @@ func (s *Server) postPushUnsubscribe(c echo.Context) error {
 // for none (deviceOf).
 func (s *Server) pushDevice(r *http.Request) string {
 	d, _ := s.deviceOf(r)
-	return d
+	return d.ID
 }

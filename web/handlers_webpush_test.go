@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/push"
 	"github.com/notch-web/notch-web/internal/pushtest"
 )
@@ -150,6 +151,7 @@ func TestWebPushEndToEnd(t *testing.T) {
 		push: &push.Options{Config: push.Config{Delay: delay},
 			BoardURL: "https://laptop.example/agents-notch/", ActURL: "https://laptop.example/agents-notch/act"},
 	})
+	rec := recordAnswers(e)
 	b, endpoint := ps.Browser("phone")
 	if code, body := postRaw(t, e, "/agents-notch/push/subscribe", string(b.SubscriptionJSON(endpoint)), nil); code != 200 {
 		t.Fatalf("subscribe: %d %s", code, body)
@@ -191,6 +193,10 @@ func TestWebPushEndToEnd(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the held hook never got the notification's answer")
 	}
+	// This computer's browser subscribed and pressed it: no device.
+	if a := rec.answered(t, 1); a.By != host.ByPush || a.Device != "" {
+		t.Fatalf("recorded %+v, want by push with no device", a)
+	}
 	closed := ps.Wait("the close", func(r []pushtest.Received) bool { return len(r) >= 1 })
 	if string(closed[0].Payload) != `{"type":"close","tag":"`+m.Tag+`"}` || closed[0].Header.Get("Topic") != got[0].Header.Get("Topic") {
 		t.Fatalf("the close: %s %v", closed[0].Payload, closed[0].Header)
@@ -226,6 +232,7 @@ func TestWebPushPairedDevice(t *testing.T) {
 		push: &push.Options{Config: push.Config{Delay: 100 * time.Millisecond},
 			BoardURL: "https://phone.example/agents-notch/", ActURL: "https://phone.example/agents-notch/act"},
 	})
+	rec := recordAnswers(e)
 	devs := e.srv.Locks.Devices()
 	pair := func(name string) (string, string) {
 		p, err := devs.NewPairing(name)
@@ -280,6 +287,10 @@ func TestWebPushPairedDevice(t *testing.T) {
 	}
 	if r := <-reply; !strings.Contains(r[1], `"behavior":"deny"`) {
 		t.Fatalf("the held hook got %v", r)
+	}
+	// The history keeps the phone, by its name.
+	if a := rec.answered(t, 1); a.By != host.ByPush || a.Device != "phone" || a.Outcome != host.OutcomeDenied {
+		t.Fatalf("recorded %+v, want denied by push on phone", a)
 	}
 
 	if code, body := postRaw(t, e, "/agents-notch/devices/revoke", `{"device":"phone"}`, nil); code != 200 {

@@ -116,6 +116,7 @@ func TestPushReachesNtfyAndItsButtonsAnswer(t *testing.T) {
 		}}},
 		BoardURL: "https://laptop.example/agents-notch/", ActURL: "https://laptop.example/agents-notch/act",
 	}})
+	rec := recordAnswers(e)
 	tr := filepath.Join(e.home, "s.jsonl")
 	os.WriteFile(tr, nil, 0o644)
 	hook := func(event, extra string) string {
@@ -153,6 +154,10 @@ func TestPushReachesNtfyAndItsButtonsAnswer(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the held hook never got the phone's answer")
+	}
+	// ntfy's app posts with no device: the history names the channel.
+	if a := rec.answered(t, 1); a.By != host.ByPush || a.Device != "ntfy phone" {
+		t.Fatalf("recorded %+v, want by push through ntfy phone", a)
 	}
 	if st, _ := postRaw(t, e, "/agents-notch/act", `{"cap":"`+deny+`"}`, nil); st != 403 {
 		t.Fatalf("a replay: %d", st)

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -97,7 +98,7 @@ func (k *Caps) mint(c host.Card, recipient, device, actURL string) []Action {
 		}
 		t := token()
 		k.byCap[t] = &capEntry{
-			req:       host.AnswerRequest{Session: c.Session, Call: c.Call, Nonce: c.Nonce, Decision: d.decision},
+			req:       host.AnswerRequest{Session: c.Session, Call: c.Call, Nonce: c.Nonce, Decision: d.decision, Device: answeredThrough(recipient)},
 			recipient: recipient, device: device, group: g, expires: now.Add(capMaxAge),
 		}
 		key := cardKey(c.Session, c.Call)
@@ -106,6 +107,19 @@ func (k *Caps) mint(c host.Card, recipient, device, actURL string) []Action {
 		out = append(out, Action{ID: d.id, Label: d.label, URL: actURL, Cap: t})
 	}
 	return out
+}
+
+// answeredThrough is the channel a recipient names, as an answer through it is
+// kept when no paired device is known: "ntfy NAME" for "ntfy:NAME",
+// "webhook NAME" for "webhook:NAME", "" for a Web Push subscription (its
+// device, when it has one, is the request's).
+func answeredThrough(recipient string) string {
+	for _, kind := range []string{"ntfy", "webhook"} {
+		if name, ok := strings.CutPrefix(recipient, kind+":"); ok {
+			return kind + " " + name
+		}
+	}
+	return ""
 }
 
 // sweep drops expired capabilities, and the oldest beyond the bound.

@@ -99,3 +99,24 @@ func TestCapabilitiesOfQuestionsAndPlans(t *testing.T) {
 		t.Fatalf("a plan's actions %+v", p)
 	}
 }
+
+// An answer through a channel's button, with no device known, is kept as
+// the channel: its kind and the name the channels file gives it.
+func TestAnsweredThrough(t *testing.T) {
+	for _, tc := range []struct{ recipient, want string }{
+		{"ntfy:phone", "ntfy phone"},
+		{"webhook:team-chat", "webhook team-chat"},
+		{"sub-1", ""}, // a Web Push subscription: its device is the request's
+		{"ntfy", ""},
+		{"", ""},
+	} {
+		if got := answeredThrough(tc.recipient); got != tc.want {
+			t.Errorf("answeredThrough(%q) = %q, want %q", tc.recipient, got, tc.want)
+		}
+	}
+	k := newCaps(func() time.Time { return t0 })
+	a := k.mint(host.Card{Session: "s", Call: "c", Nonce: "n"}, "ntfy:phone", "", "u")
+	if req, err := k.use(a[0].Cap, "", false); err != nil || req.Device != "ntfy phone" {
+		t.Fatalf("an ntfy button's answer: %+v %v", req, err)
+	}
+}

@@ -285,15 +285,30 @@ func (e *Engine) deliver(ctx context.Context, i int, q <-chan op) {
 	}
 }
 
+// From is where a push's button was pressed: the paired device the
+// request comes from (its ID binds the capability, its Name is what the
+// history keeps; both "" for none) and whether the request is local.
+type From struct {
+	Device, Name string
+	Local        bool
+}
+
 // Act answers a permission card from a push's button: cap is the
-// capability it carried; device the paired device the request comes from
-// ("" for none), local whether it comes from this machine.
-func (e *Engine) Act(cap, device string, local bool) (host.Card, error) {
-	req, err := e.caps.use(cap, device, local)
+// capability it carried, from where the button was pressed.
+//
+// The history keeps the paired device that pressed it, by its name now;
+// with none known, the channel the button came through ("ntfy NAME",
+// "webhook NAME": the capability was minted for it, and its app posts
+// with no device), else nothing (Web Push on this computer's browser).
+func (e *Engine) Act(cap string, from From) (host.Card, error) {
+	req, err := e.caps.use(cap, from.Device, from.Local)
 	if err != nil {
 		return host.Card{}, err
 	}
 	req.By = host.ByPush
+	if from.Name != "" {
+		req.Device = from.Name
+	}
 	c, err := e.host.Answer(req)
 	if err != nil && !errors.Is(err, host.ErrDecision) {
 		e.caps.settled(req.Session, req.Call)
@@ -303,7 +318,7 @@ func (e *Engine) Act(cap, device string, local bool) (host.Card, error) {
 		result = "refused"
 	}
 	e.log.Info("push button "+result, "log_type", logx.TypePush, slog.Group("data",
-		"session", req.Session, "decision", req.Decision, "device", device, "local", local))
+		"session", req.Session, "decision", req.Decision, "device", from.Device, "local", from.Local))
 	return c, err
 }
 
