@@ -243,6 +243,7 @@ type exportedAns struct {
 	Answered string `json:"answered"`
 	WaitedMs int64  `json:"waitedMs"`
 	By       string `json:"by"`
+	Device   string `json:"device,omitempty"` // a board or push answer's, where known
 	Outcome  string `json:"outcome"`
 }
 
@@ -321,7 +322,7 @@ func (s *Store) Export(ctx context.Context, w io.Writer, since time.Time, format
 		}
 		for _, a := range answers {
 			x.Answers = append(x.Answers, exportedAns{Call: a.Call, Tool: a.Tool, Asked: stamp(a.AskedMs), Answered: stamp(a.AnsweredMs),
-				WaitedMs: a.AnsweredMs - a.AskedMs, By: a.By, Outcome: a.Outcome})
+				WaitedMs: a.AnsweredMs - a.AskedMs, By: a.By, Device: a.Device, Outcome: a.Outcome})
 		}
 		if err := enc.Encode(x); err != nil {
 			return err

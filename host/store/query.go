@@ -143,10 +143,12 @@ type Turn struct {
 }
 
 // Answer is a card's end: asked, answered how and by whom, and the wait.
+// Device is where a board or push answer was given (host.RecordedAnswer's),
+// "" for none known.
 type Answer struct {
 	Session, Call, Tool string
 	AskedMs, AnsweredMs int64
-	By, Outcome         string
+	By, Device, Outcome string
 }
 
 // Span is a band of a session's day: the status it was in, from, to (0:

@@ -56,12 +56,12 @@ func (s *Store) Since(ctx context.Context, after int64, n int) ([]Item, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT * FROM (SELECT 0, e.oseq, e.session, e.at_ms, e.type, e.tool, e.outcome,
 			coalesce(s.agent, ''), coalesce(s.project, ''), coalesce(s.cwd, ''), coalesce(s.title, ''), coalesce(s.parent, ''),
 			CASE WHEN e.type = ?4 THEN (SELECT t.context_tokens FROM turns t WHERE t.machine = e.machine AND t.session = e.session AND t.started_ms <= e.at_ms ORDER BY t.seq DESC LIMIT 1) END,
-			'', 0, '', 0.0
+			'', 0, '', '', 0.0
 			FROM events e LEFT JOIN sessions s ON s.machine = e.machine AND s.id = e.session
 			WHERE e.machine = ?1 AND e.oseq > ?2 ORDER BY e.oseq LIMIT ?3)
-		UNION ALL SELECT * FROM (SELECT 1, oseq, session, answered_ms, '', tool, outcome, agent, '', '', '', '', NULL, call, asked_ms, by, 0.0
+		UNION ALL SELECT * FROM (SELECT 1, oseq, session, answered_ms, '', tool, outcome, agent, '', '', '', '', NULL, call, asked_ms, by, device, 0.0
 			FROM answers WHERE machine = ?1 AND oseq > ?2 ORDER BY oseq LIMIT ?3)
-		UNION ALL SELECT * FROM (SELECT 2, oseq, session, at_ms, '', '', '', '', '', '', '', '', NULL, '', 0, '', usd
+		UNION ALL SELECT * FROM (SELECT 2, oseq, session, at_ms, '', '', '', '', '', '', '', '', NULL, '', 0, '', '', usd
 			FROM costs WHERE machine = ?1 AND oseq > ?2 ORDER BY oseq LIMIT ?3)
 		ORDER BY 2 LIMIT ?3`, Local, after, n, state.TypeContextTokens)
 	if err != nil {
@@ -72,18 +72,18 @@ func (s *Store) Since(ctx context.Context, after int64, n int) ([]Item, error) {
 	for rows.Next() {
 		var kind int
 		var e Event
-		var project, cwd, title, parent, call, by string
+		var project, cwd, title, parent, call, by, device string
 		var tokens sql.NullInt64
 		var asked int64
 		var usd float64
 		if err := rows.Scan(&kind, &e.Seq, &e.Session, &e.At, &e.Type, &e.Tool, &e.Outcome, &e.Agent, &project, &cwd, &title, &parent, &tokens,
-			&call, &asked, &by, &usd); err != nil {
+			&call, &asked, &by, &device, &usd); err != nil {
 			return nil, err
 		}
 		switch kind {
 		case 1:
 			out = append(out, Item{Seq: e.Seq, Answer: &host.RecordedAnswer{Session: e.Session, Call: call, Agent: e.Agent, Tool: e.Tool,
-				By: by, Outcome: e.Outcome, Asked: time.UnixMilli(asked), Answered: time.UnixMilli(e.At)}})
+				By: by, Device: device, Outcome: e.Outcome, Asked: time.UnixMilli(asked), Answered: time.UnixMilli(e.At)}})
 			continue
 		case 2:
 			out = append(out, Item{Seq: e.Seq, Cost: &Cost{Session: e.Session, USD: usd, At: e.At}})

@@ -163,7 +163,7 @@ func TestAnswersAndCostsAreFed(t *testing.T) {
 	}
 
 	// The machine's next answer and cost follow in its sequence.
-	mine.RecordAnswer(host.RecordedAnswer{Session: "a", Call: "t2", Tool: "Edit", By: host.ByPush, Outcome: host.OutcomeAllowed,
+	mine.RecordAnswer(host.RecordedAnswer{Session: "a", Call: "t2", Tool: "Edit", By: host.ByPush, Device: "ntfy alerts", Outcome: host.OutcomeAllowed,
 		Asked: day0.Add(50 * time.Minute), Answered: day0.Add(51 * time.Minute)})
 	mine.RecordCost("a", 2.25, day0.Add(52*time.Minute))
 	flush(t, mine)
@@ -261,7 +261,7 @@ func TestMigrationFromSchema3(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-done; s.Close() })
 	var v int
 	s.db.QueryRow(`PRAGMA user_version`).Scan(&v)
-	if v != Version || Version != 4 {
+	if v != Version || Version != 5 {
 		t.Errorf("schema %d after the migration (this build's: %d)", v, Version)
 	}
 	got := outbox(t, s, 101, 500)
@@ -331,5 +331,64 @@ func TestMigrationFromSchema3WithoutAMark(t *testing.T) {
 	defer s.Close()
 	if last, _ := s.Last(context.Background(), Local); last < before-time.Second.Microseconds() || last > time.Now().UnixMicro()+time.Second.Microseconds() {
 		t.Errorf("the first number %d, want about the clock's %d µs", last, before)
+	}
+}
+
+// A file of schema 4 (answers numbered, no device) keeps its answers as
+// they were, with no device, and their numbers; an answer after it keeps
+// its device, and the outbox carries it.
+func TestMigrationFromSchema4(t *testing.T) {
+	path := filepath.Join(t.TempDir(), File)
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range migrations[:4] {
+		if _, err := db.Exec(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := time.Minute
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(`INSERT INTO sessions (rowid, machine, id, started_ms) VALUES (?, ?, 'a', ?)`, startKey(at(0)), Local, at(0))
+	exec(`INSERT INTO events (machine, oseq, session, at_ms, type) VALUES (?, 100, 'a', ?, 'session.opened')`, Local, at(0))
+	exec(`INSERT INTO answers (machine, session, call, asked_ms, answered_ms, agent, tool, by, outcome, oseq) VALUES
+		(?, 'a', 't1', ?, ?, 'claude-code', 'Bash', 'board', 'allowed', 101)`, Local, at(3*m), at(4*m))
+	exec(`INSERT INTO feeds (machine, oseq) VALUES (?, 101)`, Local)
+	exec(`PRAGMA user_version = 4`)
+	db.Close()
+
+	now := day0.Add(time.Hour)
+	s, err := Open(path, Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done; s.Close() })
+	var v int
+	s.db.QueryRow(`PRAGMA user_version`).Scan(&v)
+	if v != Version {
+		t.Fatalf("schema %d after the migration, want %d", v, Version)
+	}
+	before := outbox(t, s, 100, 500)
+	if len(before) != 1 || before[0].Seq != 101 || before[0].Answer == nil || before[0].Answer.By != "board" || before[0].Answer.Device != "" {
+		t.Fatalf("the answer from before: %+v, want 101 by board with no device", before)
+	}
+	s.RecordAnswer(host.RecordedAnswer{Session: "a", Call: "t2", By: host.ByBoard, Device: "phone", Outcome: host.OutcomeAllowed,
+		Asked: day0.Add(10 * m), Answered: day0.Add(11 * m)})
+	flush(t, s)
+	ans, err := s.Answers(ctx, Local, "a")
+	if err != nil || len(ans) != 2 || ans[0].Device != "" || ans[1].Device != "phone" {
+		t.Fatalf("answers after the migration: %+v %v", ans, err)
+	}
+	if next := outbox(t, s, 101, 500); len(next) != 1 || next[0].Seq != 102 || next[0].Answer == nil || next[0].Answer.Device != "phone" {
+		t.Errorf("the new answer in the outbox: %+v, want phone at 102", next)
 	}
 }

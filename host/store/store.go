@@ -363,6 +363,12 @@ var migrations = []string{
 	DROP TABLE outbox;
 	CREATE UNIQUE INDEX answers_oseq ON answers (machine, oseq);
 	CREATE UNIQUE INDEX costs_oseq ON costs (machine, oseq);`,
+	// 5: where an answer was given (host.RecordedAnswer.Device): a paired
+	// device's name when it answered, a push channel's, '' for none known.
+	// A step of its own, not a change to 4: 4 was on main before this, so
+	// a file may be at 4 already, and a step that shipped is never edited.
+	// Answers from before say nothing of a device: ''.
+	`ALTER TABLE answers ADD COLUMN device TEXT NOT NULL DEFAULT '';`,
 }
 
 // Version is the schema version this build writes.

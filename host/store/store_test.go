@@ -86,7 +86,7 @@ func aDay(s *Store) {
 		ev(25*m, state.Event{Type: state.TypeContextTokens, Session: "a", Tokens: tokens(30000)}),
 		ev(30*m, state.Event{Type: state.TypeTurnEnded, Session: "a", Outcome: state.OutcomeCompleted}),
 	})
-	s.RecordAnswer(host.RecordedAnswer{Session: "a", Call: "t1", Agent: "claude-code", Tool: "Bash", By: host.ByBoard, Outcome: host.OutcomeAllowed,
+	s.RecordAnswer(host.RecordedAnswer{Session: "a", Call: "t1", Agent: "claude-code", Tool: "Bash", By: host.ByBoard, Device: "phone", Outcome: host.OutcomeAllowed,
 		Asked: day0.Add(3 * m), Answered: day0.Add(3*m + 90*time.Second)})
 	s.RecordCost("a", 0.25, day0.Add(10*m))
 	s.RecordCost("a", 0.25, day0.Add(11*m)) // the same: no new row
@@ -131,7 +131,7 @@ func TestADayIsKept(t *testing.T) {
 		t.Errorf("a turn open when its process ended: %+v", bt)
 	}
 	ans, _ := s.Answers(ctx, Local, "a")
-	if len(ans) != 1 || ans[0].By != host.ByBoard || ans[0].AnsweredMs-ans[0].AskedMs != 90000 {
+	if len(ans) != 1 || ans[0].By != host.ByBoard || ans[0].Device != "phone" || ans[0].AnsweredMs-ans[0].AskedMs != 90000 {
 		t.Errorf("answers: %+v", ans)
 	}
 

@@ -714,8 +714,8 @@ func (s *Store) applyAnswer(ctx context.Context, tx dbtx, machine string, seq in
 	} else if !s.knows(ctx, tx, machine, a.Session) {
 		return nil
 	}
-	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO answers (machine, session, call, asked_ms, answered_ms, agent, tool, by, outcome, oseq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		machine, a.Session, a.Call, a.Asked.UnixMilli(), a.Answered.UnixMilli(), a.Agent, state.Cut(a.Tool, 100), a.By, a.Outcome, seq)
+	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO answers (machine, session, call, asked_ms, answered_ms, agent, tool, by, device, outcome, oseq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		machine, a.Session, a.Call, a.Asked.UnixMilli(), a.Answered.UnixMilli(), a.Agent, state.Cut(a.Tool, 100), a.By, host.AnswerDevice(a.Device), a.Outcome, seq)
 	if err != nil {
 		return err
 	}
