@@ -125,13 +125,15 @@ type wireEvent struct {
 }
 
 // histAnswer is an answered card (host.RecordedAnswer): who answered it
-// (by) and how, when it was asked and answered (ms).
+// (by) and how, on which device (a name, shown as text: never the machine,
+// which is the subject's), when it was asked and answered (ms).
 type histAnswer struct {
 	Session  string `json:"session"`
 	Call     string `json:"call,omitempty"`
 	Agent    string `json:"agent,omitempty"`
 	Tool     string `json:"tool,omitempty"`
 	By       string `json:"by"`
+	Device   string `json:"device,omitempty"`
 	Outcome  string `json:"outcome"`
 	Asked    int64  `json:"asked"`
 	Answered int64  `json:"answered"`
@@ -149,7 +151,7 @@ func toWire(it store.Item) wireEvent {
 	switch {
 	case it.Answer != nil:
 		a := it.Answer
-		return wireEvent{Seq: it.Seq, Answer: &histAnswer{Session: a.Session, Call: a.Call, Agent: a.Agent, Tool: a.Tool, By: a.By, Outcome: a.Outcome,
+		return wireEvent{Seq: it.Seq, Answer: &histAnswer{Session: a.Session, Call: a.Call, Agent: a.Agent, Tool: a.Tool, By: a.By, Device: a.Device, Outcome: a.Outcome,
 			Asked: a.Asked.UnixMilli(), Answered: a.Answered.UnixMilli()}}
 	case it.Cost != nil:
 		return wireEvent{Seq: it.Seq, Cost: &histCost{Session: it.Cost.Session, At: it.Cost.At, USD: it.Cost.USD}}
@@ -177,11 +179,14 @@ func fromWire(w wireEvent) (store.Item, bool) {
 		a := w.Answer
 		if !state.ValidSessionID(a.Session) || (a.Call != "" && !state.ValidSessionID(a.Call)) ||
 			len(a.Agent) > maxAgent || textrule.Has(a.Agent) || len(a.Tool) > state.MaxTool || textrule.Has(a.Tool) ||
-			!isToken(a.By, 1, maxWord) || !isToken(a.Outcome, 1, maxWord) || !validAt(a.Asked) || !validAt(a.Answered) {
+			!isToken(a.By, 1, maxWord) || !isToken(a.Outcome, 1, maxWord) || !validAt(a.Asked) || !validAt(a.Answered) ||
+			// The device as the machine's own store keeps it: one line of
+			// text, bounded (host.AnswerDevice leaves it as it is).
+			len(a.Device) > host.MaxAnswerDevice || host.AnswerDevice(a.Device) != a.Device {
 			return store.Item{}, false
 		}
 		return store.Item{Seq: w.Seq, Answer: &host.RecordedAnswer{Session: a.Session, Call: a.Call, Agent: a.Agent, Tool: a.Tool,
-			By: a.By, Outcome: a.Outcome, Asked: time.UnixMilli(a.Asked), Answered: time.UnixMilli(a.Answered)}}, true
+			By: a.By, Device: a.Device, Outcome: a.Outcome, Asked: time.UnixMilli(a.Asked), Answered: time.UnixMilli(a.Answered)}}, true
 	case w.Cost != nil:
 		c := w.Cost
 		// host's rule for a reported cost: a finite amount, not below 0.

@@ -208,7 +208,8 @@ var feedDay0 = time.Date(2026, 12, 2, 8, 0, 0, 0, time.Local)
 
 // session records the machine's i-th session of the day, every 15 minutes
 // from 08:00: opened, titled, three turns of tools (an error in some, an
-// approval in the last, answered on the board or in the terminal, a
+// approval in the last, answered on the board (from a paired phone or
+// this computer) or in the terminal, a
 // context count and a cost reported after each), ended.
 func (m *feedMachine) session(t *testing.T, i int) {
 	t.Helper()
@@ -242,12 +243,17 @@ func (m *feedMachine) session(t *testing.T, i int) {
 		if turn == 2 {
 			add(state.Event{Type: state.TypeApprovalRequested, Tool: "Write"})
 			add(state.Event{Type: state.TypeApprovalResolved, Outcome: state.OutcomeAllowedOnce})
-			by := host.ByBoard
-			if i%2 == 1 {
-				by = host.ByTerminal
+			// On the board from a paired phone, or from this computer
+			// (no device); in the terminal (none).
+			by, device := host.ByBoard, "phone"
+			switch i % 4 {
+			case 1, 3:
+				by, device = host.ByTerminal, ""
+			case 2:
+				device = ""
 			}
 			defer m.hist.RecordAnswer(host.RecordedAnswer{Session: id, Call: fmt.Sprintf("toolu_%d", i), Agent: "claude-code", Tool: "Write",
-				By: by, Outcome: host.OutcomeAllowed, Asked: asked, Answered: at})
+				By: by, Device: device, Outcome: host.OutcomeAllowed, Asked: asked, Answered: at})
 			add(state.Event{Type: state.TypeToolStarted, Tool: "Write"})
 			add(state.Event{Type: state.TypeToolEnded, Tool: "Write", Outcome: state.OutcomeOK})
 		}
@@ -409,6 +415,11 @@ func TestHistoryFeed(t *testing.T) {
 	ha, aa, ba := answersOf(t, hub.hist, "alpha")+answersOf(t, hub.hist, "beta"), answersOf(t, alpha.hist, store.Local), answersOf(t, beta.hist, store.Local)
 	if aa != day || ba != day || ha != aa+ba {
 		t.Errorf("answers: %d on the hub, alpha %d, beta %d: want one a session, each on the hub once", ha, aa, ba)
+	}
+	// waitFed compared every answer's fields; this one says the device is
+	// among them: the phone that answered alpha's first card on the board.
+	if got, err := hub.hist.Answers(context.Background(), "alpha", "alpha-s0"); err != nil || len(got) != 1 || got[0].By != host.ByBoard || got[0].Device != "phone" {
+		t.Errorf("alpha's first answer on the hub: %+v %v, want on the board from phone", got, err)
 	}
 
 	// Every batch sent again (the hub forgets how far it got): nothing
@@ -657,6 +668,17 @@ var feedSeeds = []struct {
 	// Answers and costs: an item with no event field and one of them.
 	{"an answer", `{"events":[{"seq":11,"answer":{"session":"a","call":"toolu_1","agent":"claude-code","tool":"Bash","by":"board","outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 1, 0},
 	{"a cost", `{"events":[{"seq":12,"cost":{"session":"a","at":5,"usd":0.25}}],"last":12,"newest":12}`, true, 1, 0},
+	// An answer's device is text a person gave (a paired device's name, a
+	// push channel's), shown on the hub's page: one line, bounded.
+	{"an answer on a device", `{"events":[{"seq":11,"answer":{"session":"a","by":"board","device":"Pixel 9 · <b>me</b>","outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 1, 0},
+	{"an answer through ntfy", `{"events":[{"seq":11,"answer":{"session":"a","by":"push","device":"ntfy phone","outcome":"denied","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 1, 0},
+	{"an answer on a device named as a machine is only text", `{"events":[{"seq":11,"answer":{"session":"a","by":"board","device":"alpha","outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 1, 0},
+	{"an answer on a bidi device left out", `{"events":[{"seq":11,"answer":{"session":"a","by":"board","device":"ph\u202eone","outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 0, 1},
+	{"an answer on a two-line device left out", `{"events":[{"seq":11,"answer":{"session":"a","by":"board","device":"phone\nalpha","outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 0, 1},
+	{"an answer on a padded device left out", `{"events":[{"seq":11,"answer":{"session":"a","by":"board","device":" phone","outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 0, 1},
+	{"an answer on a device past its bound left out", `{"events":[{"seq":11,"answer":{"session":"a","by":"board","device":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx","outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 0, 1},
+	{"an answer on a device with a lone surrogate (JSON reads U+FFFD): text", `{"events":[{"seq":11,"answer":{"session":"a","by":"board","device":"ph\udc00one","outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 1, 0},
+	{"an answer's device as a number", `{"events":[{"seq":11,"answer":{"session":"a","by":"board","device":7,"outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, false, 0, 0},
 	{"an event, an answer, a cost", `{"events":[{"seq":11,"session":"a","at":5,"type":"turn.started"},{"seq":12,"answer":{"session":"a","by":"terminal","outcome":"denied","asked":5,"answered":6}},{"seq":13,"cost":{"session":"a","at":6,"usd":0}}],"last":13,"newest":13}`, true, 3, 0},
 	{"an answer with an event's fields left out", `{"events":[{"seq":11,"session":"a","at":5,"type":"turn.started","answer":{"session":"a","by":"board","outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 0, 1},
 	{"an answer and a cost in one left out", `{"events":[{"seq":11,"answer":{"session":"a","by":"board","outcome":"allowed","asked":5,"answered":7},"cost":{"session":"a","at":5,"usd":1}}],"last":11,"newest":11}`, true, 0, 1},
@@ -738,7 +760,8 @@ func FuzzDecodeBatch(f *testing.F) {
 				}
 			case it.Answer != nil && it.Event == nil && it.Cost == nil:
 				a := it.Answer
-				if !state.ValidSessionID(a.Session) || a.By == "" || a.Outcome == "" || textrule.Has(a.By+a.Outcome+a.Tool+a.Agent+a.Call) ||
+				if !state.ValidSessionID(a.Session) || a.By == "" || a.Outcome == "" || textrule.Has(a.By+a.Outcome+a.Tool+a.Agent+a.Call+a.Device) ||
+					len(a.Device) > host.MaxAnswerDevice || strings.TrimSpace(a.Device) != a.Device ||
 					a.Asked.UnixMilli() <= 0 || a.Answered.UnixMilli() > state.MaxAt {
 					t.Fatalf("answer %+v at %d", a, it.Seq)
 				}
