@@ -253,6 +253,22 @@ type wireAnswer struct {
 	Decision string            `json:"decision"`
 	Message  string            `json:"message,omitempty"`
 	Answers  []hookjson.Choice `json:"answers,omitempty"`
+	// Device is the hub's paired device the click came from, by its name
+	// ("" for the hub's own computer); the machine keeps it in its history
+	// as a device of the hub's (viaHub).
+	Device string `json:"device,omitempty"`
+}
+
+// viaHub is where an answer from the hub was given, as the machine's
+// history keeps it: the hub's device, said to be the hub's (a device of
+// this machine's may have the same name), or the hub itself when the hub
+// names none — never "" there, which is this machine's own computer.
+func viaHub(device string) string {
+	const via = " via the hub"
+	if device = hookjson.OneLine(device, host.MaxAnswerDevice-len(via)); device == "" {
+		return "the hub"
+	}
+	return device + via
 }
 
 // wireReply is the machine's reply: the outcome, or the refusal as one of
@@ -324,7 +340,8 @@ func decodeAnswer(data []byte) (host.AnswerRequest, error) {
 		return host.AnswerRequest{}, errors.New("no valid answers")
 	}
 	r := host.AnswerRequest{Session: w.Session, Call: w.Call, Nonce: w.Nonce, Decision: w.Decision,
-		Message: hookjson.OneLine(w.Message, hookjson.MaxDecisionMessage)}
+		Message: hookjson.OneLine(w.Message, hookjson.MaxDecisionMessage),
+		Device:  viaHub(w.Device)}
 	if w.Answers != nil {
 		r.Answers = &w.Answers
 	}
@@ -373,19 +390,19 @@ func (n *Node) onApprove(m *nats.Msg) {
 // sendAnswer is the hub's side: the request to the machine, its reply as
 // a host outcome or error.
 func (n *Node) sendAnswer(machine string, r host.AnswerRequest) (host.Card, error) {
-	body, _ := json.Marshal(wireAnswer{Session: r.Session, Call: r.Call, Nonce: r.Nonce, Decision: r.Decision, Message: r.Message, Answers: derefChoices(r.Answers)})
-	msg, err := n.nc.Request(approveSubject(machine), body, answerWait)
-	switch {
-	case errors.Is(err, nats.ErrNoResponders):
-		return host.Card{}, fmt.Errorf("%w: %s is not connected to the hub; answer in its terminal", host.ErrMachineAway, machine)
-	case errors.Is(err, nats.ErrTimeout):
-		return host.Card{}, fmt.Errorf("%w: %s did not reply within %v, so whether it took the answer is not known; its card will say when it is back", host.ErrMachineAway, machine, answerWait)
-	case err != nil:
-		return host.Card{}, fmt.Errorf("%w: %s could not be asked (%v)", host.ErrMachineAway, machine, err)
+	w := wireAnswer{Session: r.Session, Call: r.Call, Nonce: r.Nonce, Decision: r.Decision, Message: r.Message, Answers: derefChoices(r.Answers),
+		Device: host.AnswerDevice(r.Device)}
+	rep, err := n.askMachine(machine, w)
+	if err == nil && !rep.OK && rep.Code == "decision" && w.Device != "" && rep.Error == `unknown field "device"` {
+		// A machine from before devices went with answers reads the
+		// answer strictly and refuses the field before it looks at the
+		// card (the nonce is not spent): asked again without it, its
+		// history says the hub's board answered, on no device.
+		w.Device = ""
+		rep, err = n.askMachine(machine, w)
 	}
-	var rep wireReply
-	if len(msg.Data) > maxAnswerBody || jsonx.DecodeOne(msg.Data, &rep, jsonx.Options{}) != nil {
-		return host.Card{}, fmt.Errorf("%w: %s replied with something that is not an answer", host.ErrMachineAway, machine)
+	if err != nil {
+		return host.Card{}, err
 	}
 	if !rep.OK {
 		if e := errOfCode(rep.Code); e != nil {
@@ -395,6 +412,25 @@ func (n *Node) sendAnswer(machine string, r host.AnswerRequest) (host.Card, erro
 	}
 	return host.Card{Session: rowID(machine, r.Session), Call: r.Call, State: host.CardAnswered, By: host.ByBoard,
 		Outcome: hookjson.OneLine(rep.Outcome, 32)}, nil
+}
+
+// askMachine sends the hub's answer w to machine and reads its reply.
+func (n *Node) askMachine(machine string, w wireAnswer) (wireReply, error) {
+	body, _ := json.Marshal(w)
+	msg, err := n.nc.Request(approveSubject(machine), body, answerWait)
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		return wireReply{}, fmt.Errorf("%w: %s is not connected to the hub; answer in its terminal", host.ErrMachineAway, machine)
+	case errors.Is(err, nats.ErrTimeout):
+		return wireReply{}, fmt.Errorf("%w: %s did not reply within %v, so whether it took the answer is not known; its card will say when it is back", host.ErrMachineAway, machine, answerWait)
+	case err != nil:
+		return wireReply{}, fmt.Errorf("%w: %s could not be asked (%v)", host.ErrMachineAway, machine, err)
+	}
+	var rep wireReply
+	if len(msg.Data) > maxAnswerBody || jsonx.DecodeOne(msg.Data, &rep, jsonx.Options{}) != nil {
+		return wireReply{}, fmt.Errorf("%w: %s replied with something that is not an answer", host.ErrMachineAway, machine)
+	}
+	return rep, nil
 }
 
 // setCards records a machine's published cards (the last good ones stay

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +16,8 @@ import (
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/internal/jsonx"
+	"github.com/notch-web/notch-web/internal/textrule"
 	"github.com/notch-web/notch-web/internal/waitfor"
 	"github.com/notch-web/notch-web/settings"
 	"github.com/notch-web/notch-web/state"
@@ -136,7 +139,10 @@ func TestRemoteApproval(t *testing.T) {
 		rows, _ := hh.Board().Snapshot(time.Now())
 		return len(rows.Sessions) == 1 && rows.Sessions[0].Status == state.StatusAttention
 	})
-	req := host.AnswerRequest{Session: c.Session, Call: c.Call, Nonce: c.Nonce, Decision: host.DecideAllow}
+	rec := &answerLog{}
+	mh.Board().SetRecorder(rec)
+	// Clicked on the hub's board by its paired phone (web names it).
+	req := host.AnswerRequest{Session: c.Session, Call: c.Call, Nonce: c.Nonce, Decision: host.DecideAllow, Device: "phone"}
 	got, err := hh.Answer(req)
 	if err != nil || got.Outcome != host.OutcomeAllowed {
 		t.Fatalf("answer from the hub: %+v, %v", got, err)
@@ -151,6 +157,22 @@ func TestRemoteApproval(t *testing.T) {
 	}
 	if _, err := hh.Answer(req); !errors.Is(err, host.ErrNonce) {
 		t.Errorf("a replayed answer: %v, want ErrNonce", err)
+	}
+	// The machine's history keeps the hub's phone, said to be the hub's.
+	if a := rec.last(t); a.By != host.ByBoard || a.Device != "phone via the hub" {
+		t.Errorf("the machine recorded %+v, want by board on phone via the hub", a)
+	}
+
+	// From the hub's own computer (no device): the machine says the hub,
+	// never nothing (which would be its own computer).
+	replied = hold(t, mh, "s4", "date")
+	c = hubCard(t, hh, "box/s4", host.CardWaiting)
+	if _, err := hh.Answer(host.AnswerRequest{Session: c.Session, Call: c.Call, Nonce: c.Nonce, Decision: host.DecideDeny}); err != nil {
+		t.Fatal(err)
+	}
+	<-replied
+	if a := rec.last(t); a.Call != "call-date" || a.Device != "the hub" {
+		t.Errorf("the machine recorded %+v, want on the hub", a)
 	}
 
 	// Answered in the terminal first: the hub's click is told so (409).
@@ -277,6 +299,86 @@ func TestApprovePermissions(t *testing.T) {
 	}
 }
 
+// answerLog is a host.Recorder keeping only the answers.
+type answerLog struct {
+	mu  sync.Mutex
+	got []host.RecordedAnswer
+}
+
+func (r *answerLog) RecordEvents([]host.RecordedEvent)     {}
+func (r *answerLog) RecordCost(string, float64, time.Time) {}
+func (r *answerLog) RecordAnswer(a host.RecordedAnswer) {
+	r.mu.Lock()
+	r.got = append(r.got, a)
+	r.mu.Unlock()
+}
+
+// last waits for an answer recorded and returns the last one.
+func (r *answerLog) last(t *testing.T) host.RecordedAnswer {
+	t.Helper()
+	var a host.RecordedAnswer
+	waitfor.Until(t, "an answer recorded", func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if len(r.got) == 0 {
+			return false
+		}
+		a = r.got[len(r.got)-1]
+		return true
+	})
+	return a
+}
+
+// TestAnOlderMachineTakesTheHubsAnswer: a machine from before answers named
+// their device refuses the field (it reads strictly, before it looks at the
+// card); the hub asks again without it, and the click is answered.
+func TestAnOlderMachineTakesTheHubsAnswer(t *testing.T) {
+	hub := testHub(t)
+	_, box := pairRaw(t, hub, "box")
+	nc, err := nats.Connect(fmt.Sprintf("tls://127.0.0.1:%d", hub.Port()), box...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	// The wire answer as that machine knows it, read as its decodeAnswer did.
+	type olderAnswer struct {
+		Session  string            `json:"session"`
+		Call     string            `json:"call"`
+		Nonce    string            `json:"nonce"`
+		Decision string            `json:"decision"`
+		Message  string            `json:"message,omitempty"`
+		Answers  []hookjson.Choice `json:"answers,omitempty"`
+	}
+	heard := make(chan string, 4)
+	if _, err := nc.Subscribe(approveSubject("box"), func(m *nats.Msg) {
+		heard <- string(m.Data)
+		var w olderAnswer
+		if err := jsonx.DecodeOne(m.Data, &w, jsonx.Options{Strict: true}); err != nil {
+			b, _ := json.Marshal(wireReply{Code: "decision", Error: errors.New(jsonx.Reason(err)).Error()})
+			_ = m.Respond(b)
+			return
+		}
+		_ = m.Respond([]byte(`{"ok":true,"outcome":"allowed"}`))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_ = nc.Flush()
+	c, err := hub.sendAnswer("box", host.AnswerRequest{Session: "s1", Nonce: "n", Decision: host.DecideAllow, Device: "phone"})
+	if err != nil || c.Outcome != host.OutcomeAllowed {
+		t.Fatalf("the hub's answer to an older machine: %+v %v", c, err)
+	}
+	if n := len(heard); n != 2 {
+		t.Fatalf("the machine heard %d asks, want 2", n)
+	}
+	if first, second := <-heard, <-heard; !strings.Contains(first, `"device":"phone"`) || strings.Contains(second, "device") {
+		t.Errorf("the machine heard %s then %s: want the answer with its device, then without", first, second)
+	}
+	// A refusal of anything else is the machine's word, not asked again.
+	if _, err := hub.sendAnswer("box", host.AnswerRequest{Session: "s1", Nonce: "n", Decision: host.DecideAllow}); err != nil || len(heard) != 1 {
+		t.Errorf("an answer with no device: %v, %d asks", err, len(heard))
+	}
+}
+
 func TestDecodeCards(t *testing.T) {
 	good := `{"cards":[{"key":"k1","session":"s1","tool":"Bash","detail":"rm -rf /\u202e","nonce":"abc_-1","state":"waiting","sinceMs":5}],"agents":{"s1":"claude-code"}}`
 	tests := []struct {
@@ -360,10 +462,18 @@ func FuzzDecodeCards(f *testing.F) {
 func FuzzDecodeAnswer(f *testing.F) {
 	f.Add([]byte(`{"session":"s1","call":"c","nonce":"n","decision":"deny","message":"no\nway"}`))
 	f.Add([]byte(`{"session":"","nonce":"n","decision":"allow"}`))
+	// The hub's device: a name, one hostile, one long, one not text.
+	f.Add([]byte(`{"session":"s1","nonce":"n","decision":"allow","device":"phone"}`))
+	f.Add([]byte(`{"session":"s1","nonce":"n","decision":"allow","device":"ph\u202eone\n\u0000<b>"}`))
+	f.Add([]byte(`{"session":"s1","nonce":"n","decision":"allow","device":"` + strings.Repeat("é", 300) + `"}`))
+	f.Add([]byte(`{"session":"s1","nonce":"n","decision":"allow","device":7}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := decodeAnswer(data)
 		if err != nil {
 			return
+		}
+		if r.Device == "" || len(r.Device) > host.MaxAnswerDevice || textrule.Has(r.Device) || !strings.HasSuffix(r.Device, "the hub") {
+			t.Fatalf("the device %q let through", r.Device)
 		}
 		if !state.ValidSessionID(r.Session) || r.Nonce == "" || len(r.Nonce) > maxCardNonce || strings.ContainsAny(r.Message, "\n\r") {
 			t.Fatalf("an answer let through: %+v", r)
