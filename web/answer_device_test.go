@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/store"
 	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
@@ -48,10 +50,20 @@ func (r *answerLog) answered(t *testing.T, n int) host.RecordedAnswer {
 }
 
 // A board click keeps the paired device it came from, by its name; a click
-// from this computer's own browser keeps none.
+// from this computer's own browser keeps none. Both reach the lasting
+// history, and its page says so: "board · phone", and "board" alone.
 func TestApproveKeepsTheDevice(t *testing.T) {
-	e := newEnv(t, envOpts{run: true, allowHosts: []string{"phone.example"}})
-	rec := recordAnswers(e)
+	st, err := store.Open(filepath.Join(t.TempDir(), store.File), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { st.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done; st.Close() })
+	e := newEnv(t, envOpts{run: true, allowHosts: []string{"phone.example"}, store: st})
+	rec := &answerLog{}
+	e.board.SetRecorder(tee{rec, st})
 	devs := e.srv.Locks.Devices()
 	p, err := devs.NewPairing("phone")
 	if err != nil {
@@ -99,4 +111,24 @@ func TestApproveKeepsTheDevice(t *testing.T) {
 			return true
 		})
 	}
+	var page string
+	waitfor.Until(t, "both answers on the History page", func() bool {
+		_, page = getWith(t, e, "/agents-notch/history", nil)
+		return strings.Count(page, "<td>allowed</td>") == 2
+	})
+	for _, want := range []string{`<td>board · phone</td>`, `<td>board</td>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the History page lacks %s", want)
+		}
+	}
+}
+
+// tee hands the board's facts to two recorders.
+type tee [2]host.Recorder
+
+func (t tee) RecordEvents(evs []host.RecordedEvent) { t[0].RecordEvents(evs); t[1].RecordEvents(evs) }
+func (t tee) RecordAnswer(a host.RecordedAnswer)    { t[0].RecordAnswer(a); t[1].RecordAnswer(a) }
+func (t tee) RecordCost(s string, usd float64, at time.Time) {
+	t[0].RecordCost(s, usd, at)
+	t[1].RecordCost(s, usd, at)
 }

@@ -89,6 +89,7 @@ type answerJSON struct {
 	AnsweredMs int64  `json:"answeredMs"`
 	WaitedMs   int64  `json:"waitedMs"`
 	By         string `json:"by"`
+	Device     string `json:"device"` // "" for none known
 	Outcome    string `json:"outcome"`
 }
 
@@ -121,7 +122,7 @@ func historyJSON(v templates.HistoryView) historyReply {
 			j.TurnList = append(j.TurnList, turnJSON{t.Seq, t.StartedMs, t.EndedMs, t.Outcome, tools, t.Errors, t.ContextTokens, t.CostUSD})
 		}
 		for _, a := range hs.Answers {
-			j.Answers = append(j.Answers, answerJSON{a.Call, a.Tool, a.AskedMs, a.AnsweredMs, waitedMs(a), a.By, a.Outcome})
+			j.Answers = append(j.Answers, answerJSON{a.Call, a.Tool, a.AskedMs, a.AnsweredMs, waitedMs(a), a.By, a.Device, a.Outcome})
 		}
 		r.Sessions = append(r.Sessions, j)
 	}

@@ -123,7 +123,7 @@ func newFakeHistory() *fakeHistory {
 			store.Local + "/s-2": {{Seq: 1, StartedMs: hat(10, 0), EndedMs: hat(10, 30), Outcome: "done", Tools: map[string]int{"Bash": 3}, Errors: 1, ContextTokens: 51000, CostUSD: &cost}},
 		},
 		answers: map[string][]store.Answer{
-			store.Local + "/s-2": {{Session: "s-2", Call: "c1", Tool: "Bash", AskedMs: hat(10, 5), AnsweredMs: hat(10, 7), By: "board", Outcome: "allowed once"}},
+			store.Local + "/s-2": {{Session: "s-2", Call: "c1", Tool: "Bash", AskedMs: hat(10, 5), AnsweredMs: hat(10, 7), By: "board", Device: "phone", Outcome: "allowed once"}},
 		},
 		spans: []store.Span{
 			{Machine: "studio", Session: "s-1", Title: "Fix uploads", Status: "working", FromMs: hat(8, 0), ToMs: hat(9, 0)},
@@ -170,7 +170,7 @@ func TestHistoryPage(t *testing.T) {
 		t.Errorf("the page lacks its headers: %v", res.Header)
 	}
 	for _, want := range []string{`data-page="history"`, `id="hist-live"`, `Write &lt;the&gt; page`, `value="uploads fix"`,
-		`history/stream?machine=-&amp;outcome=done&amp;project=uploads&amp;q=uploads+fix`, `Today, waiting on you`, `2 min`, `Bash ×3`, `allowed once`} {
+		`history/stream?machine=-&amp;outcome=done&amp;project=uploads&amp;q=uploads+fix`, `Today, waiting on you`, `2 min`, `Bash ×3`, `allowed once`, `<td>board · phone</td>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the page lacks %s", want)
 		}

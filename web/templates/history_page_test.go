@@ -66,6 +66,8 @@ func historyFixture() HistoryView {
 			{
 				Session: store.Session{Machine: store.Local, ID: "s-3", Agent: "claude-code", Project: "notch-web", Cwd: "/src/notch-web", Title: hostile, StartedMs: at(13, 0), Turns: 1, WorkingMs: 60 * 60000},
 				Turns:   []store.Turn{{Seq: 1, StartedMs: at(13, 0), Tools: map[string]int{"Bash": 4, "Read": 2, "<b>x</b>": 1}}},
+				// A push answered on a device whose name (a hub's, fed) is hostile.
+				Answers: []store.Answer{{Session: "s-3", Call: "c3", Tool: "Bash", AskedMs: at(13, 10), AnsweredMs: at(13, 11), By: "push", Device: "<b>ph</b>\u202eone " + strings.Repeat("long ", 40), Outcome: "denied"}},
 			},
 			{
 				Session: store.Session{Machine: "studio", ID: "s-2", Agent: "codex", Project: "uploads", Title: "Fix the flaky upload test", StartedMs: at(11, 0), EndedMs: at(12, 20), Outcome: "error", Turns: 2, WorkingMs: 66 * 60000, WaitingMs: 14 * 60000, ContextTokens: 412000},
@@ -73,7 +75,7 @@ func historyFixture() HistoryView {
 					{Seq: 1, StartedMs: at(11, 0), EndedMs: at(11, 40), Outcome: "done", Tools: map[string]int{"shell": 9}, ContextTokens: 120000},
 					{Seq: 2, StartedMs: at(11, 45), EndedMs: at(12, 20), Outcome: "error", Tools: map[string]int{"shell": 2, "apply_patch": 2}, Errors: 3, ContextTokens: 412000},
 				},
-				Answers: []store.Answer{{Session: "s-2", Call: "c1", Tool: "shell", AskedMs: at(12, 0), AnsweredMs: at(12, 14), By: "board", Outcome: "allowed once"}},
+				Answers: []store.Answer{{Session: "s-2", Call: "c1", Tool: "shell", AskedMs: at(12, 0), AnsweredMs: at(12, 14), By: "board", Device: "phone", Outcome: "allowed once"}},
 			},
 			{
 				Session: store.Session{Machine: store.Local, ID: "s-1", Agent: "claude-code", Project: "parser", Title: "Refactor the parser", StartedMs: at(8, 0) - 86400000, EndedMs: at(11, 0), Outcome: "done", Turns: 3, WorkingMs: 154 * 60000, WaitingMs: 6 * 60000, ContextTokens: 88000, CostUSD: &cost},
@@ -106,7 +108,7 @@ func TestHistoryPageGolden(t *testing.T) {
 		`Today, waiting on you`, `23 min`, `in 4 waits`, `3 min`, `14 min`, `Fix the flaky upload test · studio`,
 		`role="img"`, `<title id="tl-t">Timeline of Thu 3 Dec 2026</title>`,
 		`data-preserve-attr="open"`, `<caption>Turns</caption>`, `Read ×12, Bash ×5, Edit ×5`, `$0.42`, `412k`,
-		`allowed once`, `board`, `1 h 20 min`, `1 h so far`, `this machine`,
+		`allowed once`, `<td>board · phone</td>`, `<td>terminal</td>`, `push · &lt;b&gt;ph&lt;/b&gt;`, `1 h 20 min`, `1 h so far`, `this machine`,
 		`&lt;img src=x onerror=alert(1)&gt;`, `&lt;b&gt;x&lt;/b&gt; ×1`,
 		`data-metric="waiting" data-alert`, `data-metric="cost"`,
 	} {
@@ -114,7 +116,7 @@ func TestHistoryPageGolden(t *testing.T) {
 			t.Errorf("the page lacks %s", want)
 		}
 	}
-	for _, bad := range []string{"<img", "\u202e", "<b>x", strings.Repeat("long ", 200)} {
+	for _, bad := range []string{"<img", "\u202e", "<b>x", "<b>ph", strings.Repeat("long ", 200)} {
 		if strings.Contains(page, bad) {
 			t.Errorf("the page carries %.40q", bad)
 		}

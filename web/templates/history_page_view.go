@@ -270,6 +270,18 @@ func toolsUsed(tools map[string]int) string {
 }
 
 // waited is how long an answer kept the agent waiting on the human.
+// answeredBy is an answer's By cell: how it was answered and, where one is
+// known, the device it was answered on ("board · phone", "push · ntfy
+// phone"); the terminal and a hold's end have none. A device's name is
+// text someone gave (or another machine sent), shown bounded like any.
+func answeredBy(a store.Answer) string {
+	by := orDash(clean(a.By, maxFieldText))
+	if a.Device == "" {
+		return by
+	}
+	return by + " · " + clean(a.Device, maxFieldText)
+}
+
 func waited(a store.Answer) string {
 	if a.AnsweredMs == 0 || a.AskedMs == 0 {
 		return "—"
