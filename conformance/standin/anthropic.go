@@ -85,7 +85,8 @@ func (q *anthropicRequest) systemText() string {
 }
 
 // lastPrompt is the text of the request's last user message (its text
-// blocks, beside any tool results), bounded.
+// blocks, beside any tool results), whole: a
+// Request keeps it bounded.
 func (q *anthropicRequest) lastPrompt() string {
 	for i := len(q.Messages) - 1; i >= 0; i-- {
 		if q.Messages[i].Role == "user" {
@@ -94,7 +95,7 @@ func (q *anthropicRequest) lastPrompt() string {
 			// message with that call's result (the API wants roles to
 			// alternate).
 			text := anthropicText(q.Messages[i].Content)
-			return text[:min(len(text), maxResultText)]
+			return text
 		}
 	}
 	return ""
@@ -204,7 +205,8 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	}
 	p, scripted := q.plan()
 	t := turn{text: PlainText}
-	rec := Request{API: "anthropic", Path: r.URL.Path, Tools: tools, Results: q.lastUserResults(), Prompt: q.lastPrompt()}
+	prompt := q.lastPrompt()
+	rec := Request{API: "anthropic", Path: r.URL.Path, Tools: tools, Results: q.lastUserResults(), Prompt: bounded(prompt)}
 	p.tools = map[string]bool{}
 	for _, n := range tools {
 		p.tools[n] = true
@@ -250,7 +252,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 			sse(w, "message_start", anthropicStart(q.Model, p.step, usage))
 			started = true
 		}
-		if !s.hold(r, rec.Prompt) {
+		if !s.hold(r, prompt) {
 			return
 		}
 		t = turn{text: FinalText}

@@ -46,7 +46,8 @@ func (q *geminiRequest) plan() (plan, bool) {
 	return plan{}, false
 }
 
-// lastPrompt is the text of the request's last user content, bounded.
+// lastPrompt is the text of the request's last user content, whole: a
+// Request keeps it bounded.
 func (q *geminiRequest) lastPrompt() string {
 	for i := len(q.Contents) - 1; i >= 0; i-- {
 		if q.Contents[i].Role == "user" {
@@ -54,7 +55,7 @@ func (q *geminiRequest) lastPrompt() string {
 			for _, p := range q.Contents[i].Parts {
 				text += p.Text
 			}
-			return text[:min(len(text), maxResultText)]
+			return text
 		}
 	}
 	return ""
@@ -92,7 +93,8 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 			rec.Tools = append(rec.Tools, f.Name)
 		}
 	}
-	rec.Prompt = q.lastPrompt()
+	prompt := q.lastPrompt()
+	rec.Prompt = bounded(prompt)
 	p, scripted := q.plan()
 	t := turn{text: PlainText}
 	if q.GenerationConfig.ResponseMimeType == "application/json" {
@@ -123,7 +125,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 			startSSE(w)
 			started = true
 		}
-		if !s.hold(r, rec.Prompt) {
+		if !s.hold(r, prompt) {
 			return
 		}
 		t = turn{text: FinalText}

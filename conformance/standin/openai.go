@@ -58,12 +58,13 @@ func (q *openaiRequest) plan() (plan, bool) {
 	return plan{}, false
 }
 
-// lastPrompt is the text of the request's last user message, bounded.
+// lastPrompt is the text of the request's last user message, whole: a
+// Request keeps it bounded.
 func (q *openaiRequest) lastPrompt() string {
 	for i := len(q.Input) - 1; i >= 0; i-- {
 		if q.Input[i].Role == "user" {
 			text := openaiText(q.Input[i].Content)
-			return text[:min(len(text), maxResultText)]
+			return text
 		}
 	}
 	return ""
@@ -91,7 +92,8 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request) {
 	}
 	p, scripted := q.plan()
 	t := turn{text: PlainText}
-	rec := Request{API: "openai", Path: r.URL.Path, Tools: tools, Prompt: q.lastPrompt()}
+	prompt := q.lastPrompt()
+	rec := Request{API: "openai", Path: r.URL.Path, Tools: tools, Prompt: bounded(prompt)}
 	shell := has(tools, codexShells...)
 	if scripted && shell != "" {
 		rec.Scenario, rec.Step = p.scenario, p.step
@@ -112,7 +114,7 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request) {
 	startSSE(w)
 	sse(w, "response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": id}})
 	if t.slow {
-		if !s.hold(r, rec.Prompt) {
+		if !s.hold(r, prompt) {
 			return
 		}
 		t = turn{text: FinalText}

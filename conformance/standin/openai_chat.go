@@ -50,12 +50,13 @@ func (q *chatRequest) plan() (plan, bool) {
 	return plan{}, false
 }
 
-// lastPrompt is the text of the request's last user message, bounded.
+// lastPrompt is the text of the request's last user message, whole: a
+// Request keeps it bounded.
 func (q *chatRequest) lastPrompt() string {
 	for i := len(q.Messages) - 1; i >= 0; i-- {
 		if q.Messages[i].Role == "user" {
 			text := openaiText(q.Messages[i].Content)
-			return text[:min(len(text), maxResultText)]
+			return text
 		}
 	}
 	return ""
@@ -97,7 +98,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	p, scripted := q.plan()
 	t := turn{text: PlainText}
-	rec := Request{API: "chat", Path: r.URL.Path, Tools: tools, Prompt: q.lastPrompt(), Results: q.results()}
+	prompt := q.lastPrompt()
+	rec := Request{API: "chat", Path: r.URL.Path, Tools: tools, Prompt: bounded(prompt), Results: q.results()}
 	// Side requests (titles, summaries) offer no tools. Headless, an agent
 	// may leave out the tools that would ask (Qwen Code's -p offers no
 	// run_shell_command unless allowed): a tool turn without its tool is
@@ -123,7 +125,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		if q.Stream {
 			startSSE(w)
 		}
-		if !s.hold(r, rec.Prompt) {
+		if !s.hold(r, prompt) {
 			return
 		}
 		t = turn{text: FinalText}

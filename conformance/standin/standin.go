@@ -302,6 +302,10 @@ func (s *Server) script(p plan, shell, agent string) turn {
 	return turn{text: FinalText}
 }
 
+// bounded is a prompt as a Request keeps it: its first maxResultText
+// bytes.
+func bounded(prompt string) string { return prompt[:min(len(prompt), maxResultText)] }
+
 // holding is one Slow turn held: the prompt it answers, and its release.
 type holding struct {
 	prompt  string
@@ -343,7 +347,8 @@ func (s *Server) Release(tag string) int {
 	return n
 }
 
-// hold waits out a Slow turn for prompt: until the client hangs up, the
+// hold waits out a Slow turn for prompt (whole: an agent may put its
+// context before the human's words, past a Request's bound): until the client hangs up, the
 // server closes or SlowFor passes (false: end the stream as it is), or
 // Release (true: answer it).
 func (s *Server) hold(r *http.Request, prompt string) bool {
