@@ -147,3 +147,33 @@ func BenchmarkWriterEvent(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(b.N), "cpu-µs/event")
 }
+
+// BenchmarkWriteOne is one batch of one event, as the writer takes a
+// single change (a retitle, the load tool's change) when nothing else is
+// queued: the transaction, its statements and the commit (cpu-µs/batch,
+// the process's CPU; with -benchmem the garbage it leaves).
+func BenchmarkWriteOne(b *testing.B) {
+	now := time.Now()
+	s, err := Open(filepath.Join(b.TempDir(), File), Options{Now: func() time.Time { return now }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	retitle := func(i int) []fact {
+		return []fact{{ev: &Event{Machine: Local, Agent: "claude-code", Event: state.Event{
+			Type: state.TypeSessionTitled, Session: "busy", Title: fmt.Sprintf("change %d", i), At: now.UnixMilli()}}}}
+	}
+	s.write([]fact{{ev: &Event{Machine: Local, Agent: "claude-code", Event: state.Event{
+		Type: state.TypeSessionOpened, Session: "busy", Cwd: "/src/argon", At: now.UnixMilli()}}}})
+	s.writeDays()
+	cpu := cpuTime()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		s.write(retitle(i))
+	}
+	b.StopTimer()
+	b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(b.N), "cpu-µs/batch")
+	if p := s.Problem(); p != "" {
+		b.Fatal(p)
+	}
+}

@@ -78,7 +78,9 @@ type Store struct {
 	dataVersion  int64
 	rows         map[turnKey]*sessionRow
 	changedTurns []changedTurn
-	events       []any // this host's own events the batch took, as writeEvents' values
+	events       []any                // this host's own events the batch took, as writeEvents' values
+	prepared     map[string]*sql.Stmt // the writer's statements, by query (prepare)
+	unprepared   []string             // queries the writer's transaction ran without one
 }
 
 // queueLen bounds the facts waiting to be written: beyond it a fact is
@@ -163,6 +165,9 @@ func staleDays(db *sql.DB) (map[int64]bool, error) {
 
 // Close closes the file. Call it after Run returned.
 func (s *Store) Close() error {
+	for _, st := range s.prepared {
+		st.Close()
+	}
 	s.wc.Close()
 	return s.db.Close()
 }

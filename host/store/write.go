@@ -868,7 +868,7 @@ func midnightMs(ms int64) int64 { return midnight(time.UnixMilli(ms)).UnixMilli(
 func nextMidnight(ms int64) int64 { return midnight(time.UnixMilli(ms)).AddDate(0, 0, 1).UnixMilli() }
 
 // dbtx is what the writes need of a transaction: *sql.Tx, or the writer's
-// own (wtxOf), whose statements are prepared once.
+// own (wtx), whose statements are prepared once per Store.
 type dbtx interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
@@ -876,8 +876,9 @@ type dbtx interface {
 }
 
 // writerTx is a transaction of the writer's, running each query through
-// a statement prepared once per transaction (SQLite parses a query anew on
-// every plain Exec: it was most of a write's cost).
+// a statement prepared once per Store (SQLite parses a query anew on every
+// plain Exec: it was most of a write's cost; prepared once per
+// transaction, the parse was still a fifth of a one-event batch's).
 //
 // Its statements run without the transaction's deadline: a context that
 // can end makes the driver watch it with a goroutine and a progress
@@ -886,20 +887,54 @@ type dbtx interface {
 // a wait for its lock.
 type writerTx struct {
 	*sql.Tx
-	stmts map[string]*sql.Stmt
-	bg    context.Context // the transaction's, without its end
+	s     *Store
+	stmts map[string]*sql.Stmt // the transaction's own of s.prepared
+	bg    context.Context      // the transaction's, without its end
 }
 
 func (w writerTx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	st, ok := w.stmts[query]
-	if !ok {
+	if st, ok := w.stmts[query]; ok {
+		return st, nil
+	}
+	var txs *sql.Stmt
+	if st, ok := w.s.prepared[query]; ok {
+		// The one prepared on the writer's connection, prepared there the
+		// first time and kept with st.
+		txs = w.Tx.StmtContext(w.bg, st)
+	} else {
 		var err error
-		if st, err = w.Tx.PrepareContext(w.bg, query); err != nil {
+		if txs, err = w.Tx.PrepareContext(w.bg, query); err != nil {
 			return nil, err
 		}
-		w.stmts[query] = st
+		w.s.unprepared = append(w.s.unprepared, query)
 	}
-	return st, nil
+	w.stmts[query] = txs
+	return txs, nil
+}
+
+// prepare makes the pool's statements of the queries the writer's last
+// transaction ran unprepared, for the next to run (the writer's alone: wtx
+// runs on its goroutine). A statement of the pool, not of the writer's
+// connection, so that a transaction of that connection can run it
+// (sql.Tx.StmtContext re-prepares one that belongs to a connection, and
+// reuses what the pool's has prepared there); prepared between the
+// writer's transactions, since the pool's new connection may wait for the
+// file's write lock to open.
+func (s *Store) prepare(ctx context.Context) {
+	for _, query := range s.unprepared {
+		if _, ok := s.prepared[query]; ok {
+			continue
+		}
+		st, err := s.db.PrepareContext(ctx, query)
+		if err != nil {
+			continue // prepared for each transaction again, as before
+		}
+		if s.prepared == nil {
+			s.prepared = map[string]*sql.Stmt{}
+		}
+		s.prepared[query] = st
+	}
+	s.unprepared = s.unprepared[:0]
 }
 
 func (w writerTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
@@ -926,13 +961,14 @@ func (w writerTx) QueryContext(ctx context.Context, query string, args ...any) (
 	return st.QueryContext(w.bg, args...)
 }
 
-// wtx runs fn in a transaction whose statements are prepared once.
+// wtx runs fn in a transaction whose statements are prepared once per Store.
 func (s *Store) wtx(ctx context.Context, fn func(dbtx) error) error {
 	tx, err := s.wc.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := fn(writerTx{Tx: tx, stmts: map[string]*sql.Stmt{}, bg: context.WithoutCancel(ctx)}); err != nil {
+	defer s.prepare(ctx)
+	if err := fn(writerTx{Tx: tx, s: s, stmts: map[string]*sql.Stmt{}, bg: context.WithoutCancel(ctx)}); err != nil {
 		tx.Rollback()
 		return err
 	}
