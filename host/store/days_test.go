@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -144,17 +143,8 @@ func TestTheDaysPictureChoosesTheLatest(t *testing.T) {
 // first, the search finds the same sessions, every day's totals are
 // rebuilt, the feed's marks are kept.
 func TestMigrationFromSchema2(t *testing.T) {
-	path := filepath.Join(t.TempDir(), File)
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range migrations[:2] {
-		if _, err := db.Exec(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Exec(`INSERT INTO feeds (machine, oseq) VALUES ('box', 41)`)
+	path, db, exec := atSchema(t, 2)
+	exec(`INSERT INTO feeds (machine, oseq) VALUES ('box', 41)`)
 	// Inserted out of their start's order, as a hub's replay does; two
 	// started in the same millisecond.
 	for i, c := range []struct {
@@ -169,19 +159,11 @@ func TestMigrationFromSchema2(t *testing.T) {
 		}
 	}
 	// The totals as a crash left them: none.
-	db.Exec(`INSERT INTO days (day, sessions) VALUES (?, 0)`, midnightMs(at(0)))
-	db.Exec(`PRAGMA user_version = 2`)
+	exec(`INSERT INTO days (day, sessions) VALUES (?, 0)`, midnightMs(at(0)))
 	db.Close()
 
 	now := day0.Add(3 * time.Hour)
-	s2, err := Open(path, Options{Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { s2.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; s2.Close() })
+	s2 := openAt(t, path, Options{Now: func() time.Time { return now }})
 	flush(t, s2)
 	var v int
 	s2.db.QueryRow(`PRAGMA user_version`).Scan(&v)

@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -221,23 +219,8 @@ func TestAFedAnswerNeedsItsSession(t *testing.T) {
 // next; the mark follows, a new answer goes on after them, and another
 // machine's mark is kept.
 func TestMigrationFromSchema3(t *testing.T) {
-	path := filepath.Join(t.TempDir(), File)
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range migrations[:3] {
-		if _, err := db.Exec(m); err != nil {
-			t.Fatal(err)
-		}
-	}
+	path, db, exec := atSchema(t, 3)
 	m := time.Minute
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := db.Exec(q, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
 	exec(`INSERT INTO sessions (rowid, machine, id, started_ms, cost_usd) VALUES (?, ?, 'a', ?, 0.75)`, startKey(at(0)), Local, at(0))
 	exec(`INSERT INTO turns (machine, session, seq, started_ms, cost_usd) VALUES (?, 'a', 1, ?, 0.75)`, Local, at(0))
 	exec(`INSERT INTO events (machine, oseq, session, at_ms, type) VALUES (?, 100, 'a', ?, 'session.opened'), (?, 101, 'a', ?, 'turn.started')`, Local, at(0), Local, at(0))
@@ -247,18 +230,11 @@ func TestMigrationFromSchema3(t *testing.T) {
 		Local, at(20*m), at(21*m), Local, at(3*m), at(4*m))
 	exec(`INSERT INTO costs (machine, session, at_ms, usd) VALUES (?, 'a', ?, 0.75), (?, 'a', ?, 0.25)`, Local, at(30*m), Local, at(10*m))
 	exec(`INSERT INTO days_stale (day) VALUES (?)`, midnightMs(at(0))) // its totals not rebuilt yet
-	exec(`PRAGMA user_version = 3`)
 	db.Close()
 
 	now := day0.Add(time.Hour)
-	s, err := Open(path, Options{Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { s.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; s.Close() })
+	s := openAt(t, path, Options{Now: func() time.Time { return now }})
+	ctx := context.Background()
 	var v int
 	s.db.QueryRow(`PRAGMA user_version`).Scan(&v)
 	if v != Version || Version != 5 {
@@ -308,20 +284,8 @@ func TestMigrationFromSchema3(t *testing.T) {
 // A file of schema 3 that never gave a number (its answers from before
 // any event of its own) numbers them from its clock, as a new file does.
 func TestMigrationFromSchema3WithoutAMark(t *testing.T) {
-	path := filepath.Join(t.TempDir(), File)
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range migrations[:3] {
-		if _, err := db.Exec(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := db.Exec(`INSERT INTO answers (machine, session, call, asked_ms, answered_ms, by, outcome) VALUES (?, 'a', 't1', 1, 2, 'board', 'allowed')`, Local); err != nil {
-		t.Fatal(err)
-	}
-	db.Exec(`PRAGMA user_version = 3`)
+	path, db, exec := atSchema(t, 3)
+	exec(`INSERT INTO answers (machine, session, call, asked_ms, answered_ms, by, outcome) VALUES (?, 'a', 't1', 1, 2, 'board', 'allowed')`, Local)
 	db.Close()
 	before := time.Now().UnixMicro()
 	s, err := Open(path, Options{})
@@ -338,40 +302,18 @@ func TestMigrationFromSchema3WithoutAMark(t *testing.T) {
 // they were, with no device, and their numbers; an answer after it keeps
 // its device, and the outbox carries it.
 func TestMigrationFromSchema4(t *testing.T) {
-	path := filepath.Join(t.TempDir(), File)
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range migrations[:4] {
-		if _, err := db.Exec(m); err != nil {
-			t.Fatal(err)
-		}
-	}
+	path, db, exec := atSchema(t, 4)
 	m := time.Minute
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := db.Exec(q, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
 	exec(`INSERT INTO sessions (rowid, machine, id, started_ms) VALUES (?, ?, 'a', ?)`, startKey(at(0)), Local, at(0))
 	exec(`INSERT INTO events (machine, oseq, session, at_ms, type) VALUES (?, 100, 'a', ?, 'session.opened')`, Local, at(0))
 	exec(`INSERT INTO answers (machine, session, call, asked_ms, answered_ms, agent, tool, by, outcome, oseq) VALUES
 		(?, 'a', 't1', ?, ?, 'claude-code', 'Bash', 'board', 'allowed', 101)`, Local, at(3*m), at(4*m))
 	exec(`INSERT INTO feeds (machine, oseq) VALUES (?, 101)`, Local)
-	exec(`PRAGMA user_version = 4`)
 	db.Close()
 
 	now := day0.Add(time.Hour)
-	s, err := Open(path, Options{Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { s.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; s.Close() })
+	s := openAt(t, path, Options{Now: func() time.Time { return now }})
+	ctx := context.Background()
 	var v int
 	s.db.QueryRow(`PRAGMA user_version`).Scan(&v)
 	if v != Version {

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"flag"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -32,7 +33,14 @@ func tokens(n int64) *int64 { return &n }
 func open(t *testing.T, now *time.Time, o Options) *Store {
 	t.Helper()
 	o.Now = func() time.Time { return *now }
-	s, err := Open(filepath.Join(t.TempDir(), File), o)
+	return openAt(t, filepath.Join(t.TempDir(), File), o)
+}
+
+// openAt opens the store at path with its writer running until the test
+// ends.
+func openAt(t *testing.T, path string, o Options) *Store {
+	t.Helper()
+	s, err := Open(path, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,6 +49,29 @@ func open(t *testing.T, now *time.Time, o Options) *Store {
 	go func() { s.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; s.Close() })
 	return s
+}
+
+// atSchema is a history file at schema step n, as a notch-web of that
+// step left it: the migrations before it applied, user_version n. The
+// test fills it through exec and closes db before it opens the file.
+func atSchema(t *testing.T, n int) (path string, db *sql.DB, exec func(q string, args ...any)) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), File)
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec = func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range migrations[:n] {
+		exec(m)
+	}
+	exec(fmt.Sprintf(`PRAGMA user_version = %d`, n))
+	return path, db, exec
 }
 
 // items are evs as a batch's items, each at its own sequence.
