@@ -135,6 +135,30 @@ const notifications = (sw: Worker) =>
     })),
   ) as Promise<Shown[]>;
 
+/**
+ * pusher returns delivered(data, done): data handed to the worker as a push, until done holds of
+ * the notifications it shows. CDP's delivery can be lost (seen once in a fresh-clone CI run:
+ * nothing shown after 7 s, where it takes a tenth of a second), so a push is sent again after a
+ * second without effect, as a push service retries: a tagged show replaces itself, and a close of
+ * a closed tag is nothing.
+ */
+function pusher(cdp: CDPSession, origin: string, registrationId: string, sw: Worker) {
+  const deliver = (data: string) => cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data });
+  return async (data: string, done: (ns: Shown[]) => boolean) => {
+    await deliver(data);
+    let tries = 0;
+    await expect
+      .poll(
+        async () => {
+          if (tries++ > 0 && !done(await notifications(sw))) await deliver(data);
+          return done(await notifications(sw));
+        },
+        { timeout: 15_000, intervals: [1_000] },
+      )
+      .toBe(true);
+  };
+}
+
 test.describe('the service worker', () => {
   let host: Host;
   let ps: StandIn;
@@ -168,7 +192,7 @@ test.describe('the service worker', () => {
     await page.goto(host.url + '/agents-notch/pane');
     const cdp = await context.newCDPSession(page);
     const { sw, registrationId } = await worker(context, page, cdp);
-    const deliver = (data: string) => cdp.send('ServiceWorker.deliverPushMessage', { origin: host.url, registrationId, data });
+    const delivered = pusher(cdp, host.url, registrationId, sw);
 
     // This browser's subscription, as the pane hands it to the host.
     expect((await postJSON(host.url, '/agents-notch/push/subscribe', ps.subscription)).status).toBe(200);
@@ -183,9 +207,7 @@ test.describe('the service worker', () => {
     expect(show.headers.urgency).toBe('high');
     const msg = JSON.parse(show.payload);
     expect(msg).toMatchObject({ type: 'show', kind: 'needs-you', body: 'Bash: rm -rf build/' });
-    await deliver(show.payload);
-
-    await expect.poll(async () => (await notifications(sw)).length).toBe(1);
+    await delivered(show.payload, (ns) => ns.length === 1);
     const [n] = await notifications(sw);
     expect(n.title).toBe(msg.title);
     expect(n.title).toContain('argon');
@@ -213,10 +235,8 @@ test.describe('the service worker', () => {
     const close = ps.got.shift()!;
     expect(JSON.parse(close.payload)).toEqual({ type: 'close', tag: msg.tag });
     // A fresh one first, so the close has something to take.
-    await deliver(show.payload);
-    await expect.poll(async () => (await notifications(sw)).length).toBe(1);
-    await deliver(close.payload);
-    await expect.poll(async () => (await notifications(sw)).length).toBe(0);
+    await delivered(show.payload, (ns) => ns.length === 1);
+    await delivered(close.payload, (ns) => ns.length === 0);
     expect(ps.problems).toEqual([]);
   });
 
@@ -226,14 +246,14 @@ test.describe('the service worker', () => {
     const cdp = await context.newCDPSession(page);
     const { sw, registrationId } = await worker(context, page, cdp);
     const hostile = '<img src=x onerror=alert(1)> \u202eevil';
-    await cdp.send('ServiceWorker.deliverPushMessage', {
-      origin: host.url, registrationId,
-      data: JSON.stringify({
+    const delivered = pusher(cdp, host.url, registrationId, sw);
+    await delivered(
+      JSON.stringify({
         type: 'show', tag: 'forged', kind: 'needs-you', title: hostile, body: 'b', url: host.url + '/agents-notch/', at: 0,
         actions: [{ action: 'deny', title: 'Deny', url: host.url + '/agents-notch/act', cap: 'forged-capability' }],
       }),
-    });
-    await expect.poll(async () => (await notifications(sw)).map((x) => x.tag)).toContain('forged');
+      (ns) => ns.some((x) => x.tag === 'forged'),
+    );
     expect((await notifications(sw)).find((x) => x.tag === 'forged')!.title).toBe(hostile);
     await sw.evaluate(async () => {
       const [note] = await (self as any).registration.getNotifications({ tag: 'forged' });
