@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/host"
-	"github.com/notch-web/notch-web/host/store"
 	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
@@ -53,14 +51,7 @@ func (r *answerLog) answered(t *testing.T, n int) host.RecordedAnswer {
 // from this computer's own browser keeps none. Both reach the lasting
 // history, and its page says so: "board · phone", and "board" alone.
 func TestApproveKeepsTheDevice(t *testing.T) {
-	st, err := store.Open(filepath.Join(t.TempDir(), store.File), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { st.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; st.Close() })
+	st := runningStore(t)
 	e := newEnv(t, envOpts{run: true, allowHosts: []string{"phone.example"}, store: st})
 	rec := &answerLog{}
 	e.board.SetRecorder(tee{rec, st})

@@ -164,11 +164,10 @@ func TestApproveRemoteCard(t *testing.T) {
 	}
 }
 
-// TestRemoteRowHistoryFromTheStore (issue 32): on a hub another machine's
-// unfolded row shows that machine's events from the lasting history, fed
-// from its own (host/mesh); a row whose events have not come yet says they
-// are kept by its machine.
-func TestRemoteRowHistoryFromTheStore(t *testing.T) {
+// runningStore is a lasting history in a temp dir with its writer running
+// until the test ends.
+func runningStore(t *testing.T) *store.Store {
+	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), store.File), store.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -177,6 +176,16 @@ func TestRemoteRowHistoryFromTheStore(t *testing.T) {
 	done := make(chan struct{})
 	go func() { st.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; st.Close() })
+	return st
+}
+
+// TestRemoteRowHistoryFromTheStore (issue 32): on a hub another machine's
+// unfolded row shows that machine's events from the lasting history, fed
+// from its own (host/mesh); a row whose events have not come yet says they
+// are kept by its machine.
+func TestRemoteRowHistoryFromTheStore(t *testing.T) {
+	st := runningStore(t)
+	ctx := context.Background()
 	now := time.Now().UnixMilli()
 	if err := st.Take(ctx, "box", []store.Item{
 		{Seq: 1, Event: &store.Event{Event: state.Event{Type: state.TypeSessionOpened, Session: "a", Cwd: "/src/argon", At: now - 3000}}},
