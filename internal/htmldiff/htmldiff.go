@@ -307,31 +307,49 @@ func Parse(src []byte) *Tree {
 // nil) and returns the elements of cur that changed — each an element with
 // an id, which a patch by id turns from its old self into the new — or nil
 // when the root must be sent whole. It also returns cur parsed, for the
-// next comparison.
+// next comparison. Diff takes prevTree over: a cur that differs from prev
+// inside one element turns it into cur's tree (splice), and otherwise it
+// is recycled; the caller must not use it again.
 func Diff(prev []byte, prevTree *Tree, cur []byte) ([][]byte, *Tree) {
+	if prevTree != nil && (prevTree.spans == nil || prev == nil || !bytes.Equal(prevTree.spans.src, prev)) {
+		prevTree.Recycle()
+		prevTree = nil
+	}
+	if prevTree != nil {
+		if out, ok := splice(prevTree.spans, cur); ok {
+			return worthIt(out, cur), prevTree
+		}
+	}
 	ct := Parse(cur)
 	if prev == nil || ct == nil {
+		prevTree.Recycle()
 		return nil, ct
 	}
-	if prevTree == nil || !bytes.Equal(prevTree.spans.src, prev) {
+	if prevTree == nil {
 		prevTree = Parse(prev)
 	}
 	if prevTree == nil {
 		return nil, ct
 	}
+	defer prevTree.Recycle()
 	var out [][]byte
 	if !diffSpans(prevTree.spans, prevTree.spans.root, ct.spans, ct.spans.root, &out) {
 		return nil, ct
 	}
-	// Sending more than half the page piecemeal saves nothing.
+	return worthIt(out, cur), ct
+}
+
+// worthIt is the patch out, or nil (the root whole) when it is nothing or
+// more than half the page: sending that piecemeal saves nothing.
+func worthIt(out [][]byte, cur []byte) [][]byte {
 	n := 0
 	for _, p := range out {
 		n += len(p)
 	}
 	if n*2 > len(cur) || len(out) == 0 {
-		return nil, ct
+		return nil
 	}
-	return out, ct
+	return out
 }
 
 // Join is the patch payload for several elements: their bytes, in order.

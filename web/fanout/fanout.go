@@ -139,10 +139,10 @@ func (h *Fanout) Publish(page string, html []byte) {
 	if bytes.Equal(prev, html) {
 		return // the change did not touch this page
 	}
-	old := h.trees[page]
-	parts, tree := htmldiff.Diff(prev, old, html)
+	// The last tree is Diff's to keep (as this render's) or recycle: no
+	// one else holds it.
+	parts, tree := htmldiff.Diff(prev, h.trees[page], html)
 	h.trees[page] = tree
-	old.Recycle() // no one else holds it
 	// The whole page as a frame is made only when a stream needs it (one
 	// that is behind or new, or no patch): most changes reach streams
 	// that are up to date, and making it was a fifth of the publish.
