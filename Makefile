@@ -70,7 +70,8 @@ playwright/node_modules/.package-lock.json: playwright/package.json playwright/p
 	cd playwright && npm ci --no-audit --no-fund
 
 # Generated code matches its sources; formatting, vet, staticcheck and the
-# module files are clean; the Windows and macOS builds compile.
+# module files are clean; the Windows and macOS builds compile, and so does
+# the build without the embedded hub (-tags notch_omit_hub).
 test-fresh:
 	$(GO) tool templ generate -check -log-level error
 	$(GO) tool templ fmt -fail -log-level error web/templates
@@ -79,9 +80,11 @@ test-fresh:
 	$(GO) tool staticcheck ./...
 	$(GO) mod tidy -diff
 	GOOS=windows $(GO) vet ./... && GOOS=darwin $(GO) vet ./...
+	$(GO) vet -tags notch_omit_hub ./...
 
 test-go:
 	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -tags notch_omit_hub -run 'TestBuiltWithoutHub' ./cmd/notch-web/
 
 test-browser: build test-setup
 	cd playwright && npx playwright test

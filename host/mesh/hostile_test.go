@@ -1,3 +1,5 @@
+//go:build !notch_omit_hub
+
 package mesh
 
 import (

@@ -1,3 +1,5 @@
+//go:build !notch_omit_hub
+
 package mesh
 
 import (
@@ -24,21 +26,6 @@ import (
 	"github.com/notch-web/notch-web/internal/jsonx"
 	"github.com/notch-web/notch-web/internal/logx"
 )
-
-// Buckets and the pairing service. The hub keeps each machine's latest
-// board and its presence as KV entries keyed by its name; the machines
-// themselves write none (names.go has their subjects).
-const (
-	boardsBucket   = "notch-boards"
-	presenceBucket = "notch-presence"
-	pairUser       = "notch-pair"
-	hubUser        = "notch-hub"
-	pairSubject    = "notch.pair."
-)
-
-// DefaultHubAddr is where the hub listens for machines: every interface,
-// NATS's leaf port (machines live elsewhere; TLS and nkeys guard it).
-const DefaultHubAddr = ":7422"
 
 // hub is the embedded NATS server and what it knows of paired machines.
 type hub struct {
@@ -212,9 +199,6 @@ const readyWait = 15 * time.Second
 // markReady lets machines in.
 func (h *hub) markReady() { h.readyOnce.Do(func() { close(h.ready) }) }
 
-// pairInbox is the inbox prefix of a pairing connection.
-func pairInbox(id string) string { return "_pair_" + id }
-
 // machinePerms are a paired machine's: it publishes its own board, cards,
 // beat, goodbye and how far its history goes, hears the hub's requests to
 // it (the ✕, the answers to its cards, a Reply or Stop, an ask for its
@@ -251,19 +235,6 @@ func verifyNonce(pub, sig string, nonce []byte) bool {
 	}
 	kp, err := nkeys.FromPublicKey(pub)
 	return err == nil && kp.Verify(nonce, raw) == nil
-}
-
-// pairRequest is what a joining machine sends; pairReply the answer.
-type pairRequest struct {
-	Name   string `json:"name"`
-	Nkey   string `json:"nkey"`
-	Secret string `json:"secret"` // the code's, again: the login's is not enough
-}
-
-type pairReply struct {
-	OK    bool   `json:"ok"`
-	Hub   string `json:"hub,omitempty"`
-	Error string `json:"error,omitempty"`
 }
 
 // servePairing answers pairing requests on nc.
@@ -361,9 +332,6 @@ func (h *hub) add(req pairRequest, now time.Time) string {
 	h.machines = next
 	return ""
 }
-
-// ErrNotPaired: revoking a machine the hub has not paired.
-var ErrNotPaired = errors.New("no such paired machine")
 
 // revoke forgets a machine's nkey and ends every connection of it at once.
 // The key is marked under the lock Check holds, so a connection is either
