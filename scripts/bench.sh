@@ -21,7 +21,10 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 ./bin/notch-load -out "$out/load.jsonl" ${LOAD_ARGS:-} | tee "$out/load.md"
 echo
 echo "== notch-load idle (live rows, two tabs, no change for 60 s: notch-web's CPU and wake-ups beside the floor's)"
-./bin/notch-load idle -out "$out/idle.jsonl" ${IDLE_ARGS:-} | tee "$out/idle.md"
+# Beside it, the build without the embedded hub (-tags notch_omit_hub): what
+# nats-server's process sampler costs an idle notch-web that links it.
+go build -trimpath -tags notch_omit_hub -o bin/notch-web-omit-hub ./cmd/notch-web
+./bin/notch-load idle -out "$out/idle.jsonl" -also omit-hub=bin/notch-web-omit-hub ${IDLE_ARGS:-} | tee "$out/idle.md"
 echo
 echo "== notch-load hooks (what an agent waits for: the hook endpoint's reply, the command hook)"
 ./bin/notch-load hooks | tee "$out/hooks.md"
