@@ -488,6 +488,12 @@ func TestWatch(t *testing.T) {
 // takes its watch with it; Watch hears that, polls until the directory is
 // back, and hears a file written in it then.
 func TestWatchDirectoryRemovedAndBack(t *testing.T) {
+	for _, inodes := range []bool{false, true} {
+		t.Run(fmt.Sprintf("inodes=%v", inodes), func(t *testing.T) { testWatchDirectoryRemovedAndBack(t, inodes) })
+	}
+}
+
+func testWatchDirectoryRemovedAndBack(t *testing.T, inodes bool) {
 	dir := filepath.Join(t.TempDir(), "agents-notch")
 	path := filepath.Join(dir, "settings.json")
 	if err := WriteFileAtomic(path, []byte("{}\n")); err != nil {
@@ -502,7 +508,7 @@ func TestWatchDirectoryRemovedAndBack(t *testing.T) {
 			case changed <- struct{}{}:
 			default:
 			}
-		}, WatchOptions{})
+		}, WatchOptions{Inodes: inodes})
 	}()
 	defer func() {
 		cancel()
