@@ -38,6 +38,7 @@ func runIdle(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	dur := fs.Duration("duration", 60*time.Second, "the quiet spell measured in each run")
 	runs := fs.Int("runs", 3, "rounds (each: the base if any, notch-web, the floor)")
 	out := fs.String("out", "", "append the raw results here as JSON Lines")
+	pane := fs.String("pane", "", "a settings.json (the pane's layer, as JSON) written before each notch-web starts, as a user who changed a setting has one; empty: none, a fresh install")
 	var also listFlag
 	fs.Var(&also, "also", "another notch-web binary measured in each round, as NAME=PATH (repeatable): an experiment beside the before and after")
 	if err := fs.Parse(args); err != nil {
@@ -64,6 +65,8 @@ func runIdle(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return errors.New("-duration must be in 1s … 10m")
 	case *runs < 1 || *runs > 9:
 		return errors.New("-runs must be in 1 … 9")
+	case *pane != "" && !json.Valid([]byte(*pane)):
+		return errors.New("-pane is not JSON")
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -90,6 +93,9 @@ func runIdle(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		bins = append(bins, struct{ name, path string }{name, path})
 	}
 	fmt.Fprintf(stdout, "## Idle: %d tabs, no change for %v (issue 34)\n\n", *tabs, *dur)
+	if *pane != "" {
+		fmt.Fprintf(stdout, "settings.json written before each start: `%s`\n\n", *pane)
+	}
 	fmt.Fprintln(stdout, "| rows | run | process | CPU ms/s | CPU ms/s, /proc ticks | wake-ups/s | renders | view builds |")
 	fmt.Fprintln(stdout, "|---:|---:|---|---:|---:|---:|---:|---:|")
 	type key struct {
@@ -101,7 +107,7 @@ func runIdle(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		for r := 1; r <= *runs; r++ {
 			var opening int
 			for _, b := range bins {
-				res, err := idleHost(ctx, b.path, n, *tabs, *dur)
+				res, err := idleHost(ctx, b.path, *pane, n, *tabs, *dur)
 				if err != nil {
 					return fmt.Errorf("%s idle with %d rows: %w", b.name, n, err)
 				}
@@ -191,13 +197,23 @@ func idleRow(w io.Writer, r *idleResult) {
 // spell: the opening renders, the first heartbeats, a GC.
 const idleSettle = 3 * time.Second
 
-// idleHost measures one notch-web with rows live rows and tabs streams.
-func idleHost(ctx context.Context, bin string, rows, tabs int, dur time.Duration) (*idleResult, error) {
+// idleHost measures one notch-web with rows live rows and tabs streams,
+// and with pane as its settings.json unless it is empty.
+func idleHost(ctx context.Context, bin, pane string, rows, tabs int, dur time.Duration) (*idleResult, error) {
 	home, err := os.MkdirTemp("", "notch-load-idle-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(home)
+	if pane != "" {
+		dir := filepath.Join(home, "state", "agents-notch")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(pane+"\n"), 0o644); err != nil {
+			return nil, err
+		}
+	}
 	h, err := startServer(ctx, bin, "--dsh-home", home)
 	if err != nil {
 		return nil, err
