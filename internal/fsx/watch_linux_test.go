@@ -63,6 +63,25 @@ func waitFor(t *testing.T, seen <-chan string, step, want string) {
 	}
 }
 
+// watchStep is a change made to a watched file and what the watch must
+// then read.
+type watchStep struct {
+	name string
+	do   func() error
+	want string
+}
+
+// runSteps makes each change in turn and waits for the watch to read it.
+func runSteps(t *testing.T, seen <-chan string, steps []watchStep) {
+	t.Helper()
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		waitFor(t, seen, s.name, s.want)
+	}
+}
+
 // The inode watch follows the file at its name however it is changed:
 // written in place, replaced, removed and made again, renamed away, its
 // folder renamed away and made again.
@@ -74,11 +93,7 @@ func TestWatchInodesFollowsTheName(t *testing.T) {
 	}
 	seen := watchContents(t, path)
 	waitFor(t, seen, "start", "0")
-	steps := []struct {
-		name string
-		do   func() error
-		want string
-	}{
+	steps := []watchStep{
 		{"written in place", func() error { return os.WriteFile(path, []byte("1"), 0o644) }, "1"},
 		{"replaced", func() error { return WriteFileAtomic(path, []byte("2")) }, "2"},
 		{"the new file written in place", func() error { return os.WriteFile(path, []byte("3"), 0o644) }, "3"},
@@ -96,12 +111,7 @@ func TestWatchInodesFollowsTheName(t *testing.T) {
 		{"its folder made again", func() error { return WriteFileAtomic(path, []byte("7")) }, "7"},
 		{"written in place in the new folder", func() error { return os.WriteFile(path, []byte("8"), 0o644) }, "8"},
 	}
-	for _, s := range steps {
-		if err := s.do(); err != nil {
-			t.Fatalf("%s: %v", s.name, err)
-		}
-		waitFor(t, seen, s.name, s.want)
-	}
+	runSteps(t, seen, steps)
 }
 
 // A symlinked settings file (a dotfiles manager's) is heard through its
@@ -120,11 +130,7 @@ func TestWatchInodesSymlink(t *testing.T) {
 	}
 	seen := watchContents(t, path)
 	waitFor(t, seen, "start", "a.json")
-	steps := []struct {
-		name string
-		do   func() error
-		want string
-	}{
+	steps := []watchStep{
 		{"its target written in place", func() error { return os.WriteFile(target, []byte("1"), 0o644) }, "1"},
 		{"its target replaced", func() error { return WriteFileAtomic(target, []byte("2")) }, "2"},
 		{"the link pointed elsewhere", func() error {
@@ -136,12 +142,7 @@ func TestWatchInodesSymlink(t *testing.T) {
 		}, "b.json"},
 		{"the new target written in place", func() error { return os.WriteFile(other, []byte("3"), 0o644) }, "3"},
 	}
-	for _, s := range steps {
-		if err := s.do(); err != nil {
-			t.Fatalf("%s: %v", s.name, err)
-		}
-		waitFor(t, seen, s.name, s.want)
-	}
+	runSteps(t, seen, steps)
 }
 
 // state.json's beat, written beside settings.json by the real Rewriter,
