@@ -192,9 +192,7 @@ func TestClaudeAnswers(t *testing.T) {
 		tm.keys("-N", strconv.Itoa(len(r.slow)+10), "BSpace") // the slow prompt, and some
 	})
 
-	tm.keys("-l", "/exit")
-	tm.keys("Enter")
-	tm.waitExit("/exit", 30*time.Second)
+	tm.exit("/exit", 30*time.Second)
 	r.waitBoard("after /exit", 10*time.Second, settled(1, state.StatusDone))
 }
 

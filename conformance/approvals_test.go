@@ -308,9 +308,7 @@ func TestClaudeApprovals(t *testing.T) {
 		t.Errorf("refused in the terminal, but the tool ran: %s exists", filepath.Base(marker))
 	}
 
-	tm.keys("-l", "/exit")
-	tm.keys("Enter")
-	tm.waitExit("/exit", 30*time.Second)
+	tm.exit("/exit", 30*time.Second)
 	r.waitBoard("after /exit", 10*time.Second, settled(1, state.StatusDone))
 	r.logEvents()
 }

@@ -116,9 +116,7 @@ func TestClaudeStatusline(t *testing.T) {
 	t.Logf("context bar: %s", bar)
 	t.Logf("plan: %s", plan)
 
-	tm.keys("-l", "/exit")
-	tm.keys("Enter")
-	tm.waitExit("/exit", 30*time.Second)
+	tm.exit("/exit", 30*time.Second)
 	r.waitBoard("after /exit", 10*time.Second, settled(1, state.StatusDone))
 	r.logEvents()
 }

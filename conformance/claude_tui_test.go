@@ -120,9 +120,7 @@ func TestClaudeInteractive(t *testing.T) {
 	}
 	tm.waitQuiet("after the interrupt", "esc to interrupt", 30*time.Second)
 
-	tm.keys("-l", "/exit")
-	tm.keys("Enter")
-	tm.waitExit("/exit", 30*time.Second)
+	tm.exit("/exit", 30*time.Second)
 	tm.log("after /exit")
 	r.waitBoard("after /exit", 10*time.Second, settled(1, state.StatusDone))
 	r.holdBoard("after /exit", 1500*time.Millisecond, settled(1, state.StatusDone))

@@ -100,10 +100,7 @@ func TestCopilotInteractive(t *testing.T) {
 	tm.log("after Ctrl-C")
 	r.waitBoard("after Ctrl-C", 5*time.Second, notBusy)
 
-	tm.keys("-l", "/exit")
-	time.Sleep(300 * time.Millisecond)
-	tm.keys("Enter")
-	tm.waitExit("/exit", 30*time.Second)
+	tm.exit("/exit", 30*time.Second)
 	tm.log("after /exit")
 	r.waitBoard("after /exit", 10*time.Second, settled(1, state.StatusDone))
 	r.holdBoard("after /exit", 1500*time.Millisecond, settled(1, state.StatusDone))

@@ -216,6 +216,35 @@ func (tm *term) count(sub string, n int) func(string) bool {
 	return func(string) bool { return strings.Count(tm.history(), sub) >= n }
 }
 
+// exit types cmd (/exit) and Enter, and waits for the program to exit. A
+// TUI can drop the Enter that comes as it draws what was typed (seen with
+// Claude Code 2.1.328 in a fresh-clone CI run: "/exit" stayed in the input
+// box for 30 s and no SessionEnd came), so while the command is still in
+// the input box 5 s after an Enter, Enter is pressed again, as a person
+// would. An Enter after the command went lands on a closing program.
+func (tm *term) exit(cmd string, within time.Duration) {
+	tm.r.t.Helper()
+	tm.keys("-l", cmd)
+	time.Sleep(300 * time.Millisecond)
+	deadline := time.Now().Add(within)
+	for {
+		tm.keys("Enter")
+		pressed := time.Now()
+		for time.Since(pressed) < 5*time.Second {
+			if tm.exited() {
+				return
+			}
+			time.Sleep(150 * time.Millisecond)
+		}
+		s := tm.screen()
+		if time.Now().After(deadline) || !strings.Contains(inputBox(s), cmd) {
+			tm.waitExit(cmd, time.Until(deadline))
+			return
+		}
+		tm.r.t.Logf("%s is still in the input box 5 s after Enter: pressing it again", cmd)
+	}
+}
+
 // waitExit waits for the program in the pane to exit.
 func (tm *term) waitExit(step string, within time.Duration) {
 	tm.r.t.Helper()
