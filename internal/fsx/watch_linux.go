@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -272,12 +273,9 @@ func (w *inodes) sync() (complete bool) {
 			}
 		}
 	}
-	for wd := range w.fileWd {
-		if !fileWd[wd] && dirWd[wd] == "" {
-			unix.InotifyRmWatch(w.fd, uint32(wd))
-		}
-	}
-	for wd := range w.dirWd {
+	// The watches placed before and not now are removed (a file's inode
+	// and its directory never share one).
+	for _, wd := range slices.Concat(slices.Collect(maps.Keys(w.fileWd)), slices.Collect(maps.Keys(w.dirWd))) {
 		if !fileWd[wd] && dirWd[wd] == "" {
 			unix.InotifyRmWatch(w.fd, uint32(wd))
 		}
