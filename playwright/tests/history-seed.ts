@@ -42,10 +42,15 @@ function session(id: string, at: number, o: { title: string; cwd: string; waits:
 /** seedHistory fills a host's history; it resolves once the store has every session. */
 export async function seedHistory(base: string, now = Date.now()): Promise<void> {
   const evs: Ev[] = [];
-  const day = 24 * 60 * MIN;
   for (let d = 10; d >= 1; d--) {
+    // Each past day's sessions start at 09:00 that day, so none runs into
+    // the next (from now − d days, a late run's sessions of yesterday
+    // crossed midnight into today's list).
+    const morning = new Date(now);
+    morning.setDate(morning.getDate() - d);
+    morning.setHours(9, 0, 0, 0);
     for (let k = 0; k < 1 + (d % 4); k++) {
-      evs.push(...session(`past-${d}-${k}`, now - d * day + k * 47 * MIN, { title: `Nightly ${['bump', 'triage', 'docs', 'release'][k % 4]} ${d}`, cwd: `/src/${['infra', 'notch-web', 'docs', 'uploads'][k % 4]}`, waits: [2 + ((d * 3 + k) % 9), 1 + (d % 5)] }));
+      evs.push(...session(`past-${d}-${k}`, morning.getTime() + k * 47 * MIN, { title: `Nightly ${['bump', 'triage', 'docs', 'release'][k % 4]} ${d}`, cwd: `/src/${['infra', 'notch-web', 'docs', 'uploads'][k % 4]}`, waits: [2 + ((d * 3 + k) % 9), 1 + (d % 5)] }));
     }
   }
   const b = todayBase(now);
