@@ -78,6 +78,22 @@ type Host struct {
 
 	readyOnce sync.Once
 	ready     chan struct{} // closed after the first state.json is written
+
+	beats []func(time.Time) // OnBeat's, called by the writer on every beat
+}
+
+// OnBeat has fn called on every beat of state.json's heartbeat
+// (state.Heartbeat), from the writer's goroutine, and reports true; a
+// follower writes no state.json and keeps no beat, and reports false. Work
+// that must happen about as often (the streams' heartbeat) rides on the
+// wake-up the beat takes anyway instead of a timer of its own. Call it
+// before Run; fn must not block.
+func (h *Host) OnBeat(fn func(now time.Time)) bool {
+	if h.cfg.Follow != "" {
+		return false
+	}
+	h.beats = append(h.beats, fn)
+	return true
 }
 
 // New returns a host over the settings service s.
@@ -169,6 +185,13 @@ func (h *Host) Run(ctx context.Context) error {
 			h.log.Info("state.json written again", "log_type", logx.TypeState, slog.Group("data", "failedWrites", failures))
 		},
 		OnWritten: func() { h.readyOnce.Do(func() { close(h.ready) }) },
+	}
+	if beats := h.beats; len(beats) > 0 {
+		w.OnBeat = func(now time.Time) {
+			for _, fn := range beats {
+				fn(now)
+			}
+		}
 	}
 	g.Go(func() error { return w.Run(ctx, notify) })
 	g.Go(func() error { return h.watchMarks(ctx) })

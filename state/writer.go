@@ -53,6 +53,12 @@ type Writer struct {
 	// OnWritten hears each successful write; nil ignores them. The host
 	// spawns the window after the first one.
 	OnWritten func()
+	// OnBeat, when set, hears every beat of Interval, from Run's
+	// goroutine, after the beat's write (or in its place while writes fail
+	// and back off): a clock for work that must happen about as often, so
+	// it shares the beat's wake-up instead of waking the process on a timer
+	// of its own (the streams' heartbeat, web/fanout). It must not block.
+	OnBeat func(now time.Time)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Version, when set, counts the changes of what Snapshot returns but
@@ -98,7 +104,13 @@ func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
 	// A write for a change paces the next; a heartbeat does not, so a
 	// change just after one is still written at once.
 	p := pace.Pace{Gap: gap}
-	beat := time.NewTimer(f.next())
+	// The beat is a ticker, never a timer reset after each write: a reset
+	// moves the runtime's earliest deadline, which breaks its network
+	// poller out of its sleep — a second thread woken on every beat
+	// (issue 34). A ticker's next deadline is set where it fires. A change's
+	// write leaves the beat where it is: the next beat follows it within
+	// Interval, as the contract asks, and is only a restamp.
+	beat := time.NewTicker(interval)
 	defer beat.Stop()
 	// A change not yet written when ctx ends (notified, or with Version
 	// set, counted) is written before Run returns: a host stopped just
@@ -117,7 +129,6 @@ func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
 		return nil
 	}
 	for {
-		change := false
 		select {
 		case <-ctx.Done():
 			return last()
@@ -133,14 +144,19 @@ func (w *Writer) Run(ctx context.Context, notify <-chan struct{}) error {
 				f.done(w, w.write())
 				return nil
 			}
-			change = true
-		case <-beat.C:
-		}
-		f.done(w, w.write())
-		if change {
+			f.done(w, w.write())
 			p.Mark(time.Now())
+		case <-beat.C:
+			now := w.now()
+			if f.failures == 0 || !now.Before(f.retry) {
+				f.done(w, w.write())
+			}
+			// The beat goes on while writes fail: whoever keeps time by
+			// it (the streams' heartbeat) hears a live host.
+			if w.OnBeat != nil {
+				w.OnBeat(now)
+			}
 		}
-		beat.Reset(f.next())
 	}
 }
 
@@ -150,16 +166,9 @@ type failing struct {
 	interval time.Duration
 	failures int           // in a row
 	backoff  time.Duration // the gap before the next try
+	retry    time.Time     // when the next try is due (failures > 0)
 	reported time.Time     // when OnError last heard
 	unsaid   int           // failures since then
-}
-
-// next is the wait before the next write: the beat, or the back-off.
-func (f *failing) next() time.Duration {
-	if f.failures == 0 {
-		return f.interval
-	}
-	return f.backoff
 }
 
 // done records a write's result and reports what is due.
@@ -174,6 +183,7 @@ func (f *failing) done(w *Writer, err error) {
 	}
 	f.failures++
 	f.backoff = min(max(2*f.backoff, 2*f.interval), MaxBackoff)
+	f.retry = now.Add(f.backoff)
 	f.unsaid++
 	if w.OnError == nil {
 		return

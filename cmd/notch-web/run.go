@@ -25,6 +25,7 @@ import (
 	"github.com/notch-web/notch-web/internal/tlsmux"
 	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/settings"
+	"github.com/notch-web/notch-web/state"
 	"github.com/notch-web/notch-web/web"
 	"github.com/notch-web/notch-web/web/static"
 )
@@ -199,6 +200,11 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 		}
 	}
 	hub := web.NewHub(h, svc, log, fdlimit.Streams())
+	// The streams' heartbeat keeps state.json's beat, on its wake-up
+	// (issue 34); a follower keeps no beat, and its fan-out its own time.
+	if h.OnBeat(hub.Beat) {
+		hub.Clock = state.Heartbeat
+	}
 	hub.Devices = devices
 	if node != nil && node.Remote() != nil {
 		hub.Mesh = node // the pane lists the machines

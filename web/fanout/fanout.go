@@ -35,6 +35,13 @@ type Fanout struct {
 	// HeartbeatEvery is how often an idle stream gets a heartbeat, so a page
 	// can tell a live host from a dead one.
 	HeartbeatEvery time.Duration
+	// Clock, when set before the first stream opens, is the period of a
+	// beat the fan-out's owner keeps (host mode: state.json's, through
+	// state.Writer.OnBeat) and calls Beat on: the fan-out then starts no
+	// heartbeat timer of its own, and the streams' heartbeats share the
+	// wake-up the beat takes anyway, instead of waking the process once
+	// more every second (issue 34). 0: the fan-out keeps its own time.
+	Clock time.Duration
 	// WriteTimeout drops a stream whose reader stalls this long.
 	WriteTimeout time.Duration
 	// Writers is the size of the pool that writes frames to the streams;
@@ -56,6 +63,8 @@ type Fanout struct {
 	queued     []*stream // Publish's batch for the writers, reused
 	pool       writers
 	fanoutOnce sync.Once
+	beating    []*stream    // Beat's streams due, reused (Beat is called from one goroutine)
+	beatWriter *rawWriter   // Beat's own writes (Clock)
 	slowLanes  atomic.Int64 // streams whose socket is full, waiting in a slow lane
 	drops      atomic.Int64
 	full       atomic.Int64

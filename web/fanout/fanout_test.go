@@ -119,3 +119,51 @@ func TestRefusedPastTheCapAndClosed(t *testing.T) {
 	}
 	waitfor.Until(t, "no streams", func() bool { return f.Clients() == 0 })
 }
+
+// On its owner's clock (Clock) the fan-out keeps no heartbeat timer: an
+// idle stream hears nothing until Beat, and Beat sends a heartbeat only to
+// a stream silent for HeartbeatEvery less half a Clock.
+func TestBeatOnTheOwnersClock(t *testing.T) {
+	f := New(slog.New(slog.DiscardHandler), 0)
+	f.HeartbeatEvery, f.Clock = 200*time.Millisecond, 100*time.Millisecond
+	f.Publish("board", []byte(`<div id="a">1</div>`))
+	ts := serve(t, f, "board")
+	ch, _ := events(t, ts.URL)
+	if ev := <-ch; ev.Type != "datastar-patch-elements" {
+		t.Fatalf("first event %q, want the page", ev.Type)
+	}
+	waitfor.Until(t, "the stream to be counted", func() bool { return f.Clients() == 1 })
+	var heard time.Time // when the last heartbeat arrived
+	beats := func(wait time.Duration) (n int) {
+		end := time.After(wait)
+		for {
+			select {
+			case ev := <-ch:
+				if ev.Type == "datastar-patch-signals" && strings.Contains(ev.Data, `"_hb":true`) {
+					n++
+					heard = time.Now()
+				}
+			case <-end:
+				return n
+			}
+		}
+	}
+	// Three periods with no Beat: a fan-out on its own timer would have
+	// sent about three.
+	if n := beats(600 * time.Millisecond); n != 0 {
+		t.Fatalf("%d heartbeats with no Beat: the fan-out kept a timer of its own", n)
+	}
+	f.Beat(time.Now())
+	if n := beats(300 * time.Millisecond); n != 1 {
+		t.Fatalf("%d heartbeats after a Beat to a stream silent for 600 ms, want 1", n)
+	}
+	// Written just before heard: silent for less than the 150 ms it takes.
+	f.Beat(heard)
+	if n := beats(100 * time.Millisecond); n != 0 {
+		t.Fatalf("%d heartbeats to a stream that was not silent", n)
+	}
+	f.Beat(heard.Add(150 * time.Millisecond))
+	if n := beats(300 * time.Millisecond); n != 1 {
+		t.Fatalf("%d heartbeats after a Beat 150 ms after the last write, want 1", n)
+	}
+}

@@ -225,7 +225,9 @@ func (h *Fanout) startFanout() {
 		for range n {
 			go h.writer()
 		}
-		go h.heartbeat(h.HeartbeatEvery)
+		if h.Clock <= 0 {
+			go h.heartbeat(h.HeartbeatEvery)
+		}
 	})
 }
 
@@ -364,4 +366,57 @@ func (h *Fanout) heartbeat(every time.Duration) {
 			t.Reset(max(time.Until(time.Unix(0, next)), slack))
 		}
 	}
+}
+
+// inlineBeats is how many heartbeats Beat writes itself, on its caller's
+// goroutine; beyond it the writers share them, so a beat of many streams
+// never holds up the caller (state.json's writer) for long.
+const inlineBeats = 16
+
+// Beat is the heartbeat on the owner's clock (Clock): called about every
+// Clock, it sends a heartbeat to every stream silent for HeartbeatEvery
+// less half a Clock. So a silent stream is beaten on every third beat of
+// state.json's 340 ms, every 1.02 s, and never stays silent longer than
+// HeartbeatEvery and half a Clock. A few streams (a person's tabs) are
+// written here, on the caller's goroutine, without waking a writer: the
+// fan-out's own timer and a writer's wake-up were two of an idle host's
+// wake-ups a second (issue 34). Like every write here it never blocks: a
+// full socket goes to its slow lane. Beat is called from one goroutine.
+func (h *Fanout) Beat(now time.Time) {
+	every := h.HeartbeatEvery
+	if every <= 0 {
+		return
+	}
+	cutoff := now.Add(h.Clock/2 - every).UnixNano()
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	due := h.beating[:0]
+	for s := range h.clients {
+		if s.beatIfSilent(cutoff) {
+			due = append(due, s)
+		}
+	}
+	h.beating = due[:0]
+	h.mu.Unlock()
+	if len(due) == 0 {
+		return
+	}
+	if len(due) > inlineBeats {
+		h.pool.push(due...)
+	} else {
+		if h.beatWriter == nil {
+			h.beatWriter = newRawWriter()
+		}
+		for _, s := range due {
+			if s.kick != nil { // a dedicated stream writes its own
+				h.pool.push(s)
+				continue
+			}
+			h.flushStream(h.beatWriter, s)
+		}
+	}
+	clear(due)
 }
