@@ -21,17 +21,16 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 ./bin/notch-load -out "$out/load.jsonl" ${LOAD_ARGS:-} | tee "$out/load.md"
 echo
 echo "== notch-load idle (live rows, two tabs, no change for 60 s: notch-web's CPU and wake-ups beside the floor's)"
-# Beside it, the build without the embedded hub (-tags notch_omit_hub): what
+# Beside it, the hub's build (-tags notch_hub, bin/notch-web-hub): what
 # nats-server's process sampler costs an idle notch-web that links it.
-go build -trimpath -tags notch_omit_hub -o bin/notch-web-omit-hub ./cmd/notch-web
-./bin/notch-load idle -out "$out/idle.jsonl" -also omit-hub=bin/notch-web-omit-hub ${IDLE_ARGS:-} | tee "$out/idle.md"
+./bin/notch-load idle -out "$out/idle.jsonl" -also hub-build=bin/notch-web-hub ${IDLE_ARGS:-} | tee "$out/idle.md"
 echo
 echo "== notch-load hooks (what an agent waits for: the hook endpoint's reply, the command hook)"
 ./bin/notch-load hooks | tee "$out/hooks.md"
 echo
 echo "== many machines (host/mesh: a machine's change to the hub's board, 50 machines × 20 sessions × 5 hooks/s)"
-go test -run '^$' -bench 'MachineToHub' -benchtime 300x -count 3 ./host/mesh/ | tee "$out/mesh-bench.txt"
-go test -run '^$' -bench 'FiftyMachines' -benchtime 1x -count 3 ./host/mesh/ | tee -a "$out/mesh-bench.txt"
+go test -tags notch_hub -run '^$' -bench 'MachineToHub' -benchtime 300x -count 3 ./host/mesh/ | tee "$out/mesh-bench.txt"
+go test -tags notch_hub -run '^$' -bench 'FiftyMachines' -benchtime 1x -count 3 ./host/mesh/ | tee -a "$out/mesh-bench.txt"
 echo
 echo "== notch-load mesh (a machine's change to 100 hub tabs beside the local path; idle RSS; 50 machines' fan-in)"
 ./bin/notch-load mesh ${MESH_ARGS:-} | tee "$out/mesh.md"

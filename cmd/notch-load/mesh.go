@@ -48,7 +48,7 @@ func runMesh(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var o meshOptions
 	fs := flag.NewFlagSet("notch-load mesh", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.bin, "bin", "bin/notch-web", "the notch-web binary")
+	fs.StringVar(&o.bin, "bin", "bin/notch-web-hub", "the notch-web binary: the hub's build (-tags notch_hub), for its --hub")
 	fs.IntVar(&o.tabs, "tabs", 100, "hub tabs (board streams) open")
 	fs.IntVar(&o.changes, "changes", 60, "changes of each path per run (local and remote alternate)")
 	fs.IntVar(&o.runs, "runs", 3, "runs of each part; the report adds their median")

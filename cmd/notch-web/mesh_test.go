@@ -1,3 +1,5 @@
+//go:build notch_hub
+
 package main
 
 import (

@@ -1,4 +1,4 @@
-//go:build !notch_omit_hub
+//go:build notch_hub
 
 package mesh
 

@@ -1,4 +1,4 @@
-//go:build notch_omit_hub
+//go:build !notch_hub
 
 package main
 
@@ -11,9 +11,9 @@ import (
 	"github.com/notch-web/notch-web/host/mesh"
 )
 
-// A notch-web built with -tags notch_omit_hub links no NATS server: --hub
-// is refused with its reason, and a plain host still starts (make test runs
-// this with the tag; the other tests here start hubs and run without it).
+// A notch-web built without -tags notch_hub (a plain go install) links no
+// NATS server: --hub is refused with its reason, and a plain host still
+// starts. The tests that start hubs run with the tag (make test runs both).
 func TestBuiltWithoutHub(t *testing.T) {
 	home := t.TempDir()
 	getenv := func(k string) string {

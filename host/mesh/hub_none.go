@@ -1,4 +1,4 @@
-//go:build notch_omit_hub
+//go:build !notch_hub
 
 package mesh
 
@@ -11,12 +11,13 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
-// ErrBuiltWithoutHub is --hub's refusal in a notch-web built with the tag
-// notch_omit_hub: the embedded NATS server is not linked in. Such a build
-// still joins a hub (--join) and uses a deployment (--nats); it leaves out
-// nats-server, whose process sampler wakes every notch-web that links it
-// once a second (docs/performance.md).
-var ErrBuiltWithoutHub = errors.New("this notch-web was built without the hub (-tags notch_omit_hub); build it without that tag to run --hub")
+// ErrBuiltWithoutHub is --hub's refusal in a notch-web built without the
+// tag notch_hub, as a plain go install builds it: the embedded NATS server
+// is not linked in, because nats-server's package starts a process sampler
+// from its init that wakes every binary linking it once a second, hub or
+// not (docs/performance.md). Such a build still joins a hub (--join) and
+// uses a deployment (--nats); only the hub's machine needs the tag.
+var ErrBuiltWithoutHub = errors.New("this notch-web was built without the hub; build the hub's with: go install -tags notch_hub ./cmd/notch-web")
 
 // hub is absent from this build: startHub always refuses, so no method
 // below is ever reached.
