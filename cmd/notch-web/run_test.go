@@ -120,6 +120,35 @@ func TestRunWritesStateJSONHeartbeat(t *testing.T) {
 	waitDoc(t, path, func(d state.Document) bool { return d.Settings.Scale == 1.5 })
 }
 
+// A host's open tab hears a heartbeat while nothing happens: in host mode
+// the streams' heartbeat rides on state.json's beat (web/fanout's Clock,
+// fed by the writer), so this checks that the two are wired together.
+func TestRunStreamHeartbeatOnTheBeat(t *testing.T) {
+	base, _ := startRun(t)
+	res, err := http.Get(base + "/agents-notch/stream?page=board")
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("stream: %v %v", res, err)
+	}
+	defer res.Body.Close()
+	beats := make(chan struct{}, 16)
+	go func() {
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), `"_hb":true`) {
+				beats <- struct{}{}
+			}
+		}
+	}()
+	for i := range 2 {
+		select {
+		case <-beats:
+		case <-time.After(waitfor.Patience):
+			t.Fatalf("heartbeat %d of an idle stream did not come", i+1)
+		}
+	}
+}
+
 func TestRunFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--finished-url", "not a url"},

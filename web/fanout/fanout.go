@@ -142,11 +142,19 @@ func (h *Fanout) Close() {
 // (its queued frame is replaced, so it must not miss a piece) or new. A
 // render equal to the last one sends nothing.
 func (h *Fanout) Publish(page string, html []byte) {
+	var here [inlineWrites]*stream
+	h.writeNow(h.publish(page, html, here[:0]))
+}
+
+// publish diffs and frames the render and offers it to the page's streams.
+// The streams that had nothing waiting are written by the caller when they
+// are few (appended to here, which it returns), else by the writers.
+func (h *Fanout) publish(page string, html []byte, here []*stream) []*stream {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	prev := h.html[page]
 	if bytes.Equal(prev, html) {
-		return // the change did not touch this page
+		return here // the change did not touch this page
 	}
 	// The last tree is Diff's to keep (as this render's) or recycle: no
 	// one else holds it.
@@ -166,16 +174,22 @@ func (h *Fanout) Publish(page string, html []byte) {
 	// Each stream gets the patch, or the whole page when a frame of its
 	// own is still waiting (it is behind: the newest board wins and no
 	// patch is ever skipped). The streams that had nothing waiting go to
-	// the writers in one batch.
+	// the writers in one batch, or, a person's few tabs, back to the
+	// caller.
 	q := h.queued[:0]
 	for s := range h.clients {
 		if s.page == page && s.offer(small, full) {
 			q = append(q, s)
 		}
 	}
-	h.pool.push(q...)
+	if len(q) <= cap(here) {
+		here = append(here, q...)
+	} else {
+		h.pool.push(q...)
+	}
 	clear(q)
 	h.queued = q
+	return here
 }
 
 // errFull and errClosed are subscribe's refusals.

@@ -368,20 +368,44 @@ func (h *Fanout) heartbeat(every time.Duration) {
 	}
 }
 
-// inlineBeats is how many heartbeats Beat writes itself, on its caller's
-// goroutine; beyond it the writers share them, so a beat of many streams
-// never holds up the caller (state.json's writer) for long.
-const inlineBeats = 16
+// inlineWrites is how many streams a publish or a beat writes itself, on
+// its caller's goroutine, rather than waking a writer: a person's few tabs.
+// Waking a writer is a thread woken on an idle machine, a large part of a
+// single change's time to reach a single tab and two of an idle host's
+// wake-ups a second (issue 34). Beyond it the writers share the streams,
+// so a change or a beat of many never holds up its caller for long.
+const inlineWrites = 16
+
+// rawWriters are the callers' raw writers (writeNow), reused.
+var rawWriters = sync.Pool{New: func() any { return newRawWriter() }}
+
+// writeNow writes the frames waiting on ss, streams its caller owns (taken
+// off the ready queue's way by offer or beatIfSilent), without blocking:
+// a full socket goes to its slow lane, as a writer's would. A dedicated
+// stream is woken to write its own.
+func (h *Fanout) writeNow(ss []*stream) {
+	if len(ss) == 0 {
+		return
+	}
+	w := rawWriters.Get().(*rawWriter)
+	for _, s := range ss {
+		if s.kick != nil {
+			h.pool.push(s)
+			continue
+		}
+		h.flushStream(w, s)
+	}
+	rawWriters.Put(w)
+}
 
 // Beat is the heartbeat on the owner's clock (Clock): called about every
 // Clock, it sends a heartbeat to every stream silent for HeartbeatEvery
 // less half a Clock. So a silent stream is beaten on every third beat of
 // state.json's 340 ms, every 1.02 s, and never stays silent longer than
-// HeartbeatEvery and half a Clock. A few streams (a person's tabs) are
-// written here, on the caller's goroutine, without waking a writer: the
-// fan-out's own timer and a writer's wake-up were two of an idle host's
-// wake-ups a second (issue 34). Like every write here it never blocks: a
-// full socket goes to its slow lane. Beat is called from one goroutine.
+// HeartbeatEvery and half a Clock. A few streams are written here
+// (writeNow); the fan-out's own timer and a writer's wake-up were two of
+// an idle host's wake-ups a second (issue 34). Beat is called from one
+// goroutine.
 func (h *Fanout) Beat(now time.Time) {
 	every := h.HeartbeatEvery
 	if every <= 0 {
@@ -401,22 +425,10 @@ func (h *Fanout) Beat(now time.Time) {
 	}
 	h.beating = due[:0]
 	h.mu.Unlock()
-	if len(due) == 0 {
-		return
-	}
-	if len(due) > inlineBeats {
+	if len(due) > inlineWrites {
 		h.pool.push(due...)
 	} else {
-		if h.beatWriter == nil {
-			h.beatWriter = newRawWriter()
-		}
-		for _, s := range due {
-			if s.kick != nil { // a dedicated stream writes its own
-				h.pool.push(s)
-				continue
-			}
-			h.flushStream(h.beatWriter, s)
-		}
+		h.writeNow(due)
 	}
 	clear(due)
 }
