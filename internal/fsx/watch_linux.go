@@ -23,15 +23,32 @@ const inodeWatch = true
 // write in place, and the end of this inode at its name (a rename over it
 // or an unlink change its link count: IN_ATTRIB; a rename of it away:
 // IN_MOVE_SELF). A symlink's own inode is watched too, for a retarget. Its
-// directory is watched only for its own end, and for names made in it only
+// directory is watched only for its own end, and for files made in it only
 // while one of its watched files is missing: its other files' writes wake
 // nothing.
+//
+// A missing file is heard when it is made (IN_CREATE of its name), and
+// when a file is made beside it that may be renamed to its name, the way
+// an atomic write makes it: the watch looks again missingProbe later. It
+// does not hear renames into the directory (IN_MOVED_TO): state.json's
+// beat is one, an exchange of two names three times a second, and while
+// settings.json was missing (a fresh install) it woke the watch on every
+// beat (issue 34). A file renamed into place from elsewhere without being
+// made in the directory (an mv) is found by the look taken every
+// missingPoll while a file is missing.
 const (
 	inoFileMask = unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_MOVE_SELF | unix.IN_DELETE_SELF
 	inoLinkMask = unix.IN_DONT_FOLLOW | unix.IN_ATTRIB | unix.IN_MOVE_SELF | unix.IN_DELETE_SELF
 	inoDirMask  = unix.IN_ONLYDIR | unix.IN_MOVE_SELF | unix.IN_DELETE_SELF
-	inoDirNames = inoDirMask | unix.IN_CREATE | unix.IN_MOVED_TO
+	inoDirNames = inoDirMask | unix.IN_CREATE
 	inoGone     = unix.IN_ATTRIB | unix.IN_MOVE_SELF | unix.IN_DELETE_SELF | unix.IN_IGNORED
+)
+
+// How soon the watch looks again for a missing file after a file is made
+// beside it, and how often it looks while one is missing.
+const (
+	missingProbe = 50 * time.Millisecond
+	missingPoll  = 2 * time.Second
 )
 
 // testHookInodeEvent, when set by a test before a watch starts, is called
@@ -84,27 +101,36 @@ func watchInodes(ctx context.Context, files []string, changed func(), o WatchOpt
 	}
 	// The watches are placed through Control, which holds the file open
 	// against the Close that ends the watch.
-	place := func() (complete bool) {
+	place := func() (complete bool, watched int) {
 		rc.Control(func(fd uintptr) {
 			w.fd = int(fd)
-			complete = w.sync()
+			complete, watched = w.sync()
 		})
-		return complete
+		return complete, watched
 	}
-	complete := place()
+	complete, watched := place()
 	// The caller read the files before calling Watch; anything that
 	// changed before the watches were in place would be missed: read again.
 	changed()
 	// deadline is the read deadline set on f; once it has passed, reads
 	// fail until one is set again, so a passed one is always replaced.
-	var debounceAt, pollAt, deadline time.Time
+	var debounceAt, pollAt, lookAt, deadline time.Time
 	passed := false
 	if !complete {
 		pollAt = time.Now().Add(time.Second)
 	}
+	// lookAt is the next look for a missing file: missingProbe after a
+	// file was made beside it, else every missingPoll.
+	look := func(now time.Time) {
+		lookAt = time.Time{}
+		if watched < len(w.files) {
+			lookAt = now.Add(missingPoll)
+		}
+	}
+	look(time.Now())
 	buf := make([]byte, 64*(unix.SizeofInotifyEvent+unix.NAME_MAX+1))
 	for {
-		next := earliest(debounceAt, pollAt)
+		next := earliest(earliest(debounceAt, pollAt), lookAt)
 		if passed || !next.Equal(deadline) {
 			deadline, passed = next, false
 			f.SetReadDeadline(deadline)
@@ -126,24 +152,41 @@ func watchInodes(ctx context.Context, files []string, changed func(), o WatchOpt
 			if !pollAt.IsZero() && !now.Before(pollAt) {
 				// Read on every poll while a directory is missing, and
 				// once when its watch has just been placed.
-				complete = place()
+				complete, watched = place()
 				changed()
 				pollAt = time.Time{}
 				if !complete {
 					pollAt = now.Add(time.Second)
 				}
+				look(now)
+			}
+			if !lookAt.IsZero() && !now.Before(lookAt) {
+				// A missing file that is there now is read.
+				before := watched
+				complete, watched = place()
+				if watched > before {
+					changed()
+				}
+				if !complete && pollAt.IsZero() {
+					pollAt = now.Add(time.Second)
+				}
+				look(now)
 			}
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("reading file events: %w", err)
 		}
-		dirty, resync := w.events(buf[:n])
+		dirty, resync, made := w.events(buf[:n])
 		if resync {
-			complete = place()
+			complete, watched = place()
 			if !complete && pollAt.IsZero() {
 				pollAt = time.Now().Add(time.Second)
 			}
+			look(time.Now())
+		}
+		if made && watched < len(w.files) {
+			lookAt = earliest(lookAt, time.Now().Add(missingProbe))
 		}
 		if dirty {
 			if o.Debounce <= 0 {
@@ -164,8 +207,9 @@ func earliest(a, b time.Time) time.Time {
 }
 
 // events reads a batch of inotify events: whether a watched file may have
-// changed, and whether the watches must be placed again.
-func (w *inodes) events(b []byte) (dirty, resync bool) {
+// changed, whether the watches must be placed again, and whether another
+// file was made beside a missing one.
+func (w *inodes) events(b []byte) (dirty, resync, made bool) {
 	for len(b) >= unix.SizeofInotifyEvent {
 		wd := int32(binary.NativeEndian.Uint32(b[0:]))
 		mask := binary.NativeEndian.Uint32(b[4:])
@@ -199,16 +243,19 @@ func (w *inodes) events(b []byte) (dirty, resync bool) {
 				dirty, resync = true, true
 			} else if len(name) > 0 && w.wanted[filepath.Join(dir, string(name))] {
 				dirty, resync = true, true
+			} else if mask&unix.IN_CREATE != 0 {
+				made = true
 			}
 		}
 	}
-	return dirty, resync
+	return dirty, resync, made
 }
 
 // sync places every watch the files need now, and removes the ones they no
 // longer need. It reports whether every file is watched or, if missing,
-// its directory: if not, the caller polls.
-func (w *inodes) sync() (complete bool) {
+// its directory (if not, the caller polls), and how many files are
+// watched (fewer than w.files: some are missing).
+func (w *inodes) sync() (complete bool, watched int) {
 	complete = true
 	fileWd := map[int32]bool{}
 	dirWd := map[int32]string{}
@@ -237,7 +284,9 @@ func (w *inodes) sync() (complete bool) {
 		if !slices.Contains(dirs, d) {
 			dirs = append(dirs, d)
 		}
-		if !watchFile(p) {
+		if watchFile(p) {
+			watched++
+		} else {
 			missing[d] = append(missing[d], p)
 		}
 	}
@@ -263,7 +312,9 @@ func (w *inodes) sync() (complete bool) {
 		// (The caller reads after a sync.)
 		all := true
 		for _, p := range missing[d] {
-			if !watchFile(p) {
+			if watchFile(p) {
+				watched++
+			} else {
 				all = false
 			}
 		}
@@ -281,7 +332,7 @@ func (w *inodes) sync() (complete bool) {
 		}
 	}
 	w.fileWd, w.dirWd = fileWd, dirWd
-	return complete
+	return complete, watched
 }
 
 func (w *inodes) report(err error) {
