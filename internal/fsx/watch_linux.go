@@ -27,20 +27,23 @@ const inodeWatch = true
 // while one of its watched files is missing: its other files' writes wake
 // nothing.
 //
-// A missing file is heard when it is made (IN_CREATE of its name), and
-// when a file is made beside it that may be renamed to its name, the way
-// an atomic write makes it: the watch looks again missingProbe later. It
-// does not hear renames into the directory (IN_MOVED_TO): state.json's
-// beat is one, an exchange of two names three times a second, and while
-// settings.json was missing (a fresh install) it woke the watch on every
-// beat (issue 34). A file renamed into place from elsewhere without being
-// made in the directory (an mv) is found by the look taken every
-// missingPoll while a file is missing.
+// A missing file is heard when it is made or renamed to its name in its
+// directory (IN_CREATE, IN_MOVED_TO). But a directory in which another
+// file is renamed is busy — state.json's beat is an exchange of two names
+// three times a second, and while settings.json was missing (a fresh
+// install) it woke the watch on every beat (issue 34) — and the watch
+// stops hearing its renames once it has heard one it does not want: a
+// missing file there is heard when it is made, and when a file is made
+// beside it that may be renamed to its name (the way an atomic write makes
+// it) the watch looks again missingProbe later; a file moved in from
+// another directory (an mv) is found by the look taken every missingPoll
+// while a file is missing there.
 const (
 	inoFileMask = unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_MOVE_SELF | unix.IN_DELETE_SELF
 	inoLinkMask = unix.IN_DONT_FOLLOW | unix.IN_ATTRIB | unix.IN_MOVE_SELF | unix.IN_DELETE_SELF
 	inoDirMask  = unix.IN_ONLYDIR | unix.IN_MOVE_SELF | unix.IN_DELETE_SELF
-	inoDirNames = inoDirMask | unix.IN_CREATE
+	inoDirNames = inoDirMask | unix.IN_CREATE | unix.IN_MOVED_TO
+	inoDirMade  = inoDirMask | unix.IN_CREATE // a busy directory's
 	inoGone     = unix.IN_ATTRIB | unix.IN_MOVE_SELF | unix.IN_DELETE_SELF | unix.IN_IGNORED
 )
 
@@ -48,12 +51,16 @@ const (
 // beside it, and how often it looks while one is missing.
 const (
 	missingProbe = 50 * time.Millisecond
-	missingPoll  = 2 * time.Second
+	missingPoll  = 5 * time.Second
 )
 
 // testHookInodeEvent, when set by a test before a watch starts, is called
 // for each event the inode watch reads.
 var testHookInodeEvent func()
+
+// testHookInodeSync, when set by a test before a watch starts, is called
+// each time the inode watch places its watches.
+var testHookInodeSync func()
 
 // testHookInodeWake, when set by a test before a watch starts, is called
 // each time the inode watch's read returns: an event, or a timer.
@@ -66,6 +73,8 @@ type inodes struct {
 	wanted  map[string]bool  // the same, for a directory's event
 	fileWd  map[int32]bool   // a file's (or its symlink's) watch
 	dirWd   map[int32]string // a directory's watch, and the directory
+	busy    map[string]bool  // directories where a file not watched was renamed
+	waiting bool             // a file is missing in a busy directory: look for it
 	onError func(error)
 }
 
@@ -91,7 +100,7 @@ func watchInodes(ctx context.Context, files []string, changed func(), o WatchOpt
 	if err != nil {
 		return fmt.Errorf("starting the file watcher: %w", err)
 	}
-	w := &inodes{wanted: map[string]bool{}, onError: o.OnError}
+	w := &inodes{wanted: map[string]bool{}, busy: map[string]bool{}, onError: o.OnError}
 	for _, p := range files {
 		p = filepath.Clean(p)
 		if !w.wanted[p] {
@@ -106,6 +115,9 @@ func watchInodes(ctx context.Context, files []string, changed func(), o WatchOpt
 			w.fd = int(fd)
 			complete, watched = w.sync()
 		})
+		if testHookInodeSync != nil {
+			testHookInodeSync()
+		}
 		return complete, watched
 	}
 	complete, watched := place()
@@ -119,11 +131,12 @@ func watchInodes(ctx context.Context, files []string, changed func(), o WatchOpt
 	if !complete {
 		pollAt = time.Now().Add(time.Second)
 	}
-	// lookAt is the next look for a missing file: missingProbe after a
-	// file was made beside it, else every missingPoll.
+	// lookAt is the next look for a file missing in a busy directory:
+	// missingProbe after a file was made beside it, else every
+	// missingPoll.
 	look := func(now time.Time) {
 		lookAt = time.Time{}
-		if watched < len(w.files) {
+		if w.waiting {
 			lookAt = now.Add(missingPoll)
 		}
 	}
@@ -185,7 +198,7 @@ func watchInodes(ctx context.Context, files []string, changed func(), o WatchOpt
 			}
 			look(time.Now())
 		}
-		if made && watched < len(w.files) {
+		if made && w.waiting {
 			lookAt = earliest(lookAt, time.Now().Add(missingProbe))
 		}
 		if dirty {
@@ -208,7 +221,7 @@ func earliest(a, b time.Time) time.Time {
 
 // events reads a batch of inotify events: whether a watched file may have
 // changed, whether the watches must be placed again, and whether another
-// file was made beside a missing one.
+// file was made beside one missing in a busy directory.
 func (w *inodes) events(b []byte) (dirty, resync, made bool) {
 	for len(b) >= unix.SizeofInotifyEvent {
 		wd := int32(binary.NativeEndian.Uint32(b[0:]))
@@ -243,7 +256,9 @@ func (w *inodes) events(b []byte) (dirty, resync, made bool) {
 				dirty, resync = true, true
 			} else if len(name) > 0 && w.wanted[filepath.Join(dir, string(name))] {
 				dirty, resync = true, true
-			} else if mask&unix.IN_CREATE != 0 {
+			} else if mask&unix.IN_MOVED_TO != 0 && !w.busy[dir] {
+				w.busy[dir], resync = true, true // placed again without its renames
+			} else if mask&unix.IN_CREATE != 0 && w.busy[dir] {
 				made = true
 			}
 		}
@@ -254,9 +269,12 @@ func (w *inodes) events(b []byte) (dirty, resync, made bool) {
 // sync places every watch the files need now, and removes the ones they no
 // longer need. It reports whether every file is watched or, if missing,
 // its directory (if not, the caller polls), and how many files are
-// watched (fewer than w.files: some are missing).
+// watched (fewer than w.files: some are missing); it sets w.waiting when a
+// file is missing in a busy directory.
 func (w *inodes) sync() (complete bool, watched int) {
 	complete = true
+	waiting := false
+	defer func() { w.waiting = waiting }()
 	fileWd := map[int32]bool{}
 	dirWd := map[int32]string{}
 	var dirs []string
@@ -292,7 +310,11 @@ func (w *inodes) sync() (complete bool, watched int) {
 	}
 	for _, d := range dirs {
 		mask := uint32(inoDirMask)
-		if len(missing[d]) > 0 {
+		switch {
+		case len(missing[d]) == 0:
+		case w.busy[d]:
+			mask = inoDirMade
+		default:
 			mask = inoDirNames
 		}
 		wd, err := unix.InotifyAddWatch(w.fd, d, mask)
@@ -322,6 +344,8 @@ func (w *inodes) sync() (complete bool, watched int) {
 			if _, err := unix.InotifyAddWatch(w.fd, d, inoDirMask); err != nil {
 				complete = false
 			}
+		} else if w.busy[d] {
+			waiting = true
 		}
 	}
 	// The watches placed before and not now are removed (a file's inode

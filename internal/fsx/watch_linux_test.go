@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 // watchContents watches path with the inode watch and sends what the file
@@ -185,6 +187,22 @@ func TestWatchInodesSiblingWakesNothing(t *testing.T) {
 			}
 			rw := &Rewriter{Path: filepath.Join(dir, "state.json")}
 			defer rw.Close()
+			if missing {
+				// The first beats: the watch hears the folder's renames
+				// until the first it does not want, and then no more.
+				var syncs atomic.Int64
+				testHookInodeSync = func() { syncs.Add(1) }
+				defer func() { testHookInodeSync = nil }()
+				start := syncs.Load()
+				for i := range 2 {
+					if err := rw.Write([]byte{byte('0' + i)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				waitfor.Until(t, "the watch to stop hearing the folder's renames", func() bool { return syncs.Load() > start })
+				waitfor.Until(t, "the first beats' events to be read", func() bool { return events.Load() >= 3 })
+				events.Store(0)
+			}
 			const beats = 50
 			for i := range beats {
 				if err := rw.Write([]byte{byte('a' + i%26)}); err != nil {
@@ -199,9 +217,9 @@ func TestWatchInodesSiblingWakesNothing(t *testing.T) {
 			waitFor(t, seen, "settings.json written", `{"scale":2}`)
 			// settings.json's replace: its old inode's link count, removal
 			// and end of watch; while it was missing, the making of the
-			// beat's spare and of the atomic write's temporary file, and
-			// its name at last. The beats' exchanges are heard in neither
-			// case (106 events when the folder's renames were heard).
+			// atomic write's temporary file, then the file itself. The
+			// beats' exchanges are heard in neither case (102 events when
+			// the folder's renames were heard).
 			if n := events.Load(); n < 1 || n > 4 {
 				t.Errorf("%d events for %d beats of state.json and one replace of settings.json, want 1–4", n, beats)
 			}
@@ -239,4 +257,41 @@ func TestWatchInodesSleepsAfterAChange(t *testing.T) {
 			t.Fatalf("%s: the watch woke %d times in a quiet 300 ms after its change", step, n)
 		}
 	}
+}
+
+// In a busy folder (state.json's beat renames files there, so the watch no
+// longer hears its renames) a missing settings.json is still read however
+// it comes: written atomically (a file made beside it, then renamed: the
+// look missingProbe later), made in place, moved in from another folder
+// (the look every missingPoll).
+func TestWatchInodesBusyFolder(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "settings.json")
+	seen := watchContents(t, path)
+	waitFor(t, seen, "start", "<missing>")
+	rw := &Rewriter{Path: filepath.Join(dir, "state.json")}
+	defer rw.Close()
+	var syncs atomic.Int64
+	testHookInodeSync = func() { syncs.Add(1) }
+	defer func() { testHookInodeSync = nil }()
+	for i := range 3 {
+		if err := rw.Write([]byte{byte('0' + i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitfor.Until(t, "the folder to be busy", func() bool { return syncs.Load() > 0 })
+	other := filepath.Join(t.TempDir(), "settings.json")
+	steps := []watchStep{
+		{"written atomically", func() error { return WriteFileAtomic(path, []byte("1")) }, "1"},
+		{"removed", func() error { return os.Remove(path) }, "<missing>"},
+		{"made in place", func() error { return os.WriteFile(path, []byte("2"), 0o644) }, "2"},
+		{"removed again", func() error { return os.Remove(path) }, "<missing>"},
+		{"moved in from another folder", func() error {
+			if err := os.WriteFile(other, []byte("3"), 0o644); err != nil {
+				return err
+			}
+			return os.Rename(other, path)
+		}, "3"},
+	}
+	runSteps(t, seen, steps)
 }
