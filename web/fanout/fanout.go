@@ -64,7 +64,6 @@ type Fanout struct {
 	pool       writers
 	fanoutOnce sync.Once
 	beating    []*stream    // Beat's streams due, reused (Beat is called from one goroutine)
-	beatWriter *rawWriter   // Beat's own writes (Clock)
 	slowLanes  atomic.Int64 // streams whose socket is full, waiting in a slow lane
 	drops      atomic.Int64
 	full       atomic.Int64
