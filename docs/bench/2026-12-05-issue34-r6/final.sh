@@ -2,7 +2,7 @@
 # Issue 34, sixth round: the final figures, every binary in the same rounds.
 # before = main at the start of this round (22279ef), as a plain go install
 # built it then (nats-server linked); before-omit = the same with
-# -tags notch_omit_hub; after = this round (bf70ff2) as a plain go install
+# -tags notch_omit_hub; after = this round (d894b16) as a plain go install
 # builds it now (no nats-server); hub-build = after with -tags notch_hub.
 # web-*.test: go test -c ./web/ at each.
 cd "$WORK" # a scratch folder: bins/ holds the binaries, out/ the output; $REPO is the checkout
