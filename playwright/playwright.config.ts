@@ -8,6 +8,8 @@ export const PORT = Number(process.env.NOTCH_PORT ?? 7461);
 export const BASE = `http://127.0.0.1:${PORT}`;
 export const DSH_HOME = path.join(__dirname, '.tmp', 'dsh');
 export const BIN = path.join(__dirname, '..', 'bin', 'notch-web');
+// HUB_BIN is the hub's build (-tags notch_hub; make build makes both).
+export const HUB_BIN = path.join(__dirname, '..', 'bin', 'notch-web-hub');
 
 export default defineConfig({
   testDir: './tests',

@@ -19,11 +19,12 @@ export type Host = {
 
 /**
  * startHost runs a private notch-web on a free port and resolves once it
- * prints its URL; env is added to this process's environment for it.
+ * prints its URL; env is added to this process's environment for it, and
+ * bin is the binary (the hub's build for --hub: HUB_BIN).
  */
-export async function startHost(args: string[] = [], home?: string, env: Record<string, string> = {}): Promise<Host> {
+export async function startHost(args: string[] = [], home?: string, env: Record<string, string> = {}, bin: string = BIN): Promise<Host> {
   home ??= fs.mkdtempSync(path.join(os.tmpdir(), 'notch-web-pw-'));
-  const proc = spawn(BIN, ['--addr', '127.0.0.1:0', '--dsh-home', home, '--log-level', 'warning', ...args], {
+  const proc = spawn(bin, ['--addr', '127.0.0.1:0', '--dsh-home', home, '--log-level', 'warning', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });

@@ -7,7 +7,7 @@ import { test, expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BIN } from '../playwright.config';
+import { HUB_BIN } from '../playwright.config';
 import { postJSON, sendEvents, startHost, type Host } from './host';
 import { ev, openBoard, row, rowProject } from './ui';
 
@@ -18,7 +18,7 @@ function hubPort(home: string): number {
 }
 
 function pair(hub: Host): string {
-  const r = spawnSync(BIN, ['pair', '--dsh-home', hub.home, '--address', `127.0.0.1:${hubPort(hub.home)}`], { encoding: 'utf8' });
+  const r = spawnSync(HUB_BIN, ['pair', '--dsh-home', hub.home, '--address', `127.0.0.1:${hubPort(hub.home)}`], { encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
   return r.stdout.trim();
 }
@@ -27,7 +27,8 @@ test.describe('many machines', () => {
   let hub: Host, alpha: Host, beta: Host;
 
   test.beforeAll(async () => {
-    hub = await startHost(['--hub', '--hub-addr', '127.0.0.1:0', '--machine', 'hub']);
+    // The hub runs the hub's build; the machines that join it, the plain one.
+    hub = await startHost(['--hub', '--hub-addr', '127.0.0.1:0', '--machine', 'hub'], undefined, {}, HUB_BIN);
     alpha = await startHost(['--join', pair(hub), '--machine', 'alpha', '--approval-hold', '5m']);
     beta = await startHost(['--join', pair(hub), '--machine', 'beta']);
     await sendEvents(alpha.url, [
