@@ -1071,7 +1071,7 @@ func permissionCard(k ApprovalCard) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				if k.alwaysCounted() {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 99, "<details class=\"card-rules\"><summary>The ")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 99, "<details class=\"card-rules\" data-preserve-attr=\"open\"><summary>The ")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
