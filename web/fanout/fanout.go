@@ -63,7 +63,7 @@ type Fanout struct {
 	queued     []*stream // Publish's batch for the writers, reused
 	pool       writers
 	fanoutOnce sync.Once
-	beating    []*stream    // Beat's streams due, reused (Beat is called from one goroutine)
+	beating    []*stream    // the heartbeat's streams due, reused (beatSilent)
 	slowLanes  atomic.Int64 // streams whose socket is full, waiting in a slow lane
 	drops      atomic.Int64
 	full       atomic.Int64

@@ -3,6 +3,7 @@ package fanout
 import (
 	"errors"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"runtime"
@@ -339,7 +340,6 @@ func (h *Fanout) heartbeat(every time.Duration) {
 	slack := max(every/4, time.Millisecond)
 	t := time.NewTimer(slack)
 	defer t.Stop()
-	var due []*stream
 	for {
 		select {
 		case <-h.done:
@@ -347,21 +347,9 @@ func (h *Fanout) heartbeat(every time.Duration) {
 		case now := <-t.C:
 			// Silent for three quarters of a period: beaten now. Any
 			// other falls due a period after its last write.
-			cutoff := now.Add(slack - every).UnixNano()
 			next := now.Add(every).UnixNano()
-			h.mu.Lock()
-			for s := range h.clients {
-				if s.beatIfSilent(cutoff) {
-					due = append(due, s)
-				} else {
-					next = min(next, s.last.Load()+int64(every))
-				}
-			}
-			h.mu.Unlock()
-			if len(due) > 0 {
-				h.pool.push(due...)
-				clear(due)
-				due = due[:0]
+			if last := h.beatSilent(now.Add(slack - every).UnixNano()); last != math.MaxInt64 {
+				next = min(next, last+int64(every))
 			}
 			t.Reset(max(time.Until(time.Unix(0, next)), slack))
 		}
@@ -402,25 +390,33 @@ func (h *Fanout) writeNow(ss []*stream) {
 // Clock, it sends a heartbeat to every stream silent for HeartbeatEvery
 // less half a Clock. So a silent stream is beaten on every third beat of
 // state.json's 340 ms, every 1.02 s, and never stays silent longer than
-// HeartbeatEvery and half a Clock. A few streams are written here
-// (writeNow); the fan-out's own timer and a writer's wake-up were two of
-// an idle host's wake-ups a second (issue 34). Beat is called from one
+// HeartbeatEvery and half a Clock. The fan-out's own timer was one of an
+// idle host's wake-ups a second (issue 34). Beat is called from one
 // goroutine.
 func (h *Fanout) Beat(now time.Time) {
-	every := h.HeartbeatEvery
-	if every <= 0 {
-		return
+	if h.HeartbeatEvery > 0 {
+		h.beatSilent(now.Add(h.Clock/2 - h.HeartbeatEvery).UnixNano())
 	}
-	cutoff := now.Add(h.Clock/2 - every).UnixNano()
+}
+
+// beatSilent sends a heartbeat to every stream that has written nothing
+// since cutoff (unix ns), and returns the earliest last write of the
+// others (math.MaxInt64 with none): the next of them falls due a period
+// after it. A few streams are written here (writeNow), more by the writers. It
+// is called by one goroutine: the fan-out's heartbeat or its owner's Beat.
+func (h *Fanout) beatSilent(cutoff int64) (earliest int64) {
+	earliest = math.MaxInt64
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
-		return
+		return earliest
 	}
 	due := h.beating[:0]
 	for s := range h.clients {
 		if s.beatIfSilent(cutoff) {
 			due = append(due, s)
+		} else {
+			earliest = min(earliest, s.last.Load())
 		}
 	}
 	h.beating = due[:0]
@@ -431,4 +427,5 @@ func (h *Fanout) Beat(now time.Time) {
 		h.writeNow(due)
 	}
 	clear(due)
+	return earliest
 }
