@@ -162,25 +162,18 @@ func watchInodes(ctx context.Context, files []string, changed func(), o WatchOpt
 				debounceAt = time.Time{}
 				changed()
 			}
-			if !pollAt.IsZero() && !now.Before(pollAt) {
+			poll := !pollAt.IsZero() && !now.Before(pollAt)
+			if poll || (!lookAt.IsZero() && !now.Before(lookAt)) {
 				// Read on every poll while a directory is missing, and
-				// once when its watch has just been placed.
-				complete, watched = place()
-				changed()
-				pollAt = time.Time{}
-				if !complete {
-					pollAt = now.Add(time.Second)
-				}
-				look(now)
-			}
-			if !lookAt.IsZero() && !now.Before(lookAt) {
-				// A missing file that is there now is read.
+				// once when its watch has just been placed; on a look for
+				// a file missing in a busy directory, when it is there now.
 				before := watched
 				complete, watched = place()
-				if watched > before {
+				if poll || watched > before {
 					changed()
 				}
-				if !complete && pollAt.IsZero() {
+				pollAt = time.Time{}
+				if !complete {
 					pollAt = now.Add(time.Second)
 				}
 				look(now)
@@ -273,8 +266,7 @@ func (w *inodes) events(b []byte) (dirty, resync, made bool) {
 // file is missing in a busy directory.
 func (w *inodes) sync() (complete bool, watched int) {
 	complete = true
-	waiting := false
-	defer func() { w.waiting = waiting }()
+	w.waiting = false
 	fileWd := map[int32]bool{}
 	dirWd := map[int32]string{}
 	var dirs []string
@@ -345,7 +337,7 @@ func (w *inodes) sync() (complete bool, watched int) {
 				complete = false
 			}
 		} else if w.busy[d] {
-			waiting = true
+			w.waiting = true
 		}
 	}
 	// The watches placed before and not now are removed (a file's inode
