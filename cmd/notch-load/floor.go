@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,13 +12,17 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/notch-web/notch-web/internal/fsx"
 	"github.com/notch-web/notch-web/internal/sse"
+	"github.com/notch-web/notch-web/state"
 )
 
 // The floor is the least a server can do to deliver notch-web's changes:
@@ -29,6 +34,12 @@ import (
 // stream is what notch-web's hub keeps: the same headers, the latest frame
 // sent to a stream when it opens, a heartbeat after a second of silence,
 // an 8 KiB kernel send buffer and a 4 s per-write deadline.
+//
+// With -beat it also keeps the contract's heartbeat, as any host must: it
+// rewrites a state.json every 340 ms with a fresh wallMs, the way
+// notch-web does (fsx.Rewriter, no fsync). The idle mode runs it beside
+// the bare floor, so what the beat costs and what notch-web does beyond it
+// are told apart.
 
 // Floor settings, the same as notch-web's hub.
 const (
@@ -198,6 +209,7 @@ func runFloor(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("notch-load floor-server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:0", "loopback address to listen on")
+	beatPath := fs.String("beat", "", "a state.json to rewrite on the contract's 340 ms beat with a fresh wallMs (its bytes otherwise as they are)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -207,6 +219,12 @@ func runFloor(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	host, _, err := net.SplitHostPort(*addr)
 	if err != nil || !isLoopback(host) {
 		return fmt.Errorf("-addr %q: the floor listens on loopback only", *addr)
+	}
+	var beat *beater
+	if *beatPath != "" {
+		if beat, err = newBeater(*beatPath); err != nil {
+			return err
+		}
 	}
 	f, err := newFloor()
 	if err != nil {
@@ -229,6 +247,9 @@ func runFloor(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "http://%s/\n", ln.Addr())
 
 	g, gctx := errgroup.WithContext(ctx)
+	if beat != nil {
+		g.Go(func() error { return beat.run(gctx) })
+	}
 	g.Go(func() error {
 		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return err
@@ -242,4 +263,66 @@ func runFloor(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return srv.Shutdown(sctx)
 	})
 	return g.Wait()
+}
+
+// beater keeps a state.json's heartbeat: its bytes as they were, with the
+// wallMs restamped on every beat.
+type beater struct {
+	w          fsx.Rewriter
+	head, tail []byte // the file around wallMs's digits
+	buf        []byte
+}
+
+var wallMsKey = []byte(`"wallMs":`)
+
+func newBeater(path string) (*beater, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("-beat: %w", err)
+	}
+	head, tail, ok := splitWallMs(data)
+	if !ok {
+		return nil, fmt.Errorf("-beat %s: no \"wallMs\": number in it", path)
+	}
+	return &beater{w: fsx.Rewriter{Path: path}, head: head, tail: tail}, nil
+}
+
+// splitWallMs cuts data around the digits of its first "wallMs": value.
+func splitWallMs(data []byte) (head, tail []byte, ok bool) {
+	i := bytes.Index(data, wallMsKey)
+	if i < 0 {
+		return nil, nil, false
+	}
+	start := i + len(wallMsKey)
+	end := start
+	for end < len(data) && data[end] >= '0' && data[end] <= '9' {
+		end++
+	}
+	if end == start {
+		return nil, nil, false
+	}
+	return bytes.Clone(data[:start]), bytes.Clone(data[end:]), true
+}
+
+// stamp is the file with wallMs set to ms.
+func (b *beater) stamp(ms int64) []byte {
+	b.buf = append(strconv.AppendInt(append(b.buf[:0], b.head...), ms, 10), b.tail...)
+	return b.buf
+}
+
+// run beats on a ticker, as notch-web's writer does, until ctx ends.
+func (b *beater) run(ctx context.Context) error {
+	defer b.w.Close()
+	t := time.NewTicker(state.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case now := <-t.C:
+			if err := b.w.Write(b.stamp(now.UnixMilli())); err != nil {
+				return fmt.Errorf("the floor's beat: %w", err)
+			}
+		}
+	}
 }

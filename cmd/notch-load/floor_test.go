@@ -10,6 +10,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -146,5 +149,82 @@ func TestOfferNewest(t *testing.T) {
 	case f := <-ch:
 		t.Errorf("a second frame %q was queued", f)
 	default:
+	}
+}
+
+func TestSplitWallMs(t *testing.T) {
+	for _, tc := range []struct {
+		in         string
+		head, tail string
+		ok         bool
+	}{
+		{`{"schema":4,"wallMs":1790000000000,"hostPid":1}`, `{"schema":4,"wallMs":`, `,"hostPid":1}`, true},
+		{`{"wallMs":0}`, `{"wallMs":`, `}`, true},
+		{`{"wallMs":12,"x":{"wallMs":34}}`, `{"wallMs":`, `,"x":{"wallMs":34}}`, true},
+		{`{"wallMs":null}`, "", "", false},
+		{`{"wallMs": 12}`, "", "", false}, // notch-web writes no space; the floor copies its bytes
+		{`{"schema":4}`, "", "", false},
+		{``, "", "", false},
+	} {
+		head, tail, ok := splitWallMs([]byte(tc.in))
+		if ok != tc.ok || string(head) != tc.head || string(tail) != tc.tail {
+			t.Errorf("splitWallMs(%q) = %q, %q, %v; want %q, %q, %v", tc.in, head, tail, ok, tc.head, tc.tail, tc.ok)
+		}
+	}
+}
+
+func FuzzSplitWallMs(f *testing.F) {
+	f.Add([]byte(`{"schema":4,"wallMs":1790000000000}`))
+	f.Add([]byte(`"wallMs":`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		head, tail, ok := splitWallMs(data)
+		if !ok {
+			return
+		}
+		b := &beater{head: head, tail: tail}
+		if got := b.stamp(42); !bytes.Contains(got, []byte(`"wallMs":42`)) || len(got) > len(data)+2 {
+			t.Fatalf("stamp of %q = %q", data, got)
+		}
+	})
+}
+
+// TestFloorBeat: the floor's beat rewrites the file with a fresh wallMs
+// and every other byte as it was, as notch-web's beat does.
+func TestFloorBeat(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	const head, tail = `{"schema":4,"plugin":"dsh-agents-notch/host","wallMs":`, `,"hostPid":4242,"sessions":[]}` + "\n"
+	if err := os.WriteFile(path, []byte(head+"1"+tail), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := newBeater(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.run(ctx) }()
+	before := time.Now().UnixMilli()
+	var got string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got = string(data); got != head+"1"+tail {
+			break
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	ms, ok := strings.CutPrefix(got, head)
+	ms, ok2 := strings.CutSuffix(ms, tail)
+	n, err := strconv.ParseInt(ms, 10, 64)
+	if !ok || !ok2 || err != nil || n < before-1000 || n > time.Now().UnixMilli() {
+		t.Fatalf("the beat wrote %q; want %q around a wallMs near %d", got, head+"…"+tail, before)
+	}
+	if _, err := newBeater(filepath.Join(t.TempDir(), "none.json")); err == nil {
+		t.Error("newBeater of a missing file: no error")
 	}
 }

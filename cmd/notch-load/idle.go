@@ -106,53 +106,65 @@ func runIdle(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	for _, n := range rows {
 		for r := 1; r <= *runs; r++ {
 			var opening int
+			var stateJSON []byte // the -bin run's state.json, for the floor's beat
 			for _, b := range bins {
-				res, err := idleHost(ctx, b.path, *pane, n, *tabs, *dur)
+				res, st, err := idleHost(ctx, b.path, *pane, n, *tabs, *dur)
 				if err != nil {
 					return fmt.Errorf("%s idle with %d rows: %w", b.name, n, err)
 				}
 				res.Process, res.Run = b.name, r
-				opening = res.OpeningBytes
+				if b.name == "notch-web" {
+					opening, stateJSON = res.OpeningBytes, st
+				}
 				idleRow(stdout, res)
 				_ = enc.Encode(res)
 				all[key{n, b.name}] = append(all[key{n, b.name}], res)
 			}
-			res, err := idleFloor(ctx, self, n, *tabs, opening, *dur)
-			if err != nil {
-				return fmt.Errorf("floor idle: %w", err)
+			for _, beat := range []bool{false, true} {
+				res, err := idleFloor(ctx, self, n, *tabs, opening, stateJSON, beat, *dur)
+				if err != nil {
+					return fmt.Errorf("%s idle: %w", floorName(beat), err)
+				}
+				res.Run = r
+				idleRow(stdout, res)
+				_ = enc.Encode(res)
+				all[key{n, res.Process}] = append(all[key{n, res.Process}], res)
 			}
-			res.Run = r
-			idleRow(stdout, res)
-			_ = enc.Encode(res)
-			all[key{n, "floor"}] = append(all[key{n, "floor"}], res)
 		}
 	}
 
 	fmt.Fprintf(stdout, "\n### Medians of %d runs\n\n", *runs)
-	fmt.Fprintln(stdout, "| rows | process | CPU ms/s (runs) | median | its own work: less the floor | wake-ups/s median | renders | view builds /s | target |")
-	fmt.Fprintln(stdout, "|---:|---|---|---:|---:|---:|---:|---:|---|")
+	fmt.Fprintln(stdout, "| rows | process | CPU ms/s (runs) | median | its own work: less the floor | less the floor with the beat | wake-ups/s median | renders | view builds /s | target |")
+	fmt.Fprintln(stdout, "|---:|---|---|---:|---:|---:|---:|---:|---:|---|")
 	for _, n := range rows {
-		floorMed := medianOf(pluckIdle(all[key{n, "floor"}], func(r *idleResult) float64 { return r.CPUMsPerS }))
-		for _, p := range append(namesOf(bins), "floor") {
+		cpuMed := func(p string) float64 {
+			return medianOf(pluckIdle(all[key{n, p}], func(r *idleResult) float64 { return r.CPUMsPerS }))
+		}
+		floorMed, beatMed := cpuMed(floorName(false)), cpuMed(floorName(true))
+		for _, p := range append(namesOf(bins), floorName(false), floorName(true)) {
 			rs := all[key{n, p}]
 			cpu := pluckIdle(rs, func(r *idleResult) float64 { return r.CPUMsPerS })
 			med := medianOf(cpu)
-			own, target := "—", "—"
-			if p != "floor" {
+			own, beyond, target := "—", "—", "—"
+			if p == floorName(true) {
 				own = fmt.Sprintf("%.2f", med-floorMed)
+			}
+			if p != floorName(false) && p != floorName(true) {
+				own = fmt.Sprintf("%.2f", med-floorMed)
+				beyond = fmt.Sprintf("%.2f", med-beatMed)
 				limit := 1.0
 				if n > 20 {
 					limit = 2.0
 				}
 				target = fmt.Sprintf("≤ %.0f: %s", limit, verdict(med-floorMed <= limit))
 			}
-			fmt.Fprintf(stdout, "| %d | %s | %s | %.2f | %s | %.1f | %.0f | %.2f | %s |\n", n, p, list(cpu, 2), med, own,
+			fmt.Fprintf(stdout, "| %d | %s | %s | %.2f | %s | %s | %.1f | %.0f | %.2f | %s |\n", n, p, list(cpu, 2), med, own, beyond,
 				medianOf(pluckIdle(rs, func(r *idleResult) float64 { return r.WakeupsPerS })),
 				medianOf(pluckIdle(rs, func(r *idleResult) float64 { return float64(r.Renders) })),
 				medianOf(pluckIdle(rs, func(r *idleResult) float64 { return r.ViewsPerS })), target)
 		}
 	}
-	fmt.Fprintf(stdout, "\n*CPU ms/s* is the process's run time over the quiet spell (the sum of its threads' /proc schedstat, ns), per second; the /proc ticks column is the same from utime+stime (10 ms resolution). *Wake-ups/s* are its threads' context switches per second. *Renders* are the hub's renders in the spell (/healthz `renders`); *view builds* its builds of the pages' view (/healthz `views`; 0 on a binary that does not report them). The floor is a bare SSE broadcaster with the same streams and opening page: what the streams' 1 s heartbeats cost.\n")
+	fmt.Fprintf(stdout, "\n*CPU ms/s* is the process's run time over the quiet spell (the sum of its threads' /proc schedstat, ns), per second; the /proc ticks column is the same from utime+stime (10 ms resolution). *Wake-ups/s* are its threads' context switches per second. *Renders* are the hub's renders in the spell (/healthz `renders`); *view builds* its builds of the pages' view (/healthz `views`; 0 on a binary that does not report them). The floor is a bare SSE broadcaster with the same streams and opening page: what the streams' 1 s heartbeats cost. The floor with the beat is the same broadcaster keeping the contract's heartbeat as well: it rewrites a copy of notch-web's state.json every 340 ms with a fresh wallMs, through the same write notch-web uses (fsx.Rewriter, no fsync). Its own work (less the floor) is what the contract's beat costs any host; notch-web less it is what notch-web does beyond the beat. The target is on the bare floor, as issue 34 sets it.\n")
 	return nil
 }
 
@@ -198,36 +210,66 @@ func idleRow(w io.Writer, r *idleResult) {
 const idleSettle = 3 * time.Second
 
 // idleHost measures one notch-web with rows live rows and tabs streams,
-// and with pane as its settings.json unless it is empty.
-func idleHost(ctx context.Context, bin, pane string, rows, tabs int, dur time.Duration) (*idleResult, error) {
+// and with pane as its settings.json unless it is empty. It returns the
+// state.json the host wrote as well.
+func idleHost(ctx context.Context, bin, pane string, rows, tabs int, dur time.Duration) (*idleResult, []byte, error) {
 	home, err := os.MkdirTemp("", "notch-load-idle-")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer os.RemoveAll(home)
+	dir := filepath.Join(home, "state", "agents-notch")
 	if pane != "" {
-		dir := filepath.Join(home, "state", "agents-notch")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(pane+"\n"), 0o644); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	h, err := startServer(ctx, bin, "--dsh-home", home)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer h.stop()
 	if err := h.post("/agents-notch/events", idleEvents(rows)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return idleSpell(ctx, h, "notch-web", rows, tabs, dur)
+	res, err := idleSpell(ctx, h, "notch-web", rows, tabs, dur)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := os.ReadFile(filepath.Join(dir, "state.json"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the state.json it wrote: %w", err)
+	}
+	return res, st, nil
 }
 
-// idleFloor measures the floor with the same streams and opening page.
-func idleFloor(ctx context.Context, self string, rows, tabs, opening int, dur time.Duration) (*idleResult, error) {
-	h, err := startFloor(ctx, self)
+func floorName(beat bool) string {
+	if beat {
+		return "floor+beat"
+	}
+	return "floor"
+}
+
+// idleFloor measures the floor with the same streams and opening page;
+// with beat, it also rewrites a copy of stateJSON on the contract's beat.
+func idleFloor(ctx context.Context, self string, rows, tabs, opening int, stateJSON []byte, beat bool, dur time.Duration) (*idleResult, error) {
+	args := []string{"floor-server", "--addr", "127.0.0.1:0"}
+	if beat {
+		dir, err := os.MkdirTemp("", "notch-load-beat-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		path := filepath.Join(dir, "state.json")
+		if err := os.WriteFile(path, stateJSON, 0o644); err != nil {
+			return nil, err
+		}
+		args = append(args, "--beat", path)
+	}
+	h, err := startProcess(ctx, self, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +281,7 @@ func idleFloor(ctx context.Context, self string, rows, tabs, opening int, dur ti
 	if err := h.publish(frame); err != nil {
 		return nil, err
 	}
-	return idleSpell(ctx, h, "floor", rows, tabs, dur)
+	return idleSpell(ctx, h, floorName(beat), rows, tabs, dur)
 }
 
 func idleSpell(ctx context.Context, h *server, proc string, rows, tabs int, dur time.Duration) (*idleResult, error) {
