@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/notch-web/notch-web/host/push"
+	"github.com/notch-web/notch-web/internal/ascii"
 	"github.com/notch-web/notch-web/security"
 )
 
@@ -18,7 +18,8 @@ import (
 // device need not be paired for); the pane's "Send a test" (POST
 // /notify/test).
 
-var tabRE = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
+// tabID is the characters of a board page's id (8 to 64 of them).
+var tabID = ascii.NewSet(ascii.Alnum, "_-")
 
 // lookingRequest is POST /agents-notch/looking's body.
 type lookingRequest struct {
@@ -37,7 +38,7 @@ func (s *Server) postLooking(c echo.Context) error {
 	if err := decodeStrict(body, &req); err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf(`want {"tab", "looking"}: %v`, err))
 	}
-	if !tabRE.MatchString(req.Tab) || req.Looking == nil {
+	if !tabID.Span(req.Tab, 8, 64) || req.Looking == nil {
 		return echo.NewHTTPError(http.StatusBadRequest, `want {"tab": 8 to 64 of A-Z a-z 0-9 _ -, "looking": true|false}`)
 	}
 	if s.Push != nil {

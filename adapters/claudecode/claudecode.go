@@ -65,6 +65,7 @@ import (
 	"strings"
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
+	"github.com/notch-web/notch-web/internal/ascii"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -233,7 +234,7 @@ func (d Dialect) Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, 
 
 // agentID is what a subagent's id may be to name a file: Claude Code's are
 // hex ("a7c1f2…"); anything else is not turned into a path.
-var agentID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+var agentID = ascii.NewSet(ascii.Alnum, "_-")
 
 // subagentTranscript is a subagent's own transcript: agent_transcript_path
 // when the hook gives it (SubagentStop), else
@@ -244,7 +245,7 @@ func subagentTranscript(p hookjson.Payload) string {
 		return path
 	}
 	parent, ok := strings.CutSuffix(p.TranscriptPath, ".jsonl")
-	if !ok || parent == "" || !agentID.MatchString(p.AgentID) {
+	if !ok || parent == "" || !agentID.Span(p.AgentID, 1, 128) {
 		return ""
 	}
 	return parent + "/subagents/agent-" + p.AgentID + ".jsonl"

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notch-web/notch-web/internal/ascii"
 	"github.com/notch-web/notch-web/internal/fsx"
 	"github.com/notch-web/notch-web/internal/jsonx"
 )
@@ -141,9 +142,13 @@ type fileWebhook struct {
 }
 
 var (
-	nameRE  = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
-	quietRE = regexp.MustCompile(`^([01][0-9]|2[0-3]):([0-5][0-9])-([01][0-9]|2[0-3]):([0-5][0-9])$`)
+	// A channel's name: 1 to 32 of a-z, 0-9 and -, not starting with -.
+	nameChars = ascii.NewSet(ascii.Lower, ascii.Digits, "-")
+	quietRE   = regexp.MustCompile(`^([01][0-9]|2[0-3]):([0-5][0-9])-([01][0-9]|2[0-3]):([0-5][0-9])$`)
 )
+
+// validName reports whether name may name a channel.
+func validName(name string) bool { return nameChars.Span(name, 1, 32) && name[0] != '-' }
 
 // ErrNoConfig: there is no channels file (no channel but Web Push, which
 // needs none).
@@ -199,7 +204,7 @@ func ParseConfig(data []byte) (Config, error) {
 	}
 	names := map[string]bool{"webpush": true}
 	named := func(where, name string) error {
-		if !nameRE.MatchString(name) {
+		if !validName(name) {
 			return fmt.Errorf("%s: name %q: use 1–32 of a-z, 0-9 and -", where, clip(name))
 		}
 		if names[name] {

@@ -4,10 +4,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 )
+
+// nameRE is what a channel's name may be, as a regexp: the spec nameChars is held to.
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
 
 func TestParseConfig(t *testing.T) {
 	good := `{
@@ -120,6 +124,17 @@ func FuzzParseConfig(f *testing.F) {
 			if checkURL("", w.URL, false) != nil || !nameRE.MatchString(w.Name) {
 				t.Fatalf("a webhook that does not check: %+v", w)
 			}
+		}
+	})
+}
+
+func FuzzValidName(f *testing.F) {
+	for _, n := range []string{"", "a", "-a", "a-", "phone-2", "Phone", "a b", strings.Repeat("a", 32), strings.Repeat("a", 33), "é"} {
+		f.Add(n)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if got, want := validName(name), nameRE.MatchString(name); got != want {
+			t.Errorf("validName(%q) = %v, the regexp says %v", name, got, want)
 		}
 	})
 }

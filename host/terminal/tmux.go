@@ -8,11 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/notch-web/notch-web/internal/ascii"
 )
 
 // Errors GoTo reports.
@@ -61,10 +62,25 @@ type Tmux struct {
 	keys sync.Mutex
 }
 
-var (
-	sessionRE = regexp.MustCompile(`^\$[0-9]{1,9}$`)
-	clientRE  = regexp.MustCompile(`^\$([0-9]{1,9}) ([0-9]{1,19}) (/[A-Za-z0-9._/-]{1,120})$`)
-)
+// clientName is the characters of a client's name that is passed on (a
+// tty's path).
+var clientName = ascii.NewSet(ascii.Alnum, "._/-")
+
+// validSession reports whether s is a tmux session id: "$" and 1 to 9
+// digits.
+func validSession(s string) bool { return prefixed(s, '$', digits, 9) }
+
+// parseClient reads one of list-clients' lines, "#{session_id}
+// #{client_activity} #{client_name}": a session id, 1 to 19 digits and a
+// path of 1 to 120 of clientName after its "/", one space apart.
+func parseClient(line string) (session string, at int64, name string, ok bool) {
+	f := strings.SplitN(line, " ", 3)
+	if len(f) != 3 || !validSession(f[0]) || !digits.Span(f[1], 1, 19) || !prefixed(f[2], '/', clientName, 120) {
+		return "", 0, "", false
+	}
+	at, _ = strconv.ParseInt(f[1], 10, 64)
+	return f[0], at, f[2], true
+}
 
 // GoTo brings w's tmux pane before the human: the pane must still be on
 // the server at w's socket; a client already attached to the pane's
@@ -102,7 +118,7 @@ func (t *Tmux) GoTo(ctx context.Context, w Where) (Result, error) {
 	}
 	session := ""
 	for _, line := range strings.Split(string(out), "\n") {
-		if p, s, ok := strings.Cut(strings.TrimSpace(line), " "); ok && p == w.TmuxPane && sessionRE.MatchString(s) {
+		if p, s, ok := strings.Cut(strings.TrimSpace(line), " "); ok && p == w.TmuxPane && validSession(s) {
 			session = s
 			break
 		}
@@ -138,16 +154,15 @@ func pickClient(list, session string) Result {
 	var on, any Result
 	onAt, anyAt := int64(-1), int64(-1)
 	for _, line := range strings.Split(strings.TrimSpace(list), "\n") {
-		m := clientRE.FindStringSubmatch(line)
-		if m == nil {
+		s, at, name, ok := parseClient(line)
+		if !ok {
 			continue
 		}
-		at, _ := strconv.ParseInt(m[2], 10, 64)
-		if "$"+m[1] == session && at > onAt {
-			on, onAt = Result{Client: m[3]}, at
+		if s == session && at > onAt {
+			on, onAt = Result{Client: name}, at
 		}
 		if at > anyAt {
-			any, anyAt = Result{Client: m[3], Switched: true}, at
+			any, anyAt = Result{Client: name, Switched: true}, at
 		}
 	}
 	if on.Client != "" {

@@ -14,8 +14,9 @@ package terminal
 import (
 	"net/url"
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/notch-web/notch-web/internal/ascii"
 )
 
 // Header carries a hook's Where from "notch-web hook" to the host, as a
@@ -36,12 +37,11 @@ type Where struct {
 func (w Where) IsZero() bool { return w == Where{} }
 
 var (
-	paneRE    = regexp.MustCompile(`^%[0-9]{1,9}$`)
-	digitsRE  = regexp.MustCompile(`^[0-9]{1,9}$`)
-	programRE = regexp.MustCompile(`^[A-Za-z0-9._+-]{1,32}$`)
+	digits  = ascii.NewSet(ascii.Digits)
+	program = ascii.NewSet(ascii.Alnum, "._+-")
 	// A socket path's characters are those that need no quoting in a
 	// shell, so the command the board copies is safe to paste as it is.
-	socketRE = regexp.MustCompile(`^/[A-Za-z0-9._/@+=:-]{1,199}$`)
+	socket = ascii.NewSet(ascii.Alnum, "._/@+=:-")
 )
 
 // MaxSocket bounds a tmux socket's path (a Unix socket's path is at most
@@ -49,20 +49,26 @@ var (
 const MaxSocket = 200
 
 // ValidPane reports whether p is a tmux pane id: "%" and 1 to 9 digits.
-func ValidPane(p string) bool { return paneRE.MatchString(p) }
+func ValidPane(p string) bool { return prefixed(p, '%', digits, 9) }
+
+// prefixed reports whether p is the byte first and then 1 to max bytes of
+// set.
+func prefixed(p string, first byte, set *ascii.Set, max int) bool {
+	return len(p) > 1 && p[0] == first && set.Span(p[1:], 1, max)
+}
 
 // ValidSocket reports whether p is a clean absolute path of at most
 // MaxSocket bytes made only of characters a shell takes as they are.
 func ValidSocket(p string) bool {
-	return len(p) <= MaxSocket && socketRE.MatchString(p) && path.Clean(p) == p
+	return len(p) <= MaxSocket && prefixed(p, '/', socket, MaxSocket-1) && path.Clean(p) == p
 }
 
 // ValidProgram reports whether p is a short token, as TERM_PROGRAM is.
-func ValidProgram(p string) bool { return programRE.MatchString(p) }
+func ValidProgram(p string) bool { return program.Span(p, 1, 32) }
 
 // ValidID reports whether p is 1 to 9 digits (WezTerm's pane, kitty's
 // window).
-func ValidID(p string) bool { return digitsRE.MatchString(p) }
+func ValidID(p string) bool { return digits.Span(p, 1, 9) }
 
 // FromEnv reads the facts from an environment, keeping only the valid
 // ones. A tmux pane counts only with its socket: the pane id alone does not

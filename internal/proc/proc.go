@@ -15,10 +15,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/notch-web/notch-web/internal/ascii"
 )
 
 // ErrUnsupported: this platform cannot name a process by its start time.
@@ -128,7 +129,7 @@ func BootID() (string, error) { return bootIDOnce() }
 
 var bootIDOnce = sync.OnceValues(func() (string, error) {
 	id, err := bootID()
-	if err == nil && !bootRE.MatchString(id) {
+	if err == nil && !bootChars.Span(id, 1, 64) {
 		err = fmt.Errorf("the boot id %q is not an id", id)
 	}
 	return id, err
@@ -142,8 +143,8 @@ const Header = "Notch-Proc"
 const MaxHeader = 160
 
 var (
-	digitsRE = regexp.MustCompile(`^[0-9]{1,20}$`)
-	bootRE   = regexp.MustCompile(`^[0-9A-Za-z.-]{1,64}$`)
+	digits = ascii.NewSet(ascii.Digits)
+	bootChars = ascii.NewSet(ascii.Alnum, ".-")
 )
 
 // maxPID bounds a PID (Linux's is at most 2^22, macOS's 99,999).
@@ -172,13 +173,13 @@ func Parse(s string) ID {
 	if err != nil || len(v) != 3 {
 		return ID{}
 	}
-	one := func(k string, re *regexp.Regexp) (string, bool) {
+	one := func(k string, set *ascii.Set, max int) (string, bool) {
 		vs := v[k]
-		return strings.Join(vs, ""), len(vs) == 1 && re.MatchString(vs[0])
+		return strings.Join(vs, ""), len(vs) == 1 && set.Span(vs[0], 1, max)
 	}
-	p, ok1 := one("pid", digitsRE)
-	st, ok2 := one("start", digitsRE)
-	boot, ok3 := one("boot", bootRE)
+	p, ok1 := one("pid", digits, 20)
+	st, ok2 := one("start", digits, 20)
+	boot, ok3 := one("boot", bootChars, 64)
 	if !ok1 || !ok2 || !ok3 {
 		return ID{}
 	}

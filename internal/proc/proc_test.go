@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -12,6 +13,9 @@ import (
 
 // tree is a recorded process table.
 type tree map[int]Info
+
+// bootRE is what a boot id may be, as a regexp: the spec bootChars is held to.
+var bootRE = regexp.MustCompile(`^[0-9A-Za-z.-]{1,64}$`)
 
 func (t tree) lookup(pid int) (Info, error) {
 	in, ok := t[pid]
