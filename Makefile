@@ -26,10 +26,13 @@ all: build
 generate:
 	$(GO) tool templ generate -log-level error
 
+# bin/notch-load-hub links the hub (-tags notch_hub) for mesh's fan-in; the
+# plain one is the floor's, spared nats-server's process sampler.
 build: generate
 	$(GO) build -trimpath -o $(BIN) ./cmd/notch-web
 	$(GO) build -trimpath -tags notch_hub -o $(BIN)-hub ./cmd/notch-web
 	$(GO) build -trimpath -o $(LOAD) ./cmd/notch-load
+	$(GO) build -trimpath -tags notch_hub -o $(LOAD)-hub ./cmd/notch-load
 
 # templ's output is committed: it is regenerated only when a .templ is
 # newer than it (an edit), so a fresh clone's "make run" never builds templ.

@@ -20,7 +20,7 @@ echo "== notch-load (notch-web against the floor; settings-triggered changes; ta
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 ./bin/notch-load -out "$out/load.jsonl" ${LOAD_ARGS:-} | tee "$out/load.md"
 echo
-echo "== notch-load idle (live rows, two tabs, no change for 60 s: notch-web's CPU and wake-ups beside the floor's)"
+echo "== notch-load idle (live rows, two tabs, no change for 60 s: notch-web's CPU and wake-ups beside the floor's, bare and with the contract's beat)"
 # Beside it, the hub's build (-tags notch_hub, bin/notch-web-hub): what
 # nats-server's process sampler costs an idle notch-web that links it.
 ./bin/notch-load idle -out "$out/idle.jsonl" -also hub-build=bin/notch-web-hub ${IDLE_ARGS:-} | tee "$out/idle.md"
@@ -33,4 +33,4 @@ go test -tags notch_hub -run '^$' -bench 'MachineToHub' -benchtime 300x -count 3
 go test -tags notch_hub -run '^$' -bench 'FiftyMachines' -benchtime 1x -count 3 ./host/mesh/ | tee -a "$out/mesh-bench.txt"
 echo
 echo "== notch-load mesh (a machine's change to 100 hub tabs beside the local path; idle RSS; 50 machines' fan-in)"
-./bin/notch-load mesh ${MESH_ARGS:-} | tee "$out/mesh.md"
+./bin/notch-load-hub mesh ${MESH_ARGS:-} | tee "$out/mesh.md"

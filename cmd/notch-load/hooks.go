@@ -35,11 +35,21 @@ func runHooks(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rate := fs.Int("rate", 50, "hooks per second per session")
 	dur := fs.Duration("duration", 10*time.Second, "how long they fire")
 	procs := fs.Int("procs", 200, "runs of `notch-web hook claude-code` with the host up (and a quarter as many down)")
+	var also listFlag
+	fs.Var(&also, "also", "another notch-web binary whose command hook runs beside -bin's, one run of each in turn, as NAME=PATH (repeatable): a before beside an after")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
 		return err
+	}
+	bins := []hookBin{{"", *bin}}
+	for _, a := range also {
+		name, path, ok := strings.Cut(a, "=")
+		if !ok || name == "" || path == "" {
+			return fmt.Errorf("-also %q: want NAME=PATH", a)
+		}
+		bins = append(bins, hookBin{name, path})
 	}
 	home, err := os.MkdirTemp("", "notch-load-hooks-")
 	if err != nil {
@@ -64,18 +74,25 @@ func runHooks(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	row(fmt.Sprintf("POST /agents-notch/hooks/claude-code, %d sessions × %d hooks/s (reply)", *sessions, *rate), endpoint)
 
 	payload := []byte(claudePayload("proc-session", filepath.Join(home, "proc.jsonl"), "PreToolUse", 1))
-	up, err := hookProcess(ctx, *bin, srv.url, payload, *procs)
+	up, err := hookProcess(ctx, bins, srv.url, payload, *procs)
 	if err != nil {
 		return err
 	}
-	row("`notch-web hook claude-code`, host up (start + POST + exit)", up)
-	down, err := hookProcess(ctx, *bin, closedURL(), payload, max(1, *procs/4))
+	down, err := hookProcess(ctx, bins, closedURL(), payload, max(1, *procs/4))
 	if err != nil {
 		return err
 	}
-	row("`notch-web hook claude-code`, host down", down)
+	for i, b := range bins {
+		row(b.label("`notch-web hook claude-code`, host up (start + POST + exit)"), up[i])
+	}
+	for i, b := range bins {
+		row(b.label("`notch-web hook claude-code`, host down"), down[i])
+	}
 	fmt.Fprintf(stdout, "\nTargets (issue 13): reply p99 ≤ 2 ms: %s; command hook p99 ≤ 30 ms: %s; ≤ 1 s with the host down: %s.\n",
-		verdict(endpoint.P99 <= 2), verdict(up.P99 <= 30), verdict(down.Max <= 1000))
+		verdict(endpoint.P99 <= 2), verdict(up[0].P99 <= 30), verdict(down[0].Max <= 1000))
+	if len(bins) > 1 {
+		fmt.Fprintf(stdout, "The targets are -bin's (%s); the runs of every binary alternate, one of each in turn.\n", *bin)
+	}
 	return nil
 }
 
@@ -173,29 +190,48 @@ func hookEndpoint(ctx context.Context, base, home string, sessions, rate int, du
 	return summarize(ms), nil
 }
 
-// hookProcess runs `notch-web hook claude-code --url base` n times, one at a
-// time, with payload on stdin, and returns their wall times. It fails if one
-// writes to stdout or exits non-zero: an agent would read the one and log
-// the other.
-func hookProcess(ctx context.Context, bin, base string, payload []byte, n int) (stats, error) {
-	ms := make([]float64, 0, n)
-	for range n {
-		cmd := exec.CommandContext(ctx, bin, "hook", "claude-code", "--url", base)
-		cmd.Stdin = bytes.NewReader(payload)
-		var out bytes.Buffer
-		cmd.Stdout = &out
-		start := time.Now()
-		err := cmd.Run()
-		el := float64(time.Since(start).Microseconds()) / 1000
-		if err != nil {
-			return stats{}, fmt.Errorf("notch-web hook: %w", err)
-		}
-		if out.Len() > 0 {
-			return stats{}, fmt.Errorf("notch-web hook wrote %q to stdout", out.String())
-		}
-		ms = append(ms, el)
+// hookBin is a notch-web binary whose command hook is timed; name is ""
+// for -bin's, else its -also name.
+type hookBin struct{ name, path string }
+
+// label is a report row's measure, with the binary's name when it has one.
+func (b hookBin) label(measure string) string {
+	if b.name == "" {
+		return measure
 	}
-	return summarize(ms), nil
+	return measure + ": " + b.name
+}
+
+// hookProcess runs `notch-web hook claude-code --url base` n times for each
+// of bins, one at a time and one binary after the other (so a slow spell of
+// the machine falls on each alike), with payload on stdin, and returns each
+// binary's wall times. It fails if one writes to stdout or exits non-zero:
+// an agent would read the one and log the other.
+func hookProcess(ctx context.Context, bins []hookBin, base string, payload []byte, n int) ([]stats, error) {
+	ms := make([][]float64, len(bins))
+	for range n {
+		for i, b := range bins {
+			cmd := exec.CommandContext(ctx, b.path, "hook", "claude-code", "--url", base)
+			cmd.Stdin = bytes.NewReader(payload)
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			start := time.Now()
+			err := cmd.Run()
+			el := float64(time.Since(start).Microseconds()) / 1000
+			if err != nil {
+				return nil, fmt.Errorf("%s hook: %w", b.path, err)
+			}
+			if out.Len() > 0 {
+				return nil, fmt.Errorf("%s hook wrote %q to stdout", b.path, out.String())
+			}
+			ms[i] = append(ms[i], el)
+		}
+	}
+	res := make([]stats, len(bins))
+	for i := range bins {
+		res[i] = summarize(ms[i])
+	}
+	return res, nil
 }
 
 // closedURL is a loopback address nothing listens on: a host that is down.

@@ -74,6 +74,8 @@ func runMesh(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return errors.New("-runs must be in 1 … 9")
 	case o.machines < 1 || o.machines > 200 || o.sessions < 1 || o.sessions > state.MaxSessions || o.rate < 1 || o.rate > 50:
 		return fmt.Errorf("-machines 1 … 200, -sessions 1 … %d, -rate 1 … 50", state.MaxSessions)
+	case !o.skipFanIn && !linksHub:
+		return errors.New("the fan-in runs a hub in this process: use bin/notch-load-hub (make build; -tags notch_hub), or -no-fan-in")
 	}
 	if !o.skipLatency {
 		if err := meshLatency(ctx, &o, stdout); err != nil {
