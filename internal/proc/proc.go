@@ -143,7 +143,7 @@ const Header = "Notch-Proc"
 const MaxHeader = 160
 
 var (
-	digits = ascii.NewSet(ascii.Digits)
+	digits    = ascii.NewSet(ascii.Digits)
 	bootChars = ascii.NewSet(ascii.Alnum, ".-")
 )
 
