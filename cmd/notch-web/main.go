@@ -16,16 +16,55 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/notch-web/notch-web/internal/timerslack"
 )
 
 func main() {
+	relaxTimers(os.Args[1:])
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// run reports its own errors (a log record and one plain line).
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		os.Exit(1)
 	}
+}
+
+// relaxTimers gives the host a timer slack of a millisecond, so that an
+// idle host wakes half as often (internal/timerslack): on Linux, the
+// first time, it executes the program again and does not return. Only the
+// host: a command is over before it would pay. A bad NOTCH_WEB_TIMER_SLACK
+// is the one line and exit 1 of any bad input; a failure to execute the
+// program again is said on one line, and the host runs on.
+func relaxTimers(args []string) {
+	if !hosting(args) {
+		return
+	}
+	if err := timerslack.Relax(os.Getenv, os.Unsetenv); err != nil {
+		fmt.Fprintln(os.Stderr, "notch-web:", err)
+		if errors.Is(err, timerslack.ErrEnv) {
+			os.Exit(1)
+		}
+	}
+}
+
+// hosting reports whether args run the host, as run reads them: none,
+// "run", or flags (but for help and the version).
+func hosting(args []string) bool {
+	if len(args) == 0 {
+		return true
+	}
+	switch args[0] {
+	case "run":
+		return true
+	case "-h", "-help", "--help", "-version", "--version":
+		return false
+	}
+	return strings.HasPrefix(args[0], "-")
 }

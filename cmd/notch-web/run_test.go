@@ -247,6 +247,7 @@ func waitUntil(t *testing.T, cond func() bool) { waitfor.Until(t, "the condition
 // NOTCH_WEB_RUN_ARGS set, the test binary is notch-web.
 func TestMain(m *testing.M) {
 	if args := os.Getenv("NOTCH_WEB_RUN_ARGS"); args != "" {
+		relaxTimers(strings.Split(args, "\x1f"))
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		if err := run(ctx, strings.Split(args, "\x1f"), os.Getenv, os.Stdout, os.Stderr); err != nil {

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/notch-web/notch-web/internal/timerslack"
+)
+
+func TestHosting(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, true},
+		{[]string{"run"}, true},
+		{[]string{"run", "--addr", "127.0.0.1:0"}, true},
+		{[]string{"--addr", "127.0.0.1:0"}, true},
+		{[]string{"-addr=127.0.0.1:0"}, true},
+		{[]string{"--help"}, false},
+		{[]string{"-h"}, false},
+		{[]string{"--version"}, false},
+		{[]string{"version"}, false},
+		{[]string{"hook", "claude-code"}, false},
+		{[]string{"hooks", "install"}, false},
+		{[]string{"statusline"}, false},
+		{[]string{"join", "CODE"}, false},
+		{[]string{"nonsense"}, false},
+	} {
+		if got := hosting(tc.args); got != tc.want {
+			t.Errorf("hosting(%q) = %v, want %v", tc.args, got, tc.want)
+		}
+	}
+}
+
+// A host started as a user starts it runs every thread at the timer
+// slack (internal/timerslack), in the process it was started as.
+func TestHostRunsRelaxed(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the timer slack is Linux's")
+	}
+	_, cmd := startChildIn(t, t.TempDir(), "")
+	pid := strconv.Itoa(cmd.Process.Pid)
+	tasks, err := os.ReadDir("/proc/" + pid + "/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) < 3 {
+		t.Fatalf("the host has %d threads", len(tasks))
+	}
+	for _, e := range tasks {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/timerslack_ns")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil || ns < timerslack.Slack.Nanoseconds() {
+			t.Errorf("the host's thread %s: timer slack %q, want at least %d ns", e.Name(), b, timerslack.Slack.Nanoseconds())
+		}
+	}
+}

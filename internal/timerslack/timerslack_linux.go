@@ -1,0 +1,44 @@
+package timerslack
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+)
+
+// exe is this program, as the kernel holds it: still the same file after
+// the path it was started by is replaced or removed (an upgrade).
+const exe = "/proc/self/exe"
+
+func relax() error {
+	// The slack set and the execve must be the same thread's: the new
+	// program's threads all descend from the one that called execve.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if Current() >= Slack.Nanoseconds() {
+		return nil
+	}
+	if err := unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(Slack.Nanoseconds()), 0, 0, 0); err != nil {
+		return nil // not allowed here (a seccomp filter): the default is fine
+	}
+	if Current() < Slack.Nanoseconds() {
+		return nil
+	}
+	env := append(os.Environ(), again+"=1")
+	err := unix.Exec(exe, os.Args, env)
+	// Still here: the slack is this thread's alone, and goes with it.
+	unix.Prctl(unix.PR_SET_TIMERSLACK, 0, 0, 0, 0)
+	return fmt.Errorf("executing %s again for a timer slack of %v: %w", exe, Slack, err)
+}
+
+// Current is the calling thread's timer slack in nanoseconds, or -1 when
+// it cannot be read.
+func Current() int64 {
+	n, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
+	if err != nil {
+		return -1
+	}
+	return int64(n)
+}

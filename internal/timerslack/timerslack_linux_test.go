@@ -1,0 +1,145 @@
+package timerslack
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// child, in the environment, makes this test binary a program that relaxes
+// and reports (TestMain).
+const child = "TIMERSLACK_TEST_CHILD"
+
+// TestMain runs the child: it records whether it is the program executed
+// again, calls Relax as main does, starts threads as a host would, and
+// prints its process id, that record, Relax's error, whether the mark is
+// left, and each thread's slack.
+func TestMain(m *testing.M) {
+	if os.Getenv(child) == "" {
+		os.Exit(m.Run())
+	}
+	executedAgain := os.Getenv(again) != ""
+	err := Relax(os.Getenv, os.Unsetenv)
+	// Threads the runtime starts from here on: goroutines that block in
+	// system calls each hold one.
+	done := make(chan struct{})
+	for range 4 {
+		go func() {
+			runtime.LockOSThread()
+			time.Sleep(50 * time.Millisecond)
+			done <- struct{}{}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	fmt.Printf("pid %d\nagain %v\nerr %v\nmark %q\n", os.Getpid(), executedAgain, err, os.Getenv(again))
+	tasks, _ := os.ReadDir("/proc/self/task")
+	for _, e := range tasks {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/timerslack_ns")
+		if err != nil {
+			fmt.Printf("slack %s ?\n", e.Name())
+			continue
+		}
+		fmt.Printf("slack %s %s\n", e.Name(), strings.TrimSpace(string(b)))
+	}
+	os.Exit(0)
+}
+
+type report struct {
+	pid    int
+	again  bool
+	err    string
+	mark   string
+	slacks map[string]int64
+}
+
+func runChild(t *testing.T, env ...string) report {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), append(env, child+"=1")...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	r := report{slacks: map[string]int64{}}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		k, v, _ := strings.Cut(line, " ")
+		switch k {
+		case "pid":
+			r.pid, _ = strconv.Atoi(v)
+		case "again":
+			r.again = v == "true"
+		case "err":
+			r.err = v
+		case "mark":
+			r.mark = v
+		case "slack":
+			tid, ns, _ := strings.Cut(v, " ")
+			n, err := strconv.ParseInt(ns, 10, 64)
+			if err != nil {
+				t.Fatalf("thread %s's slack: %q", tid, ns)
+			}
+			r.slacks[tid] = n
+		}
+	}
+	if r.pid != cmd.Process.Pid {
+		t.Fatalf("the child reports process %d, was started as %d: executing again must keep the process", r.pid, cmd.Process.Pid)
+	}
+	if len(r.slacks) < 5 {
+		t.Fatalf("the child reports %d threads' slack, want its main thread, the runtime's and four more", len(r.slacks))
+	}
+	return r
+}
+
+// Every thread of a relaxed program has the slack, the runtime's monitor
+// thread among them, which exists before any Go code runs: the program was
+// executed again, in the same process, and no mark is left for what it
+// starts.
+func TestRelaxEveryThread(t *testing.T) {
+	r := runChild(t)
+	if r.err != "<nil>" || r.mark != `""` {
+		t.Fatalf("Relax = %s, mark left %s", r.err, r.mark)
+	}
+	mine := mySlack(t)
+	if mine < Slack.Nanoseconds() && !r.again {
+		t.Error("the child was not executed again")
+	}
+	for tid, ns := range r.slacks {
+		if ns < Slack.Nanoseconds() {
+			t.Errorf("thread %s: slack %d ns, want at least %d", tid, ns, Slack.Nanoseconds())
+		}
+	}
+}
+
+// NOTCH_WEB_TIMER_SLACK=off keeps the kernel's slack, and the program.
+func TestRelaxOff(t *testing.T) {
+	mine := mySlack(t)
+	if mine >= Slack.Nanoseconds() {
+		t.Skipf("this test runs at a slack of %d ns already", mine)
+	}
+	r := runChild(t, Env+"=off")
+	if r.err != "<nil>" || r.again {
+		t.Fatalf("Relax off = %s, executed again %v", r.err, r.again)
+	}
+	for tid, ns := range r.slacks {
+		if ns >= Slack.Nanoseconds() {
+			t.Errorf("thread %s: slack %d ns with %s=off", tid, ns, Env)
+		}
+	}
+}
+
+func mySlack(t *testing.T) int64 {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	n := Current()
+	if n < 0 {
+		t.Skip("this kernel has no timer slack to read")
+	}
+	return n
+}
