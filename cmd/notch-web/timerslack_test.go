@@ -2,12 +2,14 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/notch-web/notch-web/internal/timerslack"
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 func TestHosting(t *testing.T) {
@@ -37,12 +39,23 @@ func TestHosting(t *testing.T) {
 }
 
 // A host started as a user starts it runs every thread at the timer
-// slack (internal/timerslack), in the process it was started as.
+// slack (internal/timerslack), in the process it was started as; the
+// window it starts runs at the slack the host was started with.
 func TestHostRunsRelaxed(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the timer slack is Linux's")
 	}
-	_, cmd := startChildIn(t, t.TempDir(), "")
+	runtime.LockOSThread()
+	mine := timerslack.Current()
+	runtime.UnlockOSThread()
+	dir := t.TempDir()
+	win := filepath.Join(dir, "window")
+	said := filepath.Join(dir, "slack")
+	script := "#!/bin/sh\ncat /proc/self/timerslack_ns > " + said + ".tmp && mv " + said + ".tmp " + said + "\nexec sleep 60\n"
+	if err := os.WriteFile(win, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, cmd := startChildIn(t, t.TempDir(), "", "--window", win)
 	pid := strconv.Itoa(cmd.Process.Pid)
 	tasks, err := os.ReadDir("/proc/" + pid + "/task")
 	if err != nil {
@@ -60,5 +73,13 @@ func TestHostRunsRelaxed(t *testing.T) {
 		if err != nil || ns < timerslack.Slack.Nanoseconds() {
 			t.Errorf("the host's thread %s: timer slack %q, want at least %d ns", e.Name(), b, timerslack.Slack.Nanoseconds())
 		}
+	}
+	var got []byte
+	waitfor.Until(t, "the window's slack", func() bool {
+		got, _ = os.ReadFile(said)
+		return len(got) > 0
+	})
+	if mine < timerslack.Slack.Nanoseconds() && strings.TrimSpace(string(got)) != strconv.FormatInt(mine, 10) {
+		t.Errorf("the window's timer slack: %q, want %d (the host's before it relaxed)", got, mine)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/internal/notify"
+	"github.com/notch-web/notch-web/internal/timerslack"
 )
 
 // LogType is the log_type of the supervisor's records (logx.TypeWindow).
@@ -243,7 +244,12 @@ func (s *Supervisor) spawn(reason string) (*child, error) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 		}
-		if err := cmd.Start(); err != nil {
+		// The window runs at the slack notch-web was started with, not
+		// the host's (internal/timerslack): it draws on its own clock.
+		restore := timerslack.ForChild()
+		err := cmd.Start()
+		restore()
+		if err != nil {
 			started <- err
 			return
 		}

@@ -22,6 +22,7 @@ package timerslack
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -35,9 +36,14 @@ const Env = "NOTCH_WEB_TIMER_SLACK"
 // ErrEnv is Relax's error for an Env it does not take.
 var ErrEnv = errors.New("the one value it takes is off (keep the kernel's timer slack)")
 
-// again marks the program executed again by Relax; the new program removes
-// it at once, so that nothing it starts inherits it.
-const again = "NOTCH_WEB_TIMER_SLACK_RELAXED"
+// again marks the program executed again by Relax, with the slack it was
+// started with; the new program keeps that (given) and removes the mark at
+// once, so that nothing it starts inherits it.
+const again = "NOTCH_WEB_TIMER_SLACK_GIVEN"
+
+// given is the slack in nanoseconds the program was started with, when
+// Relax raised it (0: it did not).
+var given int64
 
 // Relax gives the process a timer slack of at least Slack (on Linux; a
 // no-op elsewhere). When the calling thread's slack is below it, Relax
@@ -49,7 +55,8 @@ const again = "NOTCH_WEB_TIMER_SLACK_RELAXED"
 // error when Env holds anything else (ErrEnv) or the program could not be executed
 // again; the program then carries on at the slack it has.
 func Relax(getenv func(string) string, unsetenv func(string) error) error {
-	if getenv(again) != "" {
+	if v := getenv(again); v != "" {
+		given = parseGiven(v)
 		return unsetenv(again)
 	}
 	off, err := parseEnv(getenv(Env))
@@ -68,4 +75,14 @@ func parseEnv(v string) (off bool, err error) {
 		return true, nil
 	}
 	return false, fmt.Errorf("%s=%q: %w", Env, v, ErrEnv)
+}
+
+// parseGiven reads the mark's slack: a positive count of nanoseconds, or 0
+// for anything else (a mark not of Relax's making is ignored).
+func parseGiven(v string) int64 {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,7 +18,8 @@ func relax() error {
 	// program's threads all descend from the one that called execve.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if Current() >= Slack.Nanoseconds() {
+	was := Current()
+	if was < 0 || was >= Slack.Nanoseconds() {
 		return nil
 	}
 	if err := unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(Slack.Nanoseconds()), 0, 0, 0); err != nil {
@@ -26,10 +28,10 @@ func relax() error {
 	if Current() < Slack.Nanoseconds() {
 		return nil
 	}
-	env := append(os.Environ(), again+"=1")
+	env := append(os.Environ(), again+"="+strconv.FormatInt(max(was, 1), 10))
 	err := unix.Exec(exe, os.Args, env)
 	// Still here: the slack is this thread's alone, and goes with it.
-	unix.Prctl(unix.PR_SET_TIMERSLACK, 0, 0, 0, 0)
+	unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(was), 0, 0, 0)
 	return fmt.Errorf("executing %s again for a timer slack of %v: %w", exe, Slack, err)
 }
 
@@ -41,4 +43,17 @@ func Current() int64 {
 		return -1
 	}
 	return int64(n)
+}
+
+// ForChild gives the calling thread back the slack the program was started
+// with, until the returned func is called: a program started meanwhile
+// (os/exec forks from the calling thread) runs as if notch-web had never
+// raised it. The caller's goroutine is locked to its thread
+// (runtime.LockOSThread) from before ForChild until after the func.
+func ForChild() (restore func()) {
+	if given <= 0 {
+		return func() {}
+	}
+	unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(given), 0, 0, 0)
+	return func() { unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(Slack.Nanoseconds()), 0, 0, 0) }
 }

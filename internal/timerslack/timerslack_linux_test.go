@@ -39,6 +39,14 @@ func TestMain(m *testing.M) {
 		<-done
 	}
 	fmt.Printf("pid %d\nagain %v\nerr %v\nmark %q\n", os.Getpid(), executedAgain, err, os.Getenv(again))
+	// What it starts, as the window supervisor starts the window.
+	runtime.LockOSThread()
+	restore := ForChild()
+	out, cerr := exec.Command("cat", "/proc/self/timerslack_ns").Output()
+	restore()
+	fmt.Printf("started %s %v\n", strings.TrimSpace(string(out)), cerr)
+	fmt.Printf("restored %d\n", Current())
+	runtime.UnlockOSThread()
 	tasks, _ := os.ReadDir("/proc/self/task")
 	for _, e := range tasks {
 		b, err := os.ReadFile("/proc/" + e.Name() + "/timerslack_ns")
@@ -52,11 +60,13 @@ func TestMain(m *testing.M) {
 }
 
 type report struct {
-	pid    int
-	again  bool
-	err    string
-	mark   string
-	slacks map[string]int64
+	started  string // the slack of a program it started, and cat's error
+	restored int64  // the starting thread's slack after
+	pid      int
+	again    bool
+	err      string
+	mark     string
+	slacks   map[string]int64
 }
 
 func runChild(t *testing.T, env ...string) report {
@@ -77,6 +87,10 @@ func runChild(t *testing.T, env ...string) report {
 			r.again = v == "true"
 		case "err":
 			r.err = v
+		case "started":
+			r.started = v
+		case "restored":
+			r.restored, _ = strconv.ParseInt(v, 10, 64)
 		case "mark":
 			r.mark = v
 		case "slack":
@@ -114,6 +128,16 @@ func TestRelaxEveryThread(t *testing.T) {
 		if ns < Slack.Nanoseconds() {
 			t.Errorf("thread %s: slack %d ns, want at least %d", tid, ns, Slack.Nanoseconds())
 		}
+	}
+	// A program it starts runs at the slack it was given, as if it had
+	// not relaxed; the thread that started it is relaxed again after.
+	if mine < Slack.Nanoseconds() {
+		if want := fmt.Sprintf("%d <nil>", mine); r.started != want {
+			t.Errorf("a program the relaxed one started: slack %q, want %q (the one it was given)", r.started, want)
+		}
+	}
+	if r.restored < Slack.Nanoseconds() {
+		t.Errorf("the starting thread's slack after: %d ns", r.restored)
 	}
 }
 

@@ -8,3 +8,6 @@ func relax() error { return nil }
 
 // Current is -1 off Linux: there is no timer slack to read.
 func Current() int64 { return -1 }
+
+// ForChild does nothing off Linux.
+func ForChild() (restore func()) { return func() {} }
