@@ -246,11 +246,12 @@ func waitUntil(t *testing.T, cond func() bool) { waitfor.Until(t, "the condition
 // TestMain lets a test run the whole program as a child process: with
 // NOTCH_WEB_RUN_ARGS set, the test binary is notch-web.
 func TestMain(m *testing.M) {
-	if args := os.Getenv("NOTCH_WEB_RUN_ARGS"); args != "" {
-		relaxTimers(strings.Split(args, "\x1f"))
+	if v := os.Getenv("NOTCH_WEB_RUN_ARGS"); v != "" {
+		args := strings.Split(v, "\x1f")
+		relaxTimers(args)
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		if err := run(ctx, strings.Split(args, "\x1f"), os.Getenv, os.Stdout, os.Stderr); err != nil {
+		if err := run(ctx, args, os.Getenv, os.Stdout, os.Stderr); err != nil {
 			os.Exit(1)
 		}
 		os.Exit(0)
