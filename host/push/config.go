@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -305,8 +306,15 @@ func checkToken(where, tok string) error {
 	return nil
 }
 
+// loopbackHost reports whether h names this machine: localhost, or an
+// address that parses as a loopback one (127.0.0.0/8, ::1) — never a name
+// that merely begins like one (127.example.invalid).
 func loopbackHost(h string) bool {
-	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.")
+	if h == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.IsLoopback()
 }
 
 func atoi(s string) int {

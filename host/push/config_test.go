@@ -2,6 +2,8 @@ package push
 
 import (
 	"errors"
+	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -135,6 +137,73 @@ func FuzzValidName(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name string) {
 		if got, want := validName(name), nameRE.MatchString(name); got != want {
 			t.Errorf("validName(%q) = %v, the regexp says %v", name, got, want)
+		}
+	})
+}
+
+// TestPlainHTTPOnlyToThisMachine: a webhook's plain http URL must name
+// this machine — an address that parses as loopback, or localhost — not
+// any name that merely begins like one.
+func TestPlainHTTPOnlyToThisMachine(t *testing.T) {
+	for _, c := range []struct {
+		url string
+		ok  bool
+	}{
+		{"http://127.0.0.1:9000/hook", true},
+		{"http://127.1.2.3/hook", true},
+		{"http://[::1]:9000/hook", true},
+		{"http://localhost:9000/hook", true},
+		{"https://127.example.invalid/hook", true}, // https goes anywhere
+		{"http://127.example.invalid/hook", false},
+		{"http://127.0.0.1.example.com/hook", false},
+		{"http://127./hook", false},
+		{"http://127.0.0.1.nip.io/hook", false},
+		{"http://localhost.example.com/hook", false},
+		{"http://10.0.0.1/hook", false},
+		{"http://[::ffff:127.0.0.1]/hook", true}, // 127.0.0.1, mapped
+		{"http://0.0.0.0/hook", false},
+		{"http://[::]/hook", false},
+		{"http://2130706433/hook", false}, // 127.0.0.1 as a number: resolvers differ, so no
+	} {
+		err := checkURL("webhook a", c.url, false)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: %v, want ok=%v", c.url, err, c.ok)
+		}
+	}
+}
+
+// FuzzCheckURL: whatever URL a channel's check takes is absolute http(s)
+// with no user or fragment, bounded, and plain http only to a loopback
+// address or localhost (unless the channel allows http, as ntfy does).
+func FuzzCheckURL(f *testing.F) {
+	f.Add("https://ntfy.sh/topic", false)           // the usual
+	f.Add("http://127.0.0.1:8080/hook", false)      // this machine
+	f.Add("http://127.example.invalid/hook", false) // looks like it, is not
+	f.Add("http://[::1]/x", false)                  // IPv6 loopback
+	f.Add("http://ntfy.lan/topic", true)            // a self-hosted ntfy
+	f.Add("https://u:p@x/t", false)                 // user info
+	f.Add("http://127.0.0.1%25eth0/x", false)       // a zone
+	f.Fuzz(func(t *testing.T, raw string, httpOK bool) {
+		if checkURL("x", raw, httpOK) != nil {
+			return
+		}
+		u, err := url.Parse(raw)
+		if err != nil || u.Host == "" || u.User != nil || u.Fragment != "" || len(raw) > maxURL {
+			t.Fatalf("took %q", raw)
+		}
+		switch u.Scheme {
+		case "https":
+		case "http":
+			if httpOK {
+				break
+			}
+			h := u.Hostname()
+			a, err := netip.ParseAddr(h)
+			if h != "localhost" && (err != nil || !a.IsLoopback()) {
+				t.Fatalf("took plain http to %q, not this machine", h)
+			}
+		default:
+			t.Fatalf("took scheme %q", u.Scheme)
 		}
 	})
 }

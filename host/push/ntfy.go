@@ -27,12 +27,9 @@ type Ntfy struct {
 }
 
 // NewNtfy returns the channel for cfg; client nil is a client with a
-// bounded timeout.
+// bounded timeout. It never follows a redirect (noRedirects).
 func NewNtfy(cfg NtfyConfig, client *http.Client) *Ntfy {
-	if client == nil {
-		client = &http.Client{Timeout: sendTimeout}
-	}
-	return &Ntfy{cfg: cfg, client: client}
+	return &Ntfy{cfg: cfg, client: noRedirects(client)}
 }
 
 // Name is the entry's name.

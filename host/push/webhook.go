@@ -32,12 +32,9 @@ type Webhook struct {
 const maxPosted = 256
 
 // NewWebhook returns the channel for cfg; client nil is a client with a
-// bounded timeout.
+// bounded timeout. It never follows a redirect (noRedirects).
 func NewWebhook(cfg WebhookConfig, client *http.Client) *Webhook {
-	if client == nil {
-		client = &http.Client{Timeout: sendTimeout}
-	}
-	return &Webhook{cfg: cfg, client: client, posted: map[string]string{}}
+	return &Webhook{cfg: cfg, client: noRedirects(client), posted: map[string]string{}}
 }
 
 // Name is the entry's name.

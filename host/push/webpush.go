@@ -99,12 +99,7 @@ func NewWebPush(o WebPushOptions) *WebPush {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	if o.Client == nil {
-		o.Client = &http.Client{Timeout: 10 * time.Second}
-	}
-	c := *o.Client
-	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	o.Client = &c
+	o.Client = noRedirects(o.Client)
 	if o.Subscriber == "" {
 		o.Subscriber = DefaultSubscriber
 	}
