@@ -14,9 +14,11 @@ import (
 // A push's buttons answer a permission card without the board: each carries
 // a capability — a 256-bit random token bound to that card, that decision
 // and the recipient it was minted for (and so the paired device behind it).
-// The first use spends the pair (Allow once and Deny of one recipient go
-// together); a replay is refused; once the card is answered anywhere the
-// capability answers "already answered" until it is forgotten.
+// The first answer spends the pair (Allow once and Deny of one recipient go
+// together); a replay is refused; a press the host refuses (the card was
+// answered in the terminal, its agent ended, its row was closed) spends
+// nothing, and the host says why again at the next press until the
+// capability is forgotten.
 
 // Errors Use returns; package web maps them to statuses.
 var (
@@ -174,23 +176,33 @@ func (k *Caps) settled(session, call string) {
 
 // use spends capability t for a request from device (the paired device its
 // cookie names, "" for none) — local is a request from this machine, inside
-// the trust boundary. It returns the answer to give, or why not.
-func (k *Caps) use(t, device string, local bool) (host.AnswerRequest, error) {
+// the trust boundary. It returns the answer to give and whether the card
+// was seen answered already (the host says how: 409 or 410), or why not.
+// A press the host then refuses is given back (refused). While one press
+// is with the host, another of the pair is refused as used.
+func (k *Caps) use(t, device string, local bool) (req host.AnswerRequest, answered bool, err error) {
 	now := k.now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	e, ok := k.byCap[t]
 	if !ok || now.After(e.expires) || e.group.used {
-		return host.AnswerRequest{}, ErrCapUnknown
+		return host.AnswerRequest{}, false, ErrCapUnknown
 	}
 	if e.device != "" && !local && device != e.device {
-		return host.AnswerRequest{}, ErrCapDevice
-	}
-	if e.group.answered {
-		return host.AnswerRequest{}, host.ErrAnswered
+		return host.AnswerRequest{}, false, ErrCapDevice
 	}
 	e.group.used = true
-	return e.req, nil
+	return e.req, e.group.answered, nil
+}
+
+// refused gives back the pair of capability t, spent by a press the host
+// refused: nothing was answered.
+func (k *Caps) refused(t string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if e := k.byCap[t]; e != nil {
+		e.group.used = false
+	}
 }
 
 // size is how many capabilities are kept (tests).

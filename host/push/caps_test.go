@@ -18,34 +18,40 @@ func TestCapabilities(t *testing.T) {
 	}
 	other := k.mint(card, "sub-2", "tablet", "https://b/act")
 
-	if _, err := k.use("forged", "phone", false); !errors.Is(err, ErrCapUnknown) {
+	if _, _, err := k.use("forged", "phone", false); !errors.Is(err, ErrCapUnknown) {
 		t.Errorf("a forged capability: %v", err)
 	}
-	if _, err := k.use(acts[0].Cap, "tablet", false); !errors.Is(err, ErrCapDevice) {
+	if _, _, err := k.use(acts[0].Cap, "tablet", false); !errors.Is(err, ErrCapDevice) {
 		t.Errorf("another device's capability: %v", err)
 	}
-	if _, err := k.use(acts[0].Cap, "", false); !errors.Is(err, ErrCapDevice) {
+	if _, _, err := k.use(acts[0].Cap, "", false); !errors.Is(err, ErrCapDevice) {
 		t.Errorf("a device's capability from no device, not local: %v", err)
 	}
-	req, err := k.use(acts[1].Cap, "phone", false)
+	req, _, err := k.use(acts[1].Cap, "phone", false)
 	if err != nil || req != (host.AnswerRequest{Session: "s", Call: "c", Nonce: "n", Decision: host.DecideDeny}) {
 		t.Fatalf("deny from its device: %+v %v", req, err)
 	}
-	if _, err := k.use(acts[1].Cap, "phone", false); !errors.Is(err, ErrCapUnknown) {
+	if _, _, err := k.use(acts[1].Cap, "phone", false); !errors.Is(err, ErrCapUnknown) {
 		t.Errorf("a replay: %v", err)
 	}
-	if _, err := k.use(acts[0].Cap, "phone", false); !errors.Is(err, ErrCapUnknown) {
+	if _, _, err := k.use(acts[0].Cap, "phone", false); !errors.Is(err, ErrCapUnknown) {
 		t.Errorf("allow after deny of the same pair: %v", err)
 	}
 	// The card is answered (here, by the deny; or in the terminal): the
-	// other device's buttons say so.
+	// other device's buttons go to the host, which says how (409, 410),
+	// and a refused press spends nothing.
 	k.settled("s", "c")
-	if _, err := k.use(other[0].Cap, "tablet", false); !errors.Is(err, host.ErrAnswered) {
-		t.Errorf("a button after the card was answered: %v", err)
+	if _, answered, err := k.use(other[0].Cap, "tablet", false); err != nil || !answered {
+		t.Errorf("a button after the card was answered: %v answered=%v", err, answered)
 	}
+	k.refused(other[0].Cap)
+	if _, answered, err := k.use(other[1].Cap, "tablet", false); err != nil || !answered {
+		t.Errorf("the pair's other button after a refused press: %v answered=%v", err, answered)
+	}
+	k.refused(other[1].Cap)
 	now = now.Add(capKept + time.Second)
 	k.mint(host.Card{Session: "x", Call: "y", Nonce: "z"}, "r", "", "u") // sweeps
-	if _, err := k.use(other[1].Cap, "tablet", false); !errors.Is(err, ErrCapUnknown) {
+	if _, _, err := k.use(other[1].Cap, "tablet", false); !errors.Is(err, ErrCapUnknown) {
 		t.Errorf("a forgotten capability: %v", err)
 	}
 	if k.size() != 2 {
@@ -57,16 +63,16 @@ func TestCapabilitiesLocalAndDeviceless(t *testing.T) {
 	now := t0
 	k := newCaps(func() time.Time { return now })
 	a := k.mint(host.Card{Session: "s", Call: "c", Nonce: "n"}, "sub", "phone", "u")
-	if _, err := k.use(a[0].Cap, "", true); err != nil {
+	if _, _, err := k.use(a[0].Cap, "", true); err != nil {
 		t.Errorf("a request from this machine may use a device's capability: %v", err)
 	}
 	b := k.mint(host.Card{Session: "s2", Call: "c", Nonce: "n"}, "ntfy:phone", "", "u")
-	if _, err := k.use(b[0].Cap, "", false); err != nil {
+	if _, _, err := k.use(b[0].Cap, "", false); err != nil {
 		t.Errorf("an ntfy button (no device) answers by its capability: %v", err)
 	}
 	c := k.mint(host.Card{Session: "s3", Call: "c", Nonce: "n"}, "ntfy:phone", "", "u")
 	now = now.Add(capMaxAge + time.Second)
-	if _, err := k.use(c[0].Cap, "", false); !errors.Is(err, ErrCapUnknown) {
+	if _, _, err := k.use(c[0].Cap, "", false); !errors.Is(err, ErrCapUnknown) {
 		t.Errorf("an expired capability: %v", err)
 	}
 }
@@ -80,7 +86,7 @@ func TestCapabilitiesAreBounded(t *testing.T) {
 	if n := k.size(); n > maxCaps+2 {
 		t.Errorf("%d capabilities kept, bound %d", n, maxCaps)
 	}
-	if _, err := k.use(first[0].Cap, "", false); !errors.Is(err, ErrCapUnknown) {
+	if _, _, err := k.use(first[0].Cap, "", false); !errors.Is(err, ErrCapUnknown) {
 		t.Errorf("the oldest beyond the bound is dropped: %v", err)
 	}
 }
@@ -116,7 +122,36 @@ func TestAnsweredThrough(t *testing.T) {
 	}
 	k := newCaps(func() time.Time { return t0 })
 	a := k.mint(host.Card{Session: "s", Call: "c", Nonce: "n"}, "ntfy:phone", "", "u")
-	if req, err := k.use(a[0].Cap, "", false); err != nil || req.Device != "ntfy phone" {
+	if req, _, err := k.use(a[0].Cap, "", false); err != nil || req.Device != "ntfy phone" {
 		t.Fatalf("an ntfy button's answer: %+v %v", req, err)
+	}
+}
+
+// A press is spent while the host has it: the pair's other button (and a
+// replay) is refused as used; a press the host refused gives the pair back.
+func TestARefusedPressSpendsNothing(t *testing.T) {
+	k := newCaps(func() time.Time { return t0 })
+	a := k.mint(host.Card{Session: "s", Call: "c", Nonce: "n"}, "ntfy:phone", "", "u")
+	for _, step := range []struct {
+		cap    string
+		refuse bool // the host refuses this press
+		want   error
+	}{
+		{a[0].Cap, true, nil},
+		{a[0].Cap, true, nil}, // the same button again: not spent
+		{a[1].Cap, false, nil},
+		{a[1].Cap, false, ErrCapUnknown}, // answered: a replay
+		{a[0].Cap, false, ErrCapUnknown}, // and its pair
+	} {
+		_, _, err := k.use(step.cap, "", false)
+		if !errors.Is(err, step.want) || (err == nil) != (step.want == nil) {
+			t.Fatalf("use: %v, want %v", err, step.want)
+		}
+		if err == nil && step.refuse {
+			if _, _, err := k.use(a[1].Cap, "", false); !errors.Is(err, ErrCapUnknown) {
+				t.Fatalf("the pair while a press is with the host: %v, want it refused as used", err)
+			}
+			k.refused(step.cap)
+		}
 	}
 }

@@ -239,7 +239,7 @@ func (e *Engine) settleCards(cards host.CardSet, was map[[2]string]bool) map[[2]
 func (e *Engine) message(row Row, kind string, now time.Time) Message {
 	m := Message{Tag: row.ID, Kind: kind, Title: row.Title, Body: row.Body, URL: e.opts.BoardURL, At: now}
 	if o := row.Offer; o != nil && kind == KindNeedsYou && e.opts.ActURL != "" {
-		card := host.Card{Session: o.Session, Call: o.Call, Nonce: o.Nonce}
+		card := host.Card{Session: o.Session, Call: o.Call, Nonce: o.Nonce, Kind: o.Kind}
 		m.Mint = func(recipient, device string) []Action {
 			return e.caps.mint(card, recipient, device, e.opts.ActURL)
 		}
@@ -301,7 +301,7 @@ type From struct {
 // "webhook NAME": the capability was minted for it, and its app posts
 // with no device), else nothing (Web Push on this computer's browser).
 func (e *Engine) Act(cap string, from From) (host.Card, error) {
-	req, err := e.caps.use(cap, from.Device, from.Local)
+	req, answered, err := e.caps.use(cap, from.Device, from.Local)
 	if err != nil {
 		return host.Card{}, err
 	}
@@ -309,9 +309,18 @@ func (e *Engine) Act(cap string, from From) (host.Card, error) {
 	if from.Name != "" {
 		req.Device = from.Name
 	}
+	// The host says why a card cannot be answered (answered in the
+	// terminal 409; its agent ended or its row was closed 410): a press
+	// it refuses spends nothing, so the next press is told the same.
 	c, err := e.host.Answer(req)
-	if err != nil && !errors.Is(err, host.ErrDecision) {
-		e.caps.settled(req.Session, req.Call)
+	if err != nil {
+		e.caps.refused(cap)
+		if answered && errors.Is(err, host.ErrNonce) {
+			err = host.ErrAnswered // the host has forgotten the card; we saw it answered
+		}
+		if final(err) {
+			e.caps.settled(req.Session, req.Call)
+		}
 	}
 	result := "answered"
 	if err != nil {
@@ -320,6 +329,13 @@ func (e *Engine) Act(cap string, from From) (host.Card, error) {
 	e.log.Info("push button "+result, "log_type", logx.TypePush, slog.Group("data",
 		"session", req.Session, "decision", req.Decision, "device", from.Device, "local", from.Local))
 	return c, err
+}
+
+// final reports whether an answer's refusal means the card can no longer be
+// answered (anywhere), rather than that this press could not be taken.
+func final(err error) bool {
+	return errors.Is(err, host.ErrAnswered) || errors.Is(err, host.ErrNotHeld) ||
+		errors.Is(err, host.ErrAgentGone) || errors.Is(err, host.ErrNonce)
 }
 
 // Test sends a test message to every channel now, whatever its kinds and

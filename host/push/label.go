@@ -64,7 +64,7 @@ func rowsOf(doc state.Document, cards host.CardSet, machine string, remote func(
 				if c.Detail != "" {
 					r.Body += ": " + c.Detail
 				}
-				r.Offer = &Offer{Session: c.Session, Call: c.Call, Nonce: c.Nonce}
+				r.Offer = &Offer{Session: c.Session, Call: c.Call, Nonce: c.Nonce, Kind: c.Kind}
 			case s.Approval != nil:
 				r.Body = s.Approval.ToolName
 				if s.Approval.Reason != "" {

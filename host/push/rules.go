@@ -41,9 +41,10 @@ type Row struct {
 	Offer  *Offer // an answerable permission card, nil for none
 }
 
-// Offer is a card a push may answer: what Mint needs.
+// Offer is a card a push may answer: what Mint needs. Kind is the card's
+// (host.KindPermission, KindQuestion, KindPlan): it decides the buttons.
 type Offer struct {
-	Session, Call, Nonce string
+	Session, Call, Nonce, Kind string
 }
 
 // kindOf is the message kind of a row's state, "" for none.

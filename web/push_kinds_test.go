@@ -1,0 +1,157 @@
+package web
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notch-web/notch-web/host/push"
+)
+
+// The tool calls that make each kind of card (Claude Code's
+// PermissionRequest for a tool, AskUserQuestion and ExitPlanMode).
+const (
+	kindBash     = `,"tool_name":"Bash","tool_input":{"command":"rm -rf build"}`
+	kindQuestion = `,"tool_name":"AskUserQuestion","tool_input":{"questions":[{"question":"Colour?","header":"Colour","options":[{"label":"Teal"},{"label":"Coral"}],"multiSelect":false}]}`
+	kindPlan     = `,"tool_name":"ExitPlanMode","tool_input":{"plan":"# Plan\n1. Do it."}`
+)
+
+// pushCard is one card waiting, pushed to a stand-in ntfy: its message,
+// the held hook's reply, and the hooks to end it in the terminal.
+type pushCard struct {
+	e     *testEnv
+	n     *standinNtfy
+	msg   ntfyMessage
+	reply <-chan [2]string
+	hook  func(event, extra string) string
+	call  string
+}
+
+func newPushCard(t *testing.T, call string) *pushCard {
+	t.Helper()
+	n, ntfy := newStandinNtfy(t, "my-topic", "tk_secret")
+	e := newEnv(t, envOpts{run: true, push: &push.Options{
+		Config: push.Config{Delay: 50 * time.Millisecond, Ntfy: []push.NtfyConfig{{
+			Name: "phone", URL: ntfy.URL + "/my-topic", Token: "tk_secret",
+			ChannelConfig: push.ChannelConfig{Send: []string{push.KindNeedsYou}},
+		}}},
+		BoardURL: "https://laptop.example/agents-notch/", ActURL: "https://laptop.example/agents-notch/act",
+	}})
+	tr := filepath.Join(e.home, "s.jsonl")
+	os.WriteFile(tr, nil, 0o644)
+	hook := func(event, extra string) string {
+		return `{"session_id":"s","transcript_path":"` + tr + `","cwd":"/src/argon","hook_event_name":"` + event + `"` + extra + `}`
+	}
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("UserPromptSubmit", ""), nil)
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("PreToolUse", call+`,"tool_use_id":"t1"`), nil)
+	reply := heldPost(t, e, "/agents-notch/hooks/claude-code", hook("PermissionRequest", call))
+	n.wait(t, "the needs-you push", func(pub []ntfyMessage, _ []string) bool { return len(pub) == 1 })
+	n.mu.Lock()
+	m := n.published[0]
+	n.mu.Unlock()
+	return &pushCard{e: e, n: n, msg: m, reply: reply, hook: hook, call: call}
+}
+
+func (p *pushCard) labels() []string {
+	var out []string
+	for _, a := range p.msg.Actions {
+		if a["action"] == "http" {
+			out = append(out, a["label"].(string))
+		}
+	}
+	return out
+}
+
+func (p *pushCard) press(t *testing.T, label string) (int, string) {
+	t.Helper()
+	c := capOf(p.msg, label)
+	if c == "" {
+		t.Fatalf("the push has no %q button: %v", label, p.labels())
+	}
+	return postRaw(t, p.e, "/agents-notch/act", `{"cap":"`+c+`"}`, nil)
+}
+
+// Each kind of card's push carries that kind's documented buttons
+// (docs/pushes.md): a permission's Allow once and Deny, a plan's Approve
+// and Keep planning, a question's Decline alone (its answers need the
+// board's card). Each button answers the held hook as the board's does,
+// and spends its pair: the other button is then 403.
+func TestPushButtonsOfEveryCardKind(t *testing.T) {
+	for _, c := range []struct {
+		name, call string
+		labels     []string
+		press      string
+		outcome    string
+		reply      []string // in the held hook's answer
+	}{
+		{"permission allow", kindBash, []string{"Allow once", "Deny"}, "Allow once", "allowed", []string{`"behavior":"allow"`}},
+		{"permission deny", kindBash, []string{"Allow once", "Deny"}, "Deny", "denied", []string{`"behavior":"deny"`, "denied this"}},
+		{"question decline", kindQuestion, []string{"Decline"}, "Decline", "denied", []string{`"behavior":"deny"`, "declined to answer"}},
+		{"plan approve", kindPlan, []string{"Approve", "Keep planning"}, "Approve", "allowed", []string{`"behavior":"allow"`}},
+		{"plan keep planning", kindPlan, []string{"Approve", "Keep planning"}, "Keep planning", "denied", []string{`"behavior":"deny"`, "keep planning"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := newPushCard(t, c.call)
+			if got := p.labels(); !slices.Equal(got, c.labels) {
+				t.Fatalf("the push's buttons: %q, want %q", got, c.labels)
+			}
+			st, body := p.press(t, c.press)
+			if st != 200 || !strings.Contains(body, `"outcome":"`+c.outcome+`"`) {
+				t.Fatalf("%s: %d %s", c.press, st, body)
+			}
+			select {
+			case r := <-p.reply:
+				for _, w := range c.reply {
+					if r[0] != "200 OK" || !strings.Contains(r[1], w) {
+						t.Errorf("the held hook got %v, want %s", r, w)
+					}
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the held hook never got the phone's answer")
+			}
+			for _, l := range c.labels {
+				if st, body := p.press(t, l); st != 403 {
+					t.Errorf("%s after %s: %d %s, want 403", l, c.press, st, body)
+				}
+			}
+		})
+	}
+}
+
+// A press that is refused spends nothing: a card answered in the terminal
+// first is 409 however often it is pressed, and one whose row was closed
+// out (or whose agent ended) is 410 — the documented statuses, for every
+// kind and every button.
+func TestARefusedPushButtonSpendsNothing(t *testing.T) {
+	for _, kind := range []struct{ name, call string }{
+		{"permission", kindBash}, {"question", kindQuestion}, {"plan", kindPlan},
+	} {
+		for _, c := range []struct {
+			name   string
+			status int
+			end    func(p *pushCard)
+		}{
+			{"answered in the terminal", 409, func(p *pushCard) {
+				postRaw(t, p.e, "/agents-notch/hooks/claude-code", p.hook("PostToolUse", p.call+`,"tool_use_id":"t1","tool_response":{}`), nil)
+			}},
+			{"row closed out", 410, func(p *pushCard) { p.e.board.Retire("s") }},
+		} {
+			t.Run(kind.name+"/"+c.name, func(t *testing.T) {
+				p := newPushCard(t, kind.call)
+				c.end(p)
+				<-p.reply
+				p.n.wait(t, "the push withdrawn", func(_ []ntfyMessage, cl []string) bool { return len(cl) == 1 })
+				for range 2 {
+					for _, l := range p.labels() {
+						if st, body := p.press(t, l); st != c.status {
+							t.Errorf("%s: %d %s, want %d", l, st, body, c.status)
+						}
+					}
+				}
+			})
+		}
+	}
+}
