@@ -155,3 +155,36 @@ func TestARefusedPushButtonSpendsNothing(t *testing.T) {
 		}
 	}
 }
+
+// Opening an agent and leaving it at its prompt is not "finished": a new
+// session's row starts as done, and only a turn's end is pushed. The new
+// session comes due first, so once the other's push arrives, its would
+// have.
+func TestANewSessionIsNotPushedAsFinished(t *testing.T) {
+	n, ntfy := newStandinNtfy(t, "my-topic", "tk_secret")
+	e := newEnv(t, envOpts{run: true, push: &push.Options{
+		Config: push.Config{Delay: 50 * time.Millisecond, Ntfy: []push.NtfyConfig{{
+			Name: "phone", URL: ntfy.URL + "/my-topic", Token: "tk_secret",
+			ChannelConfig: push.ChannelConfig{Send: []string{push.KindFinished}},
+		}}},
+		BoardURL: "https://laptop.example/agents-notch/", ActURL: "https://laptop.example/agents-notch/act",
+		Gap:      -1,
+	}})
+	hook := func(session, cwd, event string) string {
+		tr := filepath.Join(e.home, session+".jsonl")
+		os.WriteFile(tr, nil, 0o644)
+		return `{"session_id":"` + session + `","transcript_path":"` + tr + `","cwd":"` + cwd + `","hook_event_name":"` + event + `"}`
+	}
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("idle", "/src/idle", "SessionStart"), nil)
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("busy", "/src/busy", "SessionStart"), nil)
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("busy", "/src/busy", "UserPromptSubmit"), nil)
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("busy", "/src/busy", "Stop"), nil)
+	n.wait(t, "the finished push", func(pub []ntfyMessage, _ []string) bool { return len(pub) >= 1 })
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, m := range n.published {
+		if !strings.HasPrefix(m.Title, "busy") {
+			t.Errorf("pushed %q (%s), want only the session that ran a turn", m.Title, m.Body)
+		}
+	}
+}

@@ -33,7 +33,7 @@ func rowsOf(doc state.Document, cards host.CardSet, machine string, remote func(
 	}
 	rows := make([]Row, 0, len(doc.Sessions))
 	for _, s := range doc.Sessions {
-		r := Row{ID: s.ID, Status: s.Status, Since: s.Since, Sub: s.Origin == "subagent"}
+		r := Row{ID: s.ID, Status: s.Status, Since: s.Since, Sub: s.Origin == "subagent", Ran: s.Activity != nil}
 		var parts []string
 		if machine != "" && (remote == nil || !remote(s.ID)) {
 			parts = append(parts, machine)

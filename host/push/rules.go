@@ -2,6 +2,7 @@ package push
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -39,6 +40,7 @@ type Row struct {
 	Title  string // the message's title (label.go)
 	Body   string // what it asks, or how it ended
 	Offer  *Offer // an answerable permission card, nil for none
+	Ran    bool   // it ran a turn (a new session's row starts done: not finished)
 }
 
 // Offer is a card a push may answer: what Mint needs. Kind is the card's
@@ -57,7 +59,7 @@ func kindOf(r Row) string {
 			return KindFailed
 		}
 	case "done":
-		if !r.Sub {
+		if !r.Sub && r.Ran {
 			return KindFinished
 		}
 	}
@@ -79,7 +81,10 @@ type chanRule struct {
 	last    time.Time // last send
 	pending []pendingMsg
 	flushAt time.Time // when pending goes (zero: nothing pending)
-	summary []string  // rows in the summary last sent, for its withdraw
+	// summary is what the summary on screen names and still announces:
+	// a later summary replaces it (one tag), so it names these too, and
+	// it is withdrawn once none is left.
+	summary []pendingMsg
 }
 
 type pendingMsg struct {
@@ -182,19 +187,19 @@ func (r *rules) step(now time.Time, rows []Row, looking bool) (ops []op, next ti
 }
 
 // flush sends a channel's pending messages: one as it is, more as one
-// summary.
+// summary — which replaces the summary on screen, so it names that one's
+// rows still as announced too.
 func (r *rules) flush(i int, c *chanRule, now time.Time) op {
 	p := c.pending
 	c.pending, c.flushAt, c.last = nil, time.Time{}, now
 	if len(p) == 1 {
 		return op{ch: i, msg: &p[0].msg, rows: []string{p[0].row.ID}}
 	}
-	m := summaryOf(p, now)
-	c.summary = c.summary[:0]
-	ids := make([]string, len(p))
-	for j, x := range p {
+	c.summary = append(c.summary, p...)
+	m := summaryOf(c.summary, now)
+	ids := make([]string, len(c.summary))
+	for j, x := range c.summary {
 		ids[j] = x.row.ID
-		c.summary = append(c.summary, x.row.ID)
 	}
 	return op{ch: i, msg: &m, rows: ids}
 }
@@ -211,8 +216,8 @@ func (r *rules) withdraw(id string, t *tracked) []op {
 		if dropPending(c, id) {
 			continue // never sent: nothing to take back
 		}
-		if j := indexOf(c.summary, id); j >= 0 {
-			c.summary = append(c.summary[:j], c.summary[j+1:]...)
+		if j := slices.IndexFunc(c.summary, func(p pendingMsg) bool { return p.row.ID == id }); j >= 0 {
+			c.summary = slices.Delete(c.summary, j, j+1)
 			if len(c.summary) == 0 {
 				ops = append(ops, op{ch: i, withdraw: SummaryTag})
 			}
@@ -274,15 +279,6 @@ func summaryOf(p []pendingMsg, now time.Time) Message {
 		Title: fmt.Sprintf("%d sessions: %s", len(p), strings.Join(parts, ", ")),
 		Body:  cutLine(strings.Join(names, "; "), maxBody),
 	}
-}
-
-func indexOf(s []string, x string) int {
-	for i, v := range s {
-		if v == x {
-			return i
-		}
-	}
-	return -1
 }
 
 func earliest(a, b time.Time) time.Time {

@@ -234,3 +234,54 @@ func TestCutLine(t *testing.T) {
 		}
 	}
 }
+
+// A second summary replaces the first on the phone (one tag), so it names
+// the first one's rows that still wait as well as its own; it is withdrawn
+// only once none of them waits.
+func TestASecondSummaryKeepsTheFirstOnesRows(t *testing.T) {
+	h := newHarness(t)
+	h.set("x", "attention", t0)
+	h.want(10*s, false, "0 send needs-you x")
+	h.set("a", "attention", t0.Add(1*s))
+	h.set("b", "attention", t0.Add(1*s))
+	h.want(11*s, false)
+	h.want(13*s, false, "0 send summary summary")
+	h.set("c", "attention", t0.Add(10*s))
+	h.set("d", "attention", t0.Add(10*s))
+	h.now = t0.Add(20 * s)
+	ops, _ := h.r.step(h.now, h.rows, false)
+	if len(ops) != 1 || ops[0].msg == nil || ops[0].msg.Tag != SummaryTag {
+		t.Fatalf("ops %+v, want one summary", ops)
+	}
+	m := ops[0].msg
+	if m.Title != "4 sessions: 4 need you" || !strings.Contains(m.Body, "title a") || !strings.Contains(m.Body, "title d") {
+		t.Errorf("the second summary: %q / %q, want all four rows that wait", m.Title, m.Body)
+	}
+	if got := slices.Sorted(slices.Values(ops[0].rows)); !slices.Equal(got, []string{"a", "b", "c", "d"}) {
+		t.Errorf("the second summary is about %q", got)
+	}
+	for _, c := range []struct {
+		id   string
+		want []string
+	}{
+		{"c", nil}, {"d", nil}, // a and b still wait: the summary stays
+		{"a", nil},
+		{"b", []string{"0 withdraw summary"}},
+	} {
+		h.set(c.id, "working", t0.Add(30*s))
+		h.want(30*s, false, c.want...)
+	}
+}
+
+// A row that never ran a turn is not finished: a new session's row starts
+// as done, and is pushed only once a turn of it ends.
+func TestANewSessionIsNotFinished(t *testing.T) {
+	h := newHarness(t, ChannelConfig{Send: []string{KindFinished}})
+	h.rows = append(h.rows, Row{ID: "new", Status: "done", Since: ms(t0.Add(1 * s)), Title: "new"})
+	h.want(20*s, false)
+	h.rows[0].Ran = true
+	h.set("new", "working", t0.Add(21*s))
+	h.want(21*s, false)
+	h.set("new", "done", t0.Add(22*s))
+	h.want(32*s, false, "0 send finished new")
+}
