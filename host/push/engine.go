@@ -350,15 +350,20 @@ type TestResult struct {
 	Err     error
 }
 
-// SendTest sends a test message to each channel.
+// SendTest sends a test message to each channel, all at once: the whole
+// test takes at most sendTimeout however many channels stall.
 func SendTest(ctx context.Context, chans []Configured, boardURL string, now time.Time) []TestResult {
-	out := make([]TestResult, 0, len(chans))
-	for _, c := range chans {
-		cctx, cancel := context.WithTimeout(ctx, sendTimeout)
-		err := c.Channel.Send(cctx, Message{Tag: "test", Kind: KindTest, Title: "notch-web", Body: "a test from notch-web: pushes reach you here", URL: boardURL, At: now})
-		cancel()
-		out = append(out, TestResult{Channel: c.Channel.Name(), Err: err})
+	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
+	defer cancel()
+	out := make([]TestResult, len(chans))
+	var wg sync.WaitGroup
+	for i, c := range chans {
+		wg.Go(func() {
+			err := c.Channel.Send(ctx, Message{Tag: "test", Kind: KindTest, Title: "notch-web", Body: "a test from notch-web: pushes reach you here", URL: boardURL, At: now})
+			out[i] = TestResult{Channel: c.Channel.Name(), Err: err}
+		})
 	}
+	wg.Wait()
 	return out
 }
 
