@@ -41,9 +41,9 @@ type Hub struct {
 	// Mesh is the other machines this board shows (host/mesh); nil on a
 	// board of one machine. Set it before Run.
 	Mesh Mesh
-	// Pushes are the push channels the pane lists (they are read at start
-	// and do not change); nil when there are no pushes. Set it before Run.
-	Pushes *templates.Pushes
+	// Pushes are the push channels the pane lists (they follow
+	// notify.json); nil when there are no pushes. Set it before Run.
+	Pushes PushesSource
 	// Link is a joined machine's word on its hub (host/mesh); nil when
 	// this machine joined none. Set it before Run.
 	Link HubLink
@@ -126,6 +126,12 @@ func (h *Hub) Run(ctx context.Context) {
 		dc, stopD = h.Devices.Subscribe()
 		defer stopD()
 	}
+	var pc <-chan struct{}
+	if h.Pushes != nil {
+		var stopP func()
+		pc, stopP = h.Pushes.Subscribe()
+		defer stopP()
+	}
 	var lc <-chan struct{}
 	if l, ok := h.Link.(linkSignal); ok {
 		var stopL func()
@@ -156,6 +162,7 @@ func (h *Hub) Run(ctx context.Context) {
 		case <-sc:
 		case <-wc:
 		case <-dc:
+		case <-pc:
 		case <-lc:
 		case <-timer.C:
 		}
@@ -167,6 +174,16 @@ func (h *Hub) Run(ctx context.Context) {
 		}
 		arm()
 	}
+}
+
+// PushesSource is the push channels the pane lists: they change when
+// notify.json does.
+type PushesSource interface {
+	// Pushes is the pane's view of the channels now.
+	Pushes() *templates.Pushes
+	// Version counts their changes; Subscribe wakes after each.
+	Version() uint64
+	Subscribe() (<-chan struct{}, func())
 }
 
 // linkSignal is a HubLink that says when its word changes (host/mesh's
@@ -194,7 +211,10 @@ func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
 		a := h.alerts.Observe(doc, alerts, now)
 		bv.Alert = templates.Alert{Seq: a.Seq, Status: a.Status, Session: a.Session}
 	}
-	pv := templates.PaneView{View: h.settings.View(), Summary: doc.Summary, Unknown: unknown, Window: h.window.Status(), Pushes: h.Pushes}
+	pv := templates.PaneView{View: h.settings.View(), Summary: doc.Summary, Unknown: unknown, Window: h.window.Status()}
+	if h.Pushes != nil {
+		pv.Pushes = h.Pushes.Pushes()
+	}
 	if h.Link != nil {
 		bv.HubLink = h.Link.HubLink()
 	}
@@ -226,6 +246,7 @@ func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
 type inputs struct {
 	board, settings uint64
 	devices         uint64 // the paired devices' version (the pane lists them)
+	pushes          uint64 // the push channels' version (the pane lists them)
 	window          windowKey
 	link            string // a joined machine's word on its hub (HubLink; its change is signalled by linkSignal)
 }
@@ -261,6 +282,9 @@ func (h *Hub) Refresh(now time.Time) bool {
 		window: windowKey{w.State, w.Since.UnixMilli(), w.Next.UnixMilli(), w.Crashed, w.LastExit}}
 	if h.Devices != nil {
 		in.devices = h.Devices.Version()
+	}
+	if h.Pushes != nil {
+		in.pushes = h.Pushes.Version()
 	}
 	if h.Link != nil {
 		in.link = h.Link.HubLink()
@@ -318,13 +342,13 @@ type paneKey struct {
 	unknownRows int
 	unknown     bool
 	window      windowKey
-	pushes      *templates.Pushes // read at start, never changed
+	pushes      uint64 // the push channels' version (the list is theirs)
 }
 
 func newPaneKey(in inputs, pv templates.PaneView) paneKey {
 	w := pv.Window
 	return paneKey{settings: in.settings, devices: in.devices, summary: pv.Summary, unknownRows: pv.UnknownRows, unknown: pv.Unknown,
-		window: windowKey{w.State, w.Since.UnixMilli(), w.Next.UnixMilli(), w.Crashed, w.LastExit}, pushes: pv.Pushes}
+		window: windowKey{w.State, w.Since.UnixMilli(), w.Next.UnixMilli(), w.Crashed, w.LastExit}, pushes: in.pushes}
 }
 
 // idsHash is FNV-1a over the rows' ids, in order.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -12,7 +11,6 @@ import (
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/mesh"
 	"github.com/notch-web/notch-web/host/push"
-	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/web/templates"
 )
@@ -33,25 +31,18 @@ func checkPublicURL(raw string) error {
 }
 
 // openPush makes the push engine of a host (none in follow mode): its
-// channels from notify.json (a file that does not parse is reported and
-// its channels are off, never fatal), its links to --public-url.
+// channels from notify.json, which it follows (a file that does not parse
+// is reported and keeps the last good channels, never fatal), its links to
+// --public-url.
 func openPush(cfg *config, h *host.Host, node *mesh.Node, base string, wp *push.WebPush, log *slog.Logger) *push.Engine {
 	if cfg.follow != "" {
 		return nil
-	}
-	pcfg, problem, err := push.LoadConfig(notifyPath(cfg.dshHome))
-	if problem != "" {
-		log.Warn(problem, "log_type", logx.TypePush)
-	}
-	if err != nil && !errors.Is(err, push.ErrNoConfig) {
-		problem = "the channels of " + push.ConfigFile + " are off: " + err.Error()
-		log.Error(problem, "log_type", logx.TypePush)
 	}
 	public := strings.TrimRight(cfg.publicURL, "/")
 	if public == "" {
 		public = base
 	}
-	o := push.Options{Config: pcfg, Problem: problem, BoardURL: public + "/agents-notch/", ActURL: public + "/agents-notch/act", Log: log}
+	o := push.Options{ConfigPath: notifyPath(cfg.dshHome), BoardURL: public + "/agents-notch/", ActURL: public + "/agents-notch/act", Log: log}
 	if node != nil {
 		o.Machine = node.Name()
 	}
@@ -60,6 +51,14 @@ func openPush(cfg *config, h *host.Host, node *mesh.Node, base string, wp *push.
 	}
 	return push.New(h, o)
 }
+
+// pushesSource is the engine's channels as the pane lists them; they follow
+// notify.json.
+type pushesSource struct{ e *push.Engine }
+
+func (p pushesSource) Pushes() *templates.Pushes            { return pushesView(p.e) }
+func (p pushesSource) Version() uint64                      { return p.e.Version() }
+func (p pushesSource) Subscribe() (<-chan struct{}, func()) { return p.e.Subscribe() }
 
 // pushesView is the pane's list of the push channels.
 func pushesView(e *push.Engine) *templates.Pushes {

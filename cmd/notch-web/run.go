@@ -215,7 +215,9 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	base := baseURL(cfg.addr, port)
 	webPush := openWebPush(cfg, getenv, devices, log)    // nil in follow mode (push.go)
 	pusher := openPush(cfg, h, node, base, webPush, log) // nil in follow mode
-	hub.Pushes = pushesView(pusher)
+	if pusher != nil {
+		hub.Pushes = pushesSource{pusher}
+	}
 	srv := web.New(web.Deps{
 		Settings: svc, Host: h, Hub: hub, Locks: locks, Log: log, Push: pusher, Store: hist,
 		WebPush: webPush, PairBase: pairBase(cfg, port, tlsConfig != nil),

@@ -1,15 +1,20 @@
 package push
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -184,7 +189,7 @@ func ParseConfig(data []byte) (Config, error) {
 	cfg := Config{Delay: DefaultDelay}
 	var f fileConfig
 	if err := jsonx.DecodeOne(data, &f, jsonx.Options{Strict: true}); err != nil {
-		return cfg, errors.New(jsonx.Reason(err))
+		return cfg, errors.New(decodeReason(data, err))
 	}
 	if f.Delay != nil {
 		d, err := time.ParseDuration(*f.Delay)
@@ -315,6 +320,66 @@ func loopbackHost(h string) bool {
 	}
 	a, err := netip.ParseAddr(h)
 	return err == nil && a.IsLoopback()
+}
+
+// decodeReason is why the file did not decode, for a person editing it:
+// the line and the field, in the file's words — never a Go type or a byte
+// offset.
+func decodeReason(data []byte, err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	var de *jsonx.DuplicateError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("line %d: not valid JSON (%s)", lineAt(data, se.Offset), strings.TrimPrefix(se.Error(), "json: "))
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "the file"
+		}
+		return fmt.Sprintf("line %d: %s: want %s, not a JSON %s", lineAt(data, te.Offset), field, kindWords(te.Type), te.Value)
+	case errors.As(err, &de):
+		return fmt.Sprintf("line %d: %q is given twice in one object", lineAt(data, int64(de.Offset)), de.Key)
+	case errors.Is(err, jsonx.ErrTrailing):
+		return "something follows the one JSON object"
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "the JSON stops early"
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if key, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		if name, err := strconv.Unquote(key); err == nil {
+			if i := bytes.Index(data, []byte(strconv.Quote(name))); i >= 0 {
+				return fmt.Sprintf("line %d: unknown field %q", lineAt(data, int64(i)), clip(name))
+			}
+			return fmt.Sprintf("unknown field %q", clip(name))
+		}
+	}
+	return msg
+}
+
+// lineAt is the line (from 1) of byte offset off in data.
+func lineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return 1 + bytes.Count(data[:off], []byte("\n"))
+}
+
+// kindWords says what a field takes, in JSON's words.
+func kindWords(t reflect.Type) string {
+	if t == nil {
+		return "another value"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "a list [...]"
+	case reflect.Struct, reflect.Map, reflect.Pointer:
+		return "an object {...}"
+	case reflect.Bool:
+		return "true or false"
+	default:
+		return "a number"
+	}
 }
 
 func atoi(s string) int {

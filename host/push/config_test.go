@@ -38,7 +38,7 @@ func TestParseConfig(t *testing.T) {
 
 	for _, c := range []struct{ name, in, want string }{
 		{"not json", `{`, "JSON"},
-		{"two objects", `{}{}`, "trailing"},
+		{"two objects", `{}{}`, "follows"},
 		{"unknown field", `{"dely": "1s"}`, "dely"},
 		{"unknown channel field", `{"ntfy": [{"name": "a", "url": "https://x/t", "topic": "t"}]}`, "topic"},
 		{"bad delay", `{"delay": "soon"}`, "delay"},
@@ -206,4 +206,26 @@ func FuzzCheckURL(f *testing.F) {
 			t.Fatalf("took scheme %q", u.Scheme)
 		}
 	})
+}
+
+// A file that does not decode is told by line and field, in JSON's words:
+// never a Go type (push.fileNtfy) or a byte offset.
+func TestConfigDecodeErrorsNameTheLineAndField(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"ntfy": {}}`, `line 1: ntfy: want a list [...], not a JSON object`},
+		{"{\n \"ntfy\": [\n  {\"name\": 5}]}", `line 3: ntfy.name: want a string, not a JSON number`},
+		{"{\n\"delay\": 10}", `line 2: delay: want a string, not a JSON number`},
+		{"{\n\n \"ntfy\": [,]}", `line 3: not valid JSON`},
+		{`{"webhooks":[{"name":"a","url":"https://x","send":"failed"}]}`, `line 1: webhooks.send: want a list [...], not a JSON string`},
+		{"{\n\"x\": 1}", `line 2: unknown field "x"`},
+		{"{\n\"delay\": \"1s\",\n\"delay\": \"2s\"}", `line 3: "delay" is given twice`},
+		{"{\n\"webpush\": true}", `line 2: webpush: want an object {...}, not a JSON bool`},
+		{`{} {}`, `something follows`},
+		{`{"delay": "1s"`, `stops early`},
+	} {
+		_, err := ParseConfig([]byte(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "push.") || strings.Contains(err.Error(), "byte") {
+			t.Errorf("%q: %v, want %q", c.in, err, c.want)
+		}
+	}
 }

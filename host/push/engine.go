@@ -3,13 +3,18 @@ package push
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/url"
+	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/internal/fsx"
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/notify"
 )
 
 // lookingLease is how long a page's "I am being looked at" holds: the page
@@ -34,14 +39,18 @@ const (
 
 // Options configure an Engine.
 type Options struct {
-	// Config is the channels file's (LoadConfig). Channels are made from it.
+	// Config is the channels (LoadConfig's) when ConfigPath is "".
 	Config Config
 	// WebPush is the Web Push channel, nil for none. Its settings are
 	// Config.WebPush's.
 	WebPush Channel
-	// Problem is what is wrong with the channels file, "" for nothing
-	// (the pane shows it).
+	// Problem is what is wrong with Config, "" for nothing (the pane
+	// shows it), when ConfigPath is "".
 	Problem string
+	// ConfigPath is the channels file: New reads it and Run follows it (a
+	// change applies at once; a file that does not parse keeps the last
+	// good channels and Problem says why); "" is Config, unchanging.
+	ConfigPath string
 	// Extra channels beyond the file's, with their settings (tests).
 	Extra []Configured
 	// BoardURL is where a click on a message goes (the board, absolute).
@@ -69,7 +78,6 @@ type Configured struct {
 type Engine struct {
 	host  *host.Host
 	opts  Options
-	chans []Configured
 	caps  *Caps
 	log   *slog.Logger
 	now   func() time.Time
@@ -79,8 +87,19 @@ type Engine struct {
 	looking map[string]time.Time // tab → lease end
 	wake    chan struct{}
 
-	queues []chan op
-	sent   sync.Map // tests: counts per channel name
+	// The channels as the file last read well says, guarded by cfgMu;
+	// Run picks a change up through reconf.
+	cfgMu   sync.Mutex
+	cfg     Config
+	chans   []Configured
+	keys    []string // each channel's identity (channelKey)
+	problem string
+	good    bool // a file was read well (or there is none): its channels are cfg's
+	version atomic.Uint64
+	changes notify.Broadcast
+	reconf  chan struct{}
+
+	sent sync.Map // tests: counts per channel name
 }
 
 // New returns an engine for h's board. It sends nothing until Run.
@@ -91,31 +110,142 @@ func New(h *host.Host, o Options) *Engine {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{host: h, opts: o, log: o.Log, now: o.Now, looking: map[string]time.Time{}, wake: make(chan struct{}, 1)}
+	e := &Engine{host: h, opts: o, log: o.Log, now: o.Now, looking: map[string]time.Time{},
+		wake: make(chan struct{}, 1), reconf: make(chan struct{}, 1)}
 	e.caps = newCaps(o.Now)
 	e.start = o.Now()
-	if o.WebPush != nil {
-		c := ChannelConfig{Send: []string{KindNeedsYou}}
-		if o.Config.WebPush != nil {
-			c = *o.Config.WebPush
-		}
-		e.chans = append(e.chans, Configured{Channel: o.WebPush, Config: c})
+	if o.ConfigPath != "" {
+		e.reload()
+	} else {
+		e.configure(o.Config, o.Problem, true)
 	}
-	for _, n := range o.Config.Ntfy {
-		e.chans = append(e.chans, Configured{Channel: NewNtfy(n, nil), Config: n.ChannelConfig})
-	}
-	for _, w := range o.Config.Webhooks {
-		e.chans = append(e.chans, Configured{Channel: NewWebhook(w, nil), Config: w.ChannelConfig})
-	}
-	e.chans = append(e.chans, o.Extra...)
 	return e
 }
 
+// channelKey is what makes a channel the same one across a change of the
+// file: its type, name and where it sends (a change of its kinds or quiet
+// hours keeps it, with what it has sent; a new URL, token or shape is a
+// new channel).
+func channelKey(c Channel) string {
+	switch ch := c.(type) {
+	case *Ntfy:
+		return "ntfy\x00" + ch.cfg.Name + "\x00" + ch.cfg.URL + "\x00" + ch.cfg.Token
+	case *Webhook:
+		return "webhook\x00" + ch.cfg.Name + "\x00" + ch.cfg.URL + "\x00" + ch.cfg.Shape
+	}
+	return fmt.Sprintf("%T\x00%s\x00%p", c, c.Name(), c)
+}
+
+// configure makes the channels of cfg (keeping each that is unchanged, so
+// what it sent can still be withdrawn), with problem for the pane; good
+// says cfg is the file's (not a fallback). Run picks it up.
+func (e *Engine) configure(cfg Config, problem string, good bool) {
+	e.cfgMu.Lock()
+	defer e.cfgMu.Unlock()
+	have := map[string]Channel{}
+	for i, c := range e.chans {
+		have[e.keys[i]] = c.Channel
+	}
+	var chans []Configured
+	add := func(c Channel, cc ChannelConfig) {
+		if old, ok := have[channelKey(c)]; ok {
+			c = old
+		}
+		chans = append(chans, Configured{Channel: c, Config: cc})
+	}
+	if e.opts.WebPush != nil {
+		c := ChannelConfig{Send: []string{KindNeedsYou}}
+		if cfg.WebPush != nil {
+			c = *cfg.WebPush
+		}
+		add(e.opts.WebPush, c)
+	}
+	for _, n := range cfg.Ntfy {
+		add(NewNtfy(n, nil), n.ChannelConfig)
+	}
+	for _, w := range cfg.Webhooks {
+		add(NewWebhook(w, nil), w.ChannelConfig)
+	}
+	for _, x := range e.opts.Extra {
+		add(x.Channel, x.Config)
+	}
+	e.cfg, e.chans, e.problem, e.good = cfg, chans, problem, good
+	e.keys = make([]string, len(chans))
+	for i, c := range chans {
+		e.keys[i] = channelKey(c.Channel)
+	}
+	e.version.Add(1)
+	e.changes.Notify()
+	select {
+	case e.reconf <- struct{}{}:
+	default:
+	}
+}
+
+// reload reads the channels file again: a change applies at once; a file
+// removed leaves Web Push alone at its defaults; a file that does not
+// parse keeps the last good channels (none, when none was ever read) and
+// the pane says why.
+func (e *Engine) reload() {
+	cfg, warn, err := LoadConfig(e.opts.ConfigPath)
+	problem, good := warn, true
+	if err != nil && !errors.Is(err, ErrNoConfig) {
+		good = false
+		e.cfgMu.Lock()
+		last, had := e.cfg, e.good
+		e.cfgMu.Unlock()
+		what := "its channels are off until it does"
+		if had {
+			cfg, what = last, "keeping its last good channels"
+		}
+		problem = joinProblems(warn, err.Error()+": "+what)
+	}
+	e.cfgMu.Lock()
+	same := e.problem == problem && e.good == good && reflect.DeepEqual(e.cfg, cfg)
+	e.cfgMu.Unlock()
+	if same {
+		return
+	}
+	switch {
+	case !good:
+		e.log.Error("the channels file does not parse", "log_type", logx.TypePush, logx.Err("ConfigError", errors.New(problem)))
+	case problem != "":
+		e.log.Warn(problem, "log_type", logx.TypePush)
+	default:
+		e.log.Info("the channels file was read", "log_type", logx.TypePush,
+			slog.Group("data", "ntfy", len(cfg.Ntfy), "webhooks", len(cfg.Webhooks)))
+	}
+	e.configure(cfg, problem, good)
+}
+
+func joinProblems(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// Version counts the changes of the channels (and of what the pane says
+// about their file) so far.
+func (e *Engine) Version() uint64 { return e.version.Load() }
+
+// Subscribe returns a channel woken after every change of the channels,
+// and a function to stop.
+func (e *Engine) Subscribe() (<-chan struct{}, func()) { return e.changes.Subscribe() }
+
 // Channels are the engine's channels, in order.
-func (e *Engine) Channels() []Configured { return e.chans }
+func (e *Engine) Channels() []Configured {
+	e.cfgMu.Lock()
+	defer e.cfgMu.Unlock()
+	return e.chans
+}
 
 // Problem is what is wrong with the channels file, "" for nothing.
-func (e *Engine) Problem() string { return e.opts.Problem }
+func (e *Engine) Problem() string {
+	e.cfgMu.Lock()
+	defer e.cfgMu.Unlock()
+	return e.problem
+}
 
 // Looking records whether a board tab (tab: the page's own random id) is
 // visible and focused. A page says so again every LookingRenew while it is.
@@ -155,50 +285,94 @@ func (e *Engine) poke() {
 	}
 }
 
+// lane is one channel's delivery: its operations, in order, on a
+// goroutine of its own.
+type lane struct {
+	key string
+	ch  Channel
+	q   chan op
+}
+
 // Run applies the rules on every change of the board and when a message
-// comes due, until ctx ends. With no channel it returns at once.
+// comes due, and follows the channels file (Options.ConfigPath), until ctx
+// ends.
 func (e *Engine) Run(ctx context.Context) error {
-	if len(e.chans) == 0 {
-		return nil
-	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	e.queues = make([]chan op, len(e.chans))
-	for i := range e.chans {
-		q := make(chan op, queueLen)
-		e.queues[i] = q
-		wg.Add(1)
-		go func() { defer wg.Done(); e.deliver(ctx, i, q) }()
+	if e.opts.ConfigPath != "" {
+		wg.Go(func() {
+			err := fsx.Watch(ctx, []string{e.opts.ConfigPath}, e.reload, func(err error) {
+				e.log.Warn("the channels file's watch", "log_type", logx.TypePush, logx.Err("WatchError", err))
+			})
+			if err != nil {
+				e.log.Warn("the channels file is not followed: a change applies at the next start", "log_type", logx.TypePush, logx.Err("WatchError", err))
+			}
+		})
 	}
+	var lanes []lane
+	defer func() {
+		for _, l := range lanes {
+			close(l.q)
+		}
+	}()
 	board := e.host.Board()
 	changes, stop := board.Subscribe()
 	defer stop()
-	chans := make([]ChannelConfig, len(e.chans))
-	for i, c := range e.chans {
-		chans[i] = c.Config
-	}
-	r := newRules(e.opts.Config.Delay, e.start, chans, e.message)
+	r := newRules(e.cfg.Delay, e.start, nil, e.message)
 	switch {
 	case e.opts.Gap > 0:
 		r.gap = e.opts.Gap
 	case e.opts.Gap < 0:
 		r.gap = 0
 	}
+	// relane makes the lanes and the rules' channels the file's: a channel
+	// that stays keeps its lane (its order) and what it sent; one that
+	// went has its lane closed once what it holds is done.
+	relane := func() {
+		e.cfgMu.Lock()
+		chans, keys, delay := e.chans, e.keys, e.cfg.Delay
+		e.cfgMu.Unlock()
+		old := map[string]lane{}
+		for _, l := range lanes {
+			old[l.key] = l
+		}
+		next := make([]lane, len(chans))
+		cfgs := make([]ChannelConfig, len(chans))
+		for i, c := range chans {
+			cfgs[i] = c.Config
+			if l, ok := old[keys[i]]; ok {
+				next[i] = l
+				delete(old, keys[i])
+				continue
+			}
+			l := lane{key: keys[i], ch: c.Channel, q: make(chan op, queueLen)}
+			next[i] = l
+			wg.Go(func() { e.deliver(ctx, l.ch, l.q) })
+		}
+		for _, l := range old {
+			close(l.q)
+		}
+		lanes = next
+		r.reconfigure(delay, keys, cfgs)
+	}
+	relane()
 	waiting := map[[2]string]bool{}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
 		now := e.now()
-		doc, unknown := board.View(now)
 		var next time.Time
-		if !unknown {
-			cards := board.Cards()
-			waiting = e.settleCards(cards, waiting)
-			rows := rowsOf(doc, cards, e.opts.Machine, board.IsRemote)
-			var ops []op
-			ops, next = r.step(now, rows, e.someoneLooking(now))
-			for _, o := range ops {
-				e.enqueue(o)
+		if len(lanes) > 0 {
+			doc, unknown := board.View(now)
+			if !unknown {
+				cards := board.Cards()
+				waiting = e.settleCards(cards, waiting)
+				rows := rowsOf(doc, cards, e.opts.Machine, board.IsRemote)
+				var ops []op
+				ops, next = r.step(now, rows, e.someoneLooking(now))
+				for _, o := range ops {
+					e.enqueue(lanes[o.ch], o)
+				}
 			}
 		}
 		if !next.IsZero() {
@@ -207,12 +381,11 @@ func (e *Engine) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			for _, q := range e.queues {
-				close(q)
-			}
 			return nil
 		case <-changes:
 		case <-e.wake:
+		case <-e.reconf:
+			relane()
 		case <-timer.C:
 		}
 		timer.Stop()
@@ -247,19 +420,17 @@ func (e *Engine) message(row Row, kind string, now time.Time) Message {
 	return m
 }
 
-func (e *Engine) enqueue(o op) {
-	q := e.queues[o.ch]
+func (e *Engine) enqueue(l lane, o op) {
 	select {
-	case q <- o:
+	case l.q <- o:
 	default:
 		e.log.Warn("a push channel is behind: an operation was dropped", "log_type", logx.TypePush,
-			slog.Group("data", "channel", e.chans[o.ch].Channel.Name(), "rows", len(o.rows)))
+			slog.Group("data", "channel", l.ch.Name(), "rows", len(o.rows)))
 	}
 }
 
 // deliver runs one channel's operations in order.
-func (e *Engine) deliver(ctx context.Context, i int, q <-chan op) {
-	ch := e.chans[i].Channel
+func (e *Engine) deliver(ctx context.Context, ch Channel, q <-chan op) {
 	for o := range q {
 		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), sendTimeout)
 		start := e.now()
@@ -341,7 +512,7 @@ func final(err error) bool {
 // Test sends a test message to every channel now, whatever its kinds and
 // quiet hours, and reports each channel's result.
 func (e *Engine) Test(ctx context.Context) []TestResult {
-	return SendTest(ctx, e.chans, e.opts.BoardURL, e.now())
+	return SendTest(ctx, e.Channels(), e.opts.BoardURL, e.now())
 }
 
 // TestResult is one channel's answer to a test.
@@ -380,8 +551,9 @@ type View struct {
 
 // Views are the engine's channels as the pane shows them.
 func (e *Engine) Views() []View {
-	out := make([]View, 0, len(e.chans))
-	for _, c := range e.chans {
+	chans := e.Channels()
+	out := make([]View, 0, len(chans))
+	for _, c := range chans {
 		v := View{Name: c.Channel.Name(), Type: c.Channel.Name(), Send: c.Config.Send, Quiet: c.Config.Quiet.String()}
 		switch ch := c.Channel.(type) {
 		case *Ntfy:

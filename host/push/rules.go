@@ -77,6 +77,7 @@ type tracked struct {
 
 // chanRule is what the rules need of a channel.
 type chanRule struct {
+	key     string // the channel's identity (channelKey)
 	cfg     ChannelConfig
 	last    time.Time // last send
 	pending []pendingMsg
@@ -116,6 +117,43 @@ func newRules(delay time.Duration, start time.Time, chans []ChannelConfig, messa
 		r.chans = append(r.chans, &chanRule{cfg: c})
 	}
 	return r
+}
+
+// reconfigure makes the channels keys (with cfgs) and the delay delay: a
+// channel that stays keeps what it sent and has pending; one that went is
+// forgotten (what it sent can no longer be withdrawn); a row not yet due
+// comes due at its state's start plus the new delay.
+func (r *rules) reconfigure(delay time.Duration, keys []string, cfgs []ChannelConfig) {
+	old := map[string]int{}
+	for i, c := range r.chans {
+		old[c.key] = i
+	}
+	moved := make([]int, len(r.chans))
+	for i := range moved {
+		moved[i] = -1
+	}
+	chans := make([]*chanRule, len(keys))
+	for j, k := range keys {
+		if i, ok := old[k]; ok {
+			chans[j], moved[i] = r.chans[i], j
+			chans[j].cfg = cfgs[j]
+			continue
+		}
+		chans[j] = &chanRule{key: k, cfg: cfgs[j]}
+	}
+	for _, t := range r.rows {
+		sent := t.sentTo[:0]
+		for _, i := range t.sentTo {
+			if moved[i] >= 0 {
+				sent = append(sent, moved[i])
+			}
+		}
+		t.sentTo = sent
+		if !t.due.IsZero() {
+			t.due = t.due.Add(delay - r.delay)
+		}
+	}
+	r.chans, r.delay = chans, delay
 }
 
 // step applies the rules at now to the rows the board has; looking says
