@@ -91,9 +91,15 @@ func openWebPush(cfg *config, getenv func(string) string, devices *security.Devi
 		LoopbackHTTP: getenv(pushTestHTTPEnv) == "1",
 	}
 	if devices != nil {
-		o.Paired = func(id string) bool {
-			return slices.ContainsFunc(devices.List(), func(d security.Device) bool { return d.ID == id })
-		}
+		o.Paired = pairedIn(devices)
 	}
 	return push.NewWebPush(o)
+}
+
+// pairedIn reports whether a device is still paired in devices: Web Push
+// sends only to those (the host and notify test alike).
+func pairedIn(devices *security.Devices) func(string) bool {
+	return func(id string) bool {
+		return slices.ContainsFunc(devices.List(), func(d security.Device) bool { return d.ID == id })
+	}
 }
