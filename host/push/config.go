@@ -184,8 +184,31 @@ func LoadConfig(path string) (cfg Config, warn string, err error) {
 
 // ParseConfig parses the channels file's bytes: exactly one JSON object, no
 // unknown or repeated fields, every value in its domain. Its errors name the
-// field and never quote a token or a URL.
+// line and the field and never quote a token or a URL.
 func ParseConfig(data []byte) (Config, error) {
+	cfg, err := parseConfig(data)
+	var fe *fieldError
+	if errors.As(err, &fe) {
+		if line, ok := keyLines(data)[fe.path]; ok {
+			return cfg, fmt.Errorf("line %d: %w", line, fe.err)
+		}
+		return cfg, fe.err
+	}
+	return cfg, err
+}
+
+// fieldError is a value refused, with the path of its key in the file
+// ("ntfy[0].url"), so the error can name its line.
+type fieldError struct {
+	path string
+	err  error
+}
+
+func (e *fieldError) Error() string { return e.err.Error() }
+
+func at(path string, err error) error { return &fieldError{path: path, err: err} }
+
+func parseConfig(data []byte) (Config, error) {
 	cfg := Config{Delay: DefaultDelay}
 	var f fileConfig
 	if err := jsonx.DecodeOne(data, &f, jsonx.Options{Strict: true}); err != nil {
@@ -194,12 +217,12 @@ func ParseConfig(data []byte) (Config, error) {
 	if f.Delay != nil {
 		d, err := time.ParseDuration(*f.Delay)
 		if err != nil || d < 0 || d > maxDelay {
-			return cfg, fmt.Errorf("delay: %q is not a duration from 0s to %s", clip(*f.Delay), maxDelay)
+			return cfg, at("delay", fmt.Errorf("delay: %q is not a duration from 0s to %s", clip(*f.Delay), maxDelay))
 		}
 		cfg.Delay = d
 	}
 	if f.WebPush != nil {
-		c, err := channelOf("webpush", f.WebPush.Send, f.WebPush.Quiet)
+		c, err := channelOf("webpush", "webpush", f.WebPush.Send, f.WebPush.Quiet)
 		if err != nil {
 			return cfg, err
 		}
@@ -211,10 +234,10 @@ func ParseConfig(data []byte) (Config, error) {
 	names := map[string]bool{"webpush": true}
 	named := func(where, name string) error {
 		if !validName(name) {
-			return fmt.Errorf("%s: name %q: use 1–32 of a-z, 0-9 and -", where, clip(name))
+			return at(where+".name", fmt.Errorf("%s: name %q: use 1–32 of a-z, 0-9 and -", where, clip(name)))
 		}
 		if names[name] {
-			return fmt.Errorf("%s: the name %q is used twice", where, name)
+			return at(where+".name", fmt.Errorf("%s: the name %q is used twice", where, name))
 		}
 		names[name] = true
 		return nil
@@ -224,14 +247,15 @@ func ParseConfig(data []byte) (Config, error) {
 		if err := named(where, n.Name); err != nil {
 			return cfg, err
 		}
+		path := where
 		where = "ntfy " + n.Name
 		if err := checkURL(where, n.URL, true); err != nil {
-			return cfg, err
+			return cfg, at(path+".url", err)
 		}
 		if err := checkToken(where, n.Token); err != nil {
-			return cfg, err
+			return cfg, at(path+".token", err)
 		}
-		c, err := channelOf(where, n.Send, n.Quiet)
+		c, err := channelOf(path, where, n.Send, n.Quiet)
 		if err != nil {
 			return cfg, err
 		}
@@ -242,18 +266,19 @@ func ParseConfig(data []byte) (Config, error) {
 		if err := named(where, w.Name); err != nil {
 			return cfg, err
 		}
+		path := where
 		where = "webhook " + w.Name
 		if err := checkURL(where, w.URL, false); err != nil {
-			return cfg, err
+			return cfg, at(path+".url", err)
 		}
 		shape := w.Shape
 		if shape == "" {
 			shape = ShapeJSON
 		}
 		if shape != ShapeJSON && shape != ShapeSlack && shape != ShapeDiscord {
-			return cfg, fmt.Errorf("%s: shape %q: use json, slack or discord", where, clip(w.Shape))
+			return cfg, at(path+".shape", fmt.Errorf("%s: shape %q: use json, slack or discord", where, clip(w.Shape)))
 		}
-		c, err := channelOf(where, w.Send, w.Quiet)
+		c, err := channelOf(path, where, w.Send, w.Quiet)
 		if err != nil {
 			return cfg, err
 		}
@@ -262,13 +287,15 @@ func ParseConfig(data []byte) (Config, error) {
 	return cfg, nil
 }
 
-func channelOf(where string, send []string, quiet string) (ChannelConfig, error) {
+// channelOf is a channel's kinds and quiet hours; path is where the
+// channel is in the file ("ntfy[0]"), where how its errors name it.
+func channelOf(path, where string, send []string, quiet string) (ChannelConfig, error) {
 	c := ChannelConfig{Send: []string{KindNeedsYou}}
 	if send != nil {
 		c.Send = nil
 		for _, k := range send {
 			if !slices.Contains(Kinds, k) {
-				return c, fmt.Errorf("%s: send %q: use %s", where, clip(k), strings.Join(Kinds, ", "))
+				return c, at(path+".send", fmt.Errorf("%s: send %q: use %s", where, clip(k), strings.Join(Kinds, ", ")))
 			}
 			if !slices.Contains(c.Send, k) {
 				c.Send = append(c.Send, k)
@@ -278,7 +305,7 @@ func channelOf(where string, send []string, quiet string) (ChannelConfig, error)
 	if quiet != "" {
 		m := quietRE.FindStringSubmatch(quiet)
 		if m == nil {
-			return c, fmt.Errorf("%s: quiet %q: write it as HH:MM-HH:MM (local time), e.g. 22:00-07:00", where, clip(quiet))
+			return c, at(path+".quiet", fmt.Errorf("%s: quiet %q: write it as HH:MM-HH:MM (local time), e.g. 22:00-07:00", where, clip(quiet)))
 		}
 		c.Quiet = Quiet{From: atoi(m[1])*60 + atoi(m[2]), To: atoi(m[3])*60 + atoi(m[4])}
 	}
@@ -355,6 +382,81 @@ func decodeReason(data []byte, err error) string {
 		}
 	}
 	return msg
+}
+
+// keyLines maps the path of each key in data ("delay", "ntfy[0].url") to
+// its line (the first, when a path repeats). data has decoded already; a
+// token the walk cannot read ends it.
+func keyLines(data []byte) map[string]int {
+	type frame struct {
+		obj  bool
+		path string
+		key  string // an object's current key
+		has  bool   // key is set: the next token is its value
+		n    int    // an array's values so far
+	}
+	out := map[string]int{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var stack []*frame
+	// valuePath is the path of the value about to be read.
+	valuePath := func() string {
+		if len(stack) == 0 {
+			return ""
+		}
+		f := stack[len(stack)-1]
+		if !f.obj {
+			return fmt.Sprintf("%s[%d]", f.path, f.n)
+		}
+		if f.path == "" {
+			return f.key
+		}
+		return f.path + "." + f.key
+	}
+	// done moves the parent past the value just read.
+	done := func() {
+		if len(stack) == 0 {
+			return
+		}
+		f := stack[len(stack)-1]
+		if f.obj {
+			f.key, f.has = "", false
+		} else {
+			f.n++
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				stack = append(stack, &frame{obj: d == '{', path: valuePath()})
+			default:
+				stack = stack[:len(stack)-1]
+				done()
+			}
+			continue
+		}
+		if f := stackTop(stack); f != nil && f.obj && !f.has {
+			k, _ := tok.(string)
+			f.key, f.has = k, true
+			p := valuePath()
+			if _, seen := out[p]; !seen {
+				out[p] = lineAt(data, dec.InputOffset())
+			}
+			continue
+		}
+		done()
+	}
+}
+
+func stackTop[T any](s []*T) *T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s[len(s)-1]
 }
 
 // lineAt is the line (from 1) of byte offset off in data.

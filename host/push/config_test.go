@@ -229,3 +229,39 @@ func TestConfigDecodeErrorsNameTheLineAndField(t *testing.T) {
 		}
 	}
 }
+
+// A value refused by its check is told by its line too.
+func TestConfigCheckErrorsNameTheLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"{\n  \"delay\": \"soon\"\n}", "line 2: delay:"},
+		{"{\"webpush\": {\n  \"send\": [\"all\"]}}", "line 2: webpush: send"},
+		{"{\"webpush\": {\"send\": [\"failed\"],\n \"quiet\": \"10pm\"}}", "line 2: webpush: quiet"},
+		{"{\"ntfy\": [\n {\"name\": \"a\", \"url\": \"https://x/t\"},\n {\"name\": \"B\",\n  \"url\": \"https://x/t\"}]}", "line 3: ntfy[1]: name"},
+		{"{\"ntfy\": [{\"name\": \"a\",\n \"url\": \"ftp://x/t\"}]}", "line 2: ntfy a: url"},
+		{"{\"ntfy\": [{\"name\": \"a\", \"url\": \"https://x/t\",\n\n \"token\": \"a b\"}]}", "line 3: ntfy a: token"},
+		{"{\"webhooks\": [{\"name\": \"a\", \"url\": \"https://x/h\",\n \"shape\": \"teams\"}]}", "line 2: webhook a: shape"},
+		{"{\"webhooks\": [{\"name\": \"a\",\n \"url\": \"http://127.example.invalid/h\"}]}", "line 2: webhook a: url"},
+		{"{\"webhooks\": [{\"name\": \"a\", \"url\": \"https://x/h\"},\n {\"name\": \"a\", \"url\": \"https://x/h\"}]}", "line 2: webhooks[1]: the name"},
+	} {
+		_, err := ParseConfig([]byte(c.in))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: %v, want it to start %q", c.in, err, c.want)
+		}
+	}
+}
+
+// FuzzKeyLines: the walk over any input ends, and names lines within it.
+func FuzzKeyLines(f *testing.F) {
+	f.Add([]byte(`{"ntfy": [{"name": "a", "url": "https://x/t"}]}`)) // a channel
+	f.Add([]byte("{\n\"\": {\"\": [1, {\"a\": 2}]}}"))                  // empty keys, nesting
+	f.Add([]byte(`[[[]]]`))                                              // no object
+	f.Add([]byte(`{"a":`))                                               // truncated
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines := 1 + strings.Count(string(data), "\n")
+		for p, l := range keyLines(data) {
+			if l < 1 || l > lines {
+				t.Fatalf("%q at line %d of %d", p, l, lines)
+			}
+		}
+	})
+}
