@@ -168,7 +168,7 @@ func TestANewSessionIsNotPushedAsFinished(t *testing.T) {
 			ChannelConfig: push.ChannelConfig{Send: []string{push.KindFinished}},
 		}}},
 		BoardURL: "https://laptop.example/agents-notch/", ActURL: "https://laptop.example/agents-notch/act",
-		Gap:      -1,
+		Gap: -1,
 	}})
 	hook := func(session, cwd, event string) string {
 		tr := filepath.Join(e.home, session+".jsonl")

@@ -253,9 +253,9 @@ func TestConfigCheckErrorsNameTheLine(t *testing.T) {
 // FuzzKeyLines: the walk over any input ends, and names lines within it.
 func FuzzKeyLines(f *testing.F) {
 	f.Add([]byte(`{"ntfy": [{"name": "a", "url": "https://x/t"}]}`)) // a channel
-	f.Add([]byte("{\n\"\": {\"\": [1, {\"a\": 2}]}}"))                  // empty keys, nesting
-	f.Add([]byte(`[[[]]]`))                                              // no object
-	f.Add([]byte(`{"a":`))                                               // truncated
+	f.Add([]byte("{\n\"\": {\"\": [1, {\"a\": 2}]}}"))               // empty keys, nesting
+	f.Add([]byte(`[[[]]]`))                                          // no object
+	f.Add([]byte(`{"a":`))                                           // truncated
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lines := 1 + strings.Count(string(data), "\n")
 		for p, l := range keyLines(data) {
