@@ -125,7 +125,7 @@ func New(h *host.Host, o Options) *Engine {
 // channelKey is what makes a channel the same one across a change of the
 // file: its type, name and where it sends (a change of its kinds or quiet
 // hours keeps it, with what it has sent; a new URL, token or shape is a
-// new channel).
+// new channel). Web Push is one channel for the engine's life.
 func channelKey(c Channel) string {
 	switch ch := c.(type) {
 	case *Ntfy:
@@ -133,7 +133,7 @@ func channelKey(c Channel) string {
 	case *Webhook:
 		return "webhook\x00" + ch.cfg.Name + "\x00" + ch.cfg.URL + "\x00" + ch.cfg.Shape
 	}
-	return fmt.Sprintf("%T\x00%s\x00%p", c, c.Name(), c)
+	return "webpush"
 }
 
 // configure makes the channels of cfg (keeping each that is unchanged, so
@@ -147,33 +147,32 @@ func (e *Engine) configure(cfg Config, problem string, good bool) {
 		have[e.keys[i]] = c.Channel
 	}
 	var chans []Configured
-	add := func(c Channel, cc ChannelConfig) {
-		if old, ok := have[channelKey(c)]; ok {
+	var keys []string
+	add := func(key string, c Channel, cc ChannelConfig) {
+		if old, ok := have[key]; ok {
 			c = old
 		}
-		chans = append(chans, Configured{Channel: c, Config: cc})
+		chans, keys = append(chans, Configured{Channel: c, Config: cc}), append(keys, key)
 	}
 	if e.opts.WebPush != nil {
 		c := ChannelConfig{Send: []string{KindNeedsYou}}
 		if cfg.WebPush != nil {
 			c = *cfg.WebPush
 		}
-		add(e.opts.WebPush, c)
+		add("webpush", e.opts.WebPush, c)
 	}
 	for _, n := range cfg.Ntfy {
-		add(NewNtfy(n, nil), n.ChannelConfig)
+		c := NewNtfy(n, nil)
+		add(channelKey(c), c, n.ChannelConfig)
 	}
 	for _, w := range cfg.Webhooks {
-		add(NewWebhook(w, nil), w.ChannelConfig)
+		c := NewWebhook(w, nil)
+		add(channelKey(c), c, w.ChannelConfig)
 	}
-	for _, x := range e.opts.Extra {
-		add(x.Channel, x.Config)
+	for i, x := range e.opts.Extra {
+		add(fmt.Sprintf("extra\x00%d", i), x.Channel, x.Config)
 	}
-	e.cfg, e.chans, e.problem, e.good = cfg, chans, problem, good
-	e.keys = make([]string, len(chans))
-	for i, c := range chans {
-		e.keys[i] = channelKey(c.Channel)
-	}
+	e.cfg, e.chans, e.keys, e.problem, e.good = cfg, chans, keys, problem, good
 	e.version.Add(1)
 	e.changes.Notify()
 	select {

@@ -285,3 +285,21 @@ func TestANewSessionIsNotFinished(t *testing.T) {
 	h.set("new", "done", t0.Add(22*s))
 	h.want(32*s, false, "0 send finished new")
 }
+
+// A change of the channels file keeps a channel that stays, with what it
+// sent (its withdrawal still goes, at its new place); a channel removed is
+// forgotten; a new delay applies to what is not yet due.
+func TestReconfigureKeepsWhatStays(t *testing.T) {
+	h := newHarness(t)
+	h.r.reconfigure(10*time.Second, []string{"a", "b"}, []ChannelConfig{{Send: []string{KindNeedsYou}}, {Send: []string{KindNeedsYou}}})
+	h.set("x", "attention", t0)
+	h.want(10*s, false, "0 send needs-you x", "1 send needs-you x")
+	h.set("y", "attention", t0.Add(20*s))
+	// b goes first now, a is removed, c is new; the delay is 30 s.
+	h.r.reconfigure(30*time.Second, []string{"c", "b"}, []ChannelConfig{{Send: []string{KindNeedsYou}}, {Send: []string{KindNeedsYou}}})
+	h.want(20*s, false)
+	h.want(40*s, false) // y's old due: not yet, under the new delay
+	h.want(50*s, false, "0 send needs-you y", "1 send needs-you y")
+	h.set("x", "working", t0.Add(51*s))
+	h.want(51*s, false, "1 withdraw x") // b, at its new place; a is gone
+}
