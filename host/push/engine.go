@@ -317,7 +317,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	board := e.host.Board()
 	changes, stop := board.Subscribe()
 	defer stop()
-	r := newRules(e.cfg.Delay, e.start, nil, e.message)
+	r := newRules(0, e.start, nil, e.message) // relane sets the delay and the channels
 	switch {
 	case e.opts.Gap > 0:
 		r.gap = e.opts.Gap
