@@ -62,6 +62,14 @@ func TestTheHostFollowsNotifyJSON(t *testing.T) {
 	if got := names(); got != "phone" {
 		t.Errorf("channels after a bad file: %q, want the last good ones", got)
 	}
+	// Broken again, another way: still the last good channels.
+	if err := os.WriteFile(path, []byte("{\n\"ntfy\": [,]}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitfor.Until(t, "the second bad file's problem", func() bool { return strings.Contains(e.srv.Push.Problem(), "line 2: not valid JSON") })
+	if got, p := names(), e.srv.Push.Problem(); got != "phone" || !strings.Contains(p, "keeping its last good channels") {
+		t.Errorf("channels after a second bad file: %q (%q), want the last good ones", got, p)
+	}
 	// The card is answered in the terminal: the kept channel withdraws it.
 	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("PostToolUse", kindBash+`,"tool_use_id":"t1","tool_response":{}`), nil)
 	<-reply

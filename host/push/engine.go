@@ -94,7 +94,9 @@ type Engine struct {
 	chans   []Configured
 	keys    []string // each channel's identity (channelKey)
 	problem string
-	good    bool // a file was read well (or there is none): its channels are cfg's
+	good    bool   // cfg is the file's as read now (or there is none)
+	last    Config // the file's last good channels, kept while it does not parse
+	hadGood bool   // last is set
 	version atomic.Uint64
 	changes notify.Broadcast
 	reconf  chan struct{}
@@ -173,6 +175,9 @@ func (e *Engine) configure(cfg Config, problem string, good bool) {
 		add(fmt.Sprintf("extra\x00%d", i), x.Channel, x.Config)
 	}
 	e.cfg, e.chans, e.keys, e.problem, e.good = cfg, chans, keys, problem, good
+	if good {
+		e.last, e.hadGood = cfg, true
+	}
 	e.version.Add(1)
 	e.changes.Notify()
 	select {
@@ -191,7 +196,7 @@ func (e *Engine) reload() {
 	if err != nil && !errors.Is(err, ErrNoConfig) {
 		good = false
 		e.cfgMu.Lock()
-		last, had := e.cfg, e.good
+		last, had := e.last, e.hadGood
 		e.cfgMu.Unlock()
 		what := "its channels are off until it does"
 		if had {
