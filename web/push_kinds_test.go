@@ -46,7 +46,9 @@ func newPushCard(t *testing.T, call string) *pushCard {
 		return `{"session_id":"s","transcript_path":"` + tr + `","cwd":"/src/argon","hook_event_name":"` + event + `"` + extra + `}`
 	}
 	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("UserPromptSubmit", ""), nil)
-	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("PreToolUse", call+`,"tool_use_id":"t1"`), nil)
+	// No PreToolUse first: for a question or a plan it already asks (the
+	// row needs you before the held hook makes its card), and the push
+	// could come due, after this test's short delay, before the card.
 	reply := heldPost(t, e, "/agents-notch/hooks/claude-code", hook("PermissionRequest", call))
 	n.wait(t, "the needs-you push", func(pub []ntfyMessage, _ []string) bool { return len(pub) == 1 })
 	n.mu.Lock()
