@@ -182,10 +182,17 @@ func TestANewSessionIsNotPushedAsFinished(t *testing.T) {
 	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("busy", "/src/busy", "UserPromptSubmit"), nil)
 	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("busy", "/src/busy", "Stop"), nil)
 	n.wait(t, "the finished push", func(pub []ntfyMessage, _ []string) bool { return len(pub) >= 1 })
+	// One more after it: the channel sends in order, so anything about
+	// the idle session was sent before this one arrives.
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("last", "/src/last", "UserPromptSubmit"), nil)
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("last", "/src/last", "Stop"), nil)
+	n.wait(t, "the last finished push", func(pub []ntfyMessage, _ []string) bool {
+		return slices.ContainsFunc(pub, func(m ntfyMessage) bool { return strings.HasPrefix(m.Title, "last") })
+	})
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, m := range n.published {
-		if !strings.HasPrefix(m.Title, "busy") {
+		if strings.HasPrefix(m.Title, "idle") {
 			t.Errorf("pushed %q (%s), want only the session that ran a turn", m.Title, m.Body)
 		}
 	}
