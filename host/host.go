@@ -42,6 +42,8 @@ type Config struct {
 	// Window is the desktop window program to spawn and supervise once
 	// state.json is written; "" runs no window (host/window).
 	Window string
+	// DSHHome is the DSH home, passed to the window as DSH_HOME.
+	DSHHome string
 	// Boot is when this host started: a quit.json older than it is
 	// history. Zero means when New is called.
 	Boot time.Time
@@ -118,7 +120,7 @@ func New(cfg Config, s *settings.Service) *Host {
 	}
 	if cfg.Window != "" && cfg.Follow == "" {
 		h.window = window.New(window.Config{
-			Path: cfg.Window, StatePath: cfg.StatePath, ParentPID: os.Getpid(), Boot: cfg.Boot, Log: cfg.Log,
+			Path: cfg.Window, StatePath: cfg.StatePath, DSHHome: cfg.DSHHome, ParentPID: os.Getpid(), Boot: cfg.Boot, Log: cfg.Log,
 		})
 	}
 	return h

@@ -164,7 +164,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 		Board:     host.BoardConfig{HostPid: os.Getpid(), RetireAfter: cfg.retireAfter},
 		Follow:    cfg.follow,
 		StatePath: cfg.statePath, ManualPath: p.manual,
-		Demo: cfg.demo, Window: cfg.window, Log: log,
+		Demo: cfg.demo, Window: cfg.window, DSHHome: cfg.dshHome, Log: log,
 		Approvals: host.ApprovalConfig{Off: cfg.approvals == "off", Hold: cfg.approvalHold},
 		SteerOff:  cfg.steer == "off",
 	}
