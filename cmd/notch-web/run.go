@@ -135,7 +135,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	}
 
 	svc := settings.NewService(settings.Options{
-		PatchPaths: cfg.patches, ExplicitPatches: cfg.explicitPatches, RowID: cfg.rowID,
+		HomePatch: cfg.homePatch, PatchPaths: cfg.patches, ExplicitPatches: true, RowID: cfg.rowID,
 		PanePath: p.pane, Log: log,
 	})
 	devices, err := security.OpenDevices(p.devices, nil)
@@ -235,9 +235,9 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	fmt.Fprintln(stdout, base+"/agents-notch/")
 	startRecord(log, cfg, p, base, hub.MaxStreams)
 	if !cfg.explicitPatches {
-		if _, err := os.Stat(cfg.patches[0]); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(cfg.homePatch); errors.Is(err, os.ErrNotExist) {
 			log.Info("no patch file: the built-in defaults are in use (a plugin row there is read as soon as it appears)",
-				"log_type", logx.TypeSettings, slog.Group("data", "file", cfg.patches[0]))
+				"log_type", logx.TypeSettings, slog.Group("data", "file", cfg.homePatch))
 		}
 	}
 
@@ -303,7 +303,7 @@ func startRecord(log *slog.Logger, cfg *config, p paths, base string, maxStreams
 	if cfg.follow != "" {
 		mode = "follow"
 	}
-	files := []any{"settingsJson", p.pane, "manualJson", p.manual, "devicesJson", p.devices, "patches", []string(cfg.patches)}
+	files := []any{"settingsJson", p.pane, "manualJson", p.manual, "devicesJson", p.devices, "patches", append([]string{cfg.homePatch}, cfg.patches...)}
 	if cfg.follow == "" {
 		files = append(files, "stateJson", cfg.statePath)
 	} else {
