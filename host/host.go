@@ -175,7 +175,7 @@ func (h *Host) Run(ctx context.Context) error {
 	g.Go(func() error { h.mergeChanges(ctx, notify); return nil })
 	w := &state.Writer{
 		Path: h.cfg.StatePath, Interval: state.Heartbeat,
-		Snapshot: func(now time.Time) state.Document { d, _ := h.board.Snapshot(now); return d },
+		Snapshot: h.board.WindowSnapshot,
 		// A heartbeat with nothing changed rewrites the last bytes with a
 		// fresh wallMs: no snapshot, no encode. The two versions only grow,
 		// so their sum moves whenever either does.
