@@ -168,11 +168,11 @@ func (h *Host) Run(ctx context.Context) error {
 				h.log.Warn("followed state.json not read; keeping the last good one", "log_type", logx.TypeFollow, logx.Err("FollowError", err))
 			},
 		}
-		g.Go(func() error { return f.Run(ctx) })
+		logx.Go(g, h.log, func() error { return f.Run(ctx) })
 		return g.Wait()
 	}
 	notify := make(chan struct{}, 1)
-	g.Go(func() error { h.mergeChanges(ctx, notify); return nil })
+	logx.Go(g, h.log, func() error { h.mergeChanges(ctx, notify); return nil })
 	w := &state.Writer{
 		Path: h.cfg.StatePath, Interval: state.Heartbeat,
 		Snapshot: h.board.WindowSnapshot,
@@ -197,22 +197,22 @@ func (h *Host) Run(ctx context.Context) error {
 			}
 		}
 	}
-	g.Go(func() error { return w.Run(ctx, notify) })
-	g.Go(func() error { return h.watchMarks(ctx) })
-	g.Go(func() error { <-ctx.Done(); h.approvals.shutdown(); h.procs.stopAll(); return nil })
-	g.Go(func() error { return h.approvals.watch(ctx) })
-	g.Go(func() error { h.watchInterrupts(ctx); return nil })
-	g.Go(func() error { h.writeLive(ctx); return nil })
-	g.Go(func() error { h.reconcile(ctx, h.reconcileRows); return nil })
-	g.Go(func() error {
+	logx.Go(g, h.log, func() error { return w.Run(ctx, notify) })
+	logx.Go(g, h.log, func() error { return h.watchMarks(ctx) })
+	logx.Go(g, h.log, func() error { <-ctx.Done(); h.approvals.shutdown(); h.procs.stopAll(); return nil })
+	logx.Go(g, h.log, func() error { return h.approvals.watch(ctx) })
+	logx.Go(g, h.log, func() error { h.watchInterrupts(ctx); return nil })
+	logx.Go(g, h.log, func() error { h.writeLive(ctx); return nil })
+	logx.Go(g, h.log, func() error { h.reconcile(ctx, h.reconcileRows); return nil })
+	logx.Go(g, h.log, func() error {
 		h.tokens.run(ctx, func(session string, tokens int64) { h.board.setTokens(session, tokens, time.Now()) })
 		return nil
 	})
 	if h.cfg.Demo {
-		g.Go(func() error { return playDemo(ctx, h.board, h.log) })
+		logx.Go(g, h.log, func() error { return playDemo(ctx, h.board, h.log) })
 	}
 	if h.window != nil {
-		g.Go(func() error { return h.window.Run(ctx, h.ready) })
+		logx.Go(g, h.log, func() error { return h.window.Run(ctx, h.ready) })
 	}
 	return g.Wait()
 }

@@ -35,8 +35,8 @@ type config struct {
 	addr, dshHome, rowID, statePath, follow, finishedURL, openURL, pprof, window string
 	// homePatch is $DSH_HOME/cordis.patch.yml, the layer beneath patches
 	// (the --patch files), as the harness layers them.
-	homePatch string
-	patches, allowHosts, harnessOrigins                                          listFlag
+	homePatch                           string
+	patches, allowHosts, harnessOrigins listFlag
 	// explicitPatches is set when --patch was given: a missing file is then
 	// worth a warning (the default one may well not exist).
 	explicitPatches bool

@@ -242,13 +242,13 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
+	logx.Go(g, log, func() error {
 		if err := httpSrv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("serving: %w", err)
 		}
 		return nil
 	})
-	g.Go(func() error {
+	logx.Go(g, log, func() error {
 		<-gctx.Done()
 		log.Info("shutting down", "log_type", logx.TypeHost, slog.Group("data", "reason", context.Cause(gctx).Error()))
 		// Requests in flight get a moment to finish; then what is left —
@@ -264,22 +264,22 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 		return nil
 	})
 	if cfg.pprof != "" {
-		g.Go(func() error { return servePprof(gctx, cfg.pprof) })
+		logx.Go(g, log, func() error { return servePprof(gctx, cfg.pprof) })
 	}
-	g.Go(func() error { return quiet.Run(gctx) })
-	g.Go(func() error { return svc.Watch(gctx) })
-	g.Go(func() error { hub.Run(gctx); return nil })
-	g.Go(func() error { return h.Run(gctx) })
+	logx.Go(g, log, func() error { return quiet.Run(gctx) })
+	logx.Go(g, log, func() error { return svc.Watch(gctx) })
+	logx.Go(g, log, func() error { hub.Run(gctx); return nil })
+	logx.Go(g, log, func() error { return h.Run(gctx) })
 	if pusher != nil {
-		g.Go(func() error { return pusher.Run(gctx) })
+		logx.Go(g, log, func() error { return pusher.Run(gctx) })
 	}
 	if hist != nil {
-		g.Go(func() error { return hist.Run(gctx) })
+		logx.Go(g, log, func() error { return hist.Run(gctx) })
 	}
 	if node != nil {
 		node.SetAnswerer(h.Answer) // the hub's answers for this machine's cards
 		node.SetSteerer(h.Steer)   // the hub's Reply and Stop for this machine's rows
-		g.Go(func() error { return node.Run(gctx, h.Board()) })
+		logx.Go(g, log, func() error { return node.Run(gctx, h.Board()) })
 	}
 	err = g.Wait()
 	log.Info("stopped", "log_type", logx.TypeHost)
