@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/internal/logx"
 )
 
@@ -43,7 +44,9 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		start := time.Now()
 		id := newOperationID()
 		r := c.Request()
-		c.SetRequest(r.WithContext(context.WithValue(r.Context(), opKey{}, id)))
+		released := &host.ReleasedBy{}
+		r = r.WithContext(host.WithReleasedBy(context.WithValue(r.Context(), opKey{}, id), released))
+		c.SetRequest(r)
 		c.Response().Header().Set("X-Operation-Id", id)
 		err := next(c)
 		if err != nil {
@@ -53,10 +56,14 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		if p := r.URL.Path; p == "/healthz" || strings.HasPrefix(p, prefix+"/static/") {
 			level = slog.LevelDebug
 		}
-		s.Log.Log(r.Context(), level, "request", "log_type", logx.TypeRequest, "operation_id", id, slog.Group("data",
-			"method", r.Method, "path", r.URL.Path, "route", c.Path(),
+		data := []any{"method", r.Method, "path", r.URL.Path, "route", c.Path(),
 			"status", c.Response().Status,
-			"duration_ms", float64(time.Since(start).Microseconds())/1000))
+			"duration_ms", float64(time.Since(start).Microseconds())/1000}
+		if released.ID != "" {
+			// A held hook's reply: the operation of the click that released it.
+			data = append(data, "releasedBy", released.ID)
+		}
+		s.Log.Log(r.Context(), level, "request", "log_type", logx.TypeRequest, "operation_id", id, slog.Group("data", data...))
 		return nil
 	}
 }

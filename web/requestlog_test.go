@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/internal/syncbuf"
 	"github.com/notch-web/notch-web/internal/waitfor"
 )
@@ -89,4 +92,45 @@ func TestHandlerPanicIsTheFatalRecord(t *testing.T) {
 	if fatal == nil || fatal["level"] != "ERROR" || er["name"] != "Panic" || er["message"] != "the board's brush was nil" || !strings.Contains(er["stack"].(string), "requestlog_test.go") {
 		t.Errorf("the fatal record: %v", fatal)
 	}
+}
+
+// One operation id ties a board click to what it causes: the click's
+// completion record, the approval's record (and its history row), and the
+// held hook's completion record, which names the click as releasedBy.
+func TestOperationIDTiesAClickToTheHookItReleases(t *testing.T) {
+	log := &syncbuf.Buffer{}
+	e := newEnv(t, envOpts{run: true, log: log})
+	tr := filepath.Join(e.home, "s.jsonl")
+	os.WriteFile(tr, nil, 0o644)
+	hook := func(event, extra string) string {
+		return `{"session_id":"s","transcript_path":"` + tr + `","cwd":"/src/argon","hook_event_name":"` + event + `"` + extra + `}`
+	}
+	bash := `,"tool_name":"Bash","tool_input":{"command":"make"}`
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("UserPromptSubmit", ""), nil)
+	reply := heldPost(t, e, "/agents-notch/hooks/claude-code", hook("PermissionRequest", bash))
+	c := waitCard(t, e, host.CardWaiting)
+	req, _ := http.NewRequest("POST", e.base+"/agents-notch/approve", strings.NewReader(answerBody(c, "allow", "")))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	op := res.Header.Get("X-Operation-Id")
+	if got := <-reply; !strings.Contains(got[1], "allow") {
+		t.Fatalf("the hook's reply: %v", got)
+	}
+	waitfor.Until(t, "the approval's and the hook's records with the click's id", func() bool {
+		var approval, hookDone bool
+		for _, r := range records(t, log) {
+			d, _ := r["data"].(map[string]any)
+			if r["log_type"] == "agents-notch.approval.v1" && r["operation_id"] == op {
+				approval = true
+			}
+			if r["log_type"] == "dsh.http.request.v1" && d["path"] == "/agents-notch/hooks/claude-code" && d["releasedBy"] == op && r["operation_id"] != op {
+				hookDone = true
+			}
+		}
+		return approval && hookDone
+	})
 }
