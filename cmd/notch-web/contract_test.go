@@ -117,16 +117,18 @@ func TestContractPlayedByTheWindow(t *testing.T) {
 			if c, _ := rec.Data["crash"].(string); !strings.Contains(c, "Unhandled exception: the tab's brush was nil") {
 				t.Errorf("window-exit quotes %q, want the crash log's line", rec.Data["crash"])
 			}
-			if st := h.window(); !st.Crashed || st.State != "waiting" {
-				t.Errorf("after the crash /healthz says %+v", st)
-			}
+			waitfor.Until(t, "/healthz to say the window crashed", func() bool {
+				st := h.window()
+				return st.Crashed && st.State == "waiting" && st.LastExit == "exit code 2"
+			})
 
 			// Start now brings a new window, which the human then quits.
 			postJSON(t, h.base+"/agents-notch/window", `{"start":true}`)
 			w.waitView("a new window", func(v seedView) bool { return v.PID != first && v.Tab == "live" })
 			w.command("quit")
 			quit := h.waitRecord("window-quit")
-			if st := h.window(); st.State != "quit" || st.Next == nil || *st.Next-*st.Since != 3600_000 {
+			waitfor.Until(t, "/healthz to say the window was quit", func() bool { return h.window().State == "quit" })
+			if st := h.window(); st.Next == nil || st.Since == nil || *st.Next-*st.Since != 3600_000 {
 				t.Errorf("after the quit /healthz says %+v, want quit for an hour from the quit's wallMs", st)
 			}
 			var q struct{ WallMs int64 }
