@@ -208,6 +208,21 @@ type AnswerRequest struct {
 	// (RecordedAnswer.Device): a paired device's name at that moment, a
 	// push channel's, "" for this computer or none known.
 	Device string
+	// OperationID is the answering request's operation id: the approval's
+	// record, its history row and the hook reply it releases carry it.
+	OperationID string
+}
+
+// ReleasedBy, on a held hook request's context (WithReleasedBy), is told
+// the operation id of the answer that released it, so the hook's own
+// completion record names the click it waited for.
+type ReleasedBy struct{ ID string }
+
+type releasedByKey struct{}
+
+// WithReleasedBy returns ctx carrying rb.
+func WithReleasedBy(ctx context.Context, rb *ReleasedBy) context.Context {
+	return context.WithValue(ctx, releasedByKey{}, rb)
 }
 
 // MaxAnswerDevice bounds an answer's device, in bytes: a paired device's
@@ -237,6 +252,7 @@ type entry struct {
 	reply      []byte          // the held request's answer (a board decision), nil: empty 2xx
 	answered   time.Time
 	device     string // where a board or push answer was given (AnswerRequest.Device)
+	op         string // the answering request's operation id (AnswerRequest.OperationID)
 }
 
 // announced is a tool call announced by PreToolUse, kept to key the
@@ -750,13 +766,17 @@ func (a *approvals) record(e *entry, by, outcome string, now time.Time) {
 	if kind == KindPermission {
 		kind = "permission"
 	}
-	a.log.Info("approval "+outcome, "log_type", logx.TypeApproval, slog.Group("data",
+	attrs := []any{"log_type", logx.TypeApproval}
+	if e.op != "" {
+		attrs = append(attrs, "operation_id", e.op)
+	}
+	a.log.Info("approval "+outcome, append(attrs, slog.Group("data",
 		"agent", e.Agent, "session", e.Session, "call", e.Call, "tool", e.Tool, "kind", kind,
-		"outcome", outcome, "by", by, "waitedMs", now.Sub(e.Since).Milliseconds()))
+		"outcome", outcome, "by", by, "waitedMs", now.Sub(e.Since).Milliseconds()))...)
 	if r := a.board.recorder(); r != nil {
 		// e.device is set only by a board or push answer (answer): the
 		// terminal, a hold's end and the rest have none.
-		r.RecordAnswer(RecordedAnswer{Session: e.Session, Call: e.Call, Agent: e.Agent, Tool: e.Tool, By: by, Device: e.device, Outcome: outcome, Asked: e.Since, Answered: now})
+		r.RecordAnswer(RecordedAnswer{Session: e.Session, Call: e.Call, Agent: e.Agent, Tool: e.Tool, By: by, Device: e.device, Outcome: outcome, Asked: e.Since, Answered: now, OperationID: e.op})
 	}
 }
 
@@ -787,6 +807,9 @@ func (a *approvals) wait(ctx context.Context, e *entry, hold time.Duration) []by
 		// The reply was set before done was closed, and never changes
 		// after: the answer goes out without waiting on the registry's
 		// lock (a board click holds it while it logs and redraws).
+		if rb, _ := ctx.Value(releasedByKey{}).(*ReleasedBy); rb != nil && e.reply != nil {
+			rb.ID = e.op
+		}
 		return e.reply
 	case <-t.C:
 		a.unhold(e, ByHold)
@@ -891,6 +914,7 @@ func (a *approvals) answer(r AnswerRequest) (Card, error) {
 		by = ByPush
 	}
 	e.device = AnswerDevice(r.Device)
+	e.op = r.OperationID
 	a.settle(e, by, outcome)
 	card := e.Card
 	// The held hook request answers first: the log record, and the redraw

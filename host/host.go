@@ -11,7 +11,9 @@ package host
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -42,6 +44,8 @@ type Config struct {
 	// Window is the desktop window program to spawn and supervise once
 	// state.json is written; "" runs no window (host/window).
 	Window string
+	// DSHHome is the DSH home, passed to the window as DSH_HOME.
+	DSHHome string
 	// Boot is when this host started: a quit.json older than it is
 	// history. Zero means when New is called.
 	Boot time.Time
@@ -118,7 +122,7 @@ func New(cfg Config, s *settings.Service) *Host {
 	}
 	if cfg.Window != "" && cfg.Follow == "" {
 		h.window = window.New(window.Config{
-			Path: cfg.Window, StatePath: cfg.StatePath, ParentPID: os.Getpid(), Boot: cfg.Boot, Log: cfg.Log,
+			Path: cfg.Window, StatePath: cfg.StatePath, DSHHome: cfg.DSHHome, ParentPID: os.Getpid(), Boot: cfg.Boot, Log: cfg.Log,
 		})
 	}
 	return h
@@ -164,14 +168,14 @@ func (h *Host) Run(ctx context.Context) error {
 				h.log.Warn("followed state.json not read; keeping the last good one", "log_type", logx.TypeFollow, logx.Err("FollowError", err))
 			},
 		}
-		g.Go(func() error { return f.Run(ctx) })
+		logx.Go(g, h.log, func() error { return f.Run(ctx) })
 		return g.Wait()
 	}
 	notify := make(chan struct{}, 1)
-	g.Go(func() error { h.mergeChanges(ctx, notify); return nil })
+	logx.Go(g, h.log, func() error { h.mergeChanges(ctx, notify); return nil })
 	w := &state.Writer{
 		Path: h.cfg.StatePath, Interval: state.Heartbeat,
-		Snapshot: func(now time.Time) state.Document { d, _ := h.board.Snapshot(now); return d },
+		Snapshot: h.board.WindowSnapshot,
 		// A heartbeat with nothing changed rewrites the last bytes with a
 		// fresh wallMs: no snapshot, no encode. The two versions only grow,
 		// so their sum moves whenever either does.
@@ -193,22 +197,22 @@ func (h *Host) Run(ctx context.Context) error {
 			}
 		}
 	}
-	g.Go(func() error { return w.Run(ctx, notify) })
-	g.Go(func() error { return h.watchMarks(ctx) })
-	g.Go(func() error { <-ctx.Done(); h.approvals.shutdown(); h.procs.stopAll(); return nil })
-	g.Go(func() error { return h.approvals.watch(ctx) })
-	g.Go(func() error { h.watchInterrupts(ctx); return nil })
-	g.Go(func() error { h.writeLive(ctx); return nil })
-	g.Go(func() error { h.reconcile(ctx, h.reconcileRows); return nil })
-	g.Go(func() error {
+	logx.Go(g, h.log, func() error { return w.Run(ctx, notify) })
+	logx.Go(g, h.log, func() error { return h.watchMarks(ctx) })
+	logx.Go(g, h.log, func() error { <-ctx.Done(); h.approvals.shutdown(); h.procs.stopAll(); return nil })
+	logx.Go(g, h.log, func() error { return h.approvals.watch(ctx) })
+	logx.Go(g, h.log, func() error { h.watchInterrupts(ctx); return nil })
+	logx.Go(g, h.log, func() error { h.writeLive(ctx); return nil })
+	logx.Go(g, h.log, func() error { h.reconcile(ctx, h.reconcileRows); return nil })
+	logx.Go(g, h.log, func() error {
 		h.tokens.run(ctx, func(session string, tokens int64) { h.board.setTokens(session, tokens, time.Now()) })
 		return nil
 	})
 	if h.cfg.Demo {
-		g.Go(func() error { return playDemo(ctx, h.board, h.log) })
+		logx.Go(g, h.log, func() error { return playDemo(ctx, h.board, h.log) })
 	}
 	if h.window != nil {
-		g.Go(func() error { return h.window.Run(ctx, h.ready) })
+		logx.Go(g, h.log, func() error { return h.window.Run(ctx, h.ready) })
 	}
 	return g.Wait()
 }
@@ -235,8 +239,9 @@ func (h *Host) mergeChanges(ctx context.Context, notify chan<- struct{}) {
 }
 
 // watchMarks retires the rows whose close-out mark appears in manual.json
-// (the window writes it too). Only marks new since the last read count, so a
-// session that comes back under the same id is not retired again.
+// (the window writes it too), in any of the file's shapes. Only marks new
+// since the last read count (markSeen.closedOut), so a session that comes
+// back under the same id is not retired again.
 //
 // A mark of another machine's row (the ✕ on a hub's board) goes to that
 // machine, which drops the row. Read while the row is not on the board —
@@ -254,29 +259,32 @@ const (
 
 func (h *Host) watchMarks(ctx context.Context) error {
 	path := h.cfg.ManualPath
-	seen := map[string]int64{}
+	var seen markSeen
 	var mu sync.Mutex
 	awaiting := map[string]bool{} // remote rows marked, not on the board yet
 	remote := h.board.remote
 	read := func() {
+		info, _ := os.Stat(path)
 		// A partly unreadable file still yields the marks it holds.
-		marks, err := state.ReadMarks(path)
+		marks, shape, err := state.ReadMarkFile(path)
 		if err != nil {
 			h.log.Warn("manual.json not fully read", "log_type", logx.TypeState, logx.Err("MarksError", err))
 		}
 		var ids []string
 		mu.Lock()
-		for id, m := range marks {
-			if m.State == state.MarkFinished && seen[id] != m.At {
-				if remote != nil && remote.Owns(id) && !remote.Has(id) {
-					if time.Since(time.UnixMilli(m.At)) < markAwait && len(awaiting) < maxAwaiting {
-						awaiting[id] = true
-					}
-				} else {
-					ids = append(ids, id)
-				}
+		fresh := seen.closedOut(marks, shape, info, err != nil)
+		for _, id := range fresh {
+			at := marks[id].At
+			if at <= 0 {
+				at = time.Now().UnixMilli() // a mark without at is as old as its reading
 			}
-			seen[id] = m.At
+			if remote != nil && remote.Owns(id) && !remote.Has(id) {
+				if time.Since(time.UnixMilli(at)) < markAwait && len(awaiting) < maxAwaiting {
+					awaiting[id] = true
+				}
+			} else {
+				ids = append(ids, id)
+			}
 		}
 		mu.Unlock()
 		if len(ids) > 0 {
@@ -311,4 +319,45 @@ func (h *Host) watchMarks(ctx context.Context) error {
 	}
 	read()
 	return fsx.Watch(ctx, []string{path}, read, nil)
+}
+
+// markSeen is what the last read of manual.json found: each session's mark
+// (its at, 0 when it carries none) and the file's identity and version.
+type markSeen struct {
+	at   map[string]int64
+	info os.FileInfo
+}
+
+// closedOut returns the sessions that marks close out anew, in order, and
+// remembers marks (and info, the file's stat, nil when it has none) as the
+// last read. A finished mark is new when the last read did not have it, or
+// had it with another at. A file in the object shape is one mark, the
+// window's ✕ written whole: each new write of it (another file, size or
+// modification time) is a close-out even when it says what the last one
+// said, for a mark without at cannot say it is another. A read that failed
+// part way (partial) adds to what was seen instead of replacing it, so the
+// marks it missed are not new again when they are read.
+func (m *markSeen) closedOut(marks map[string]state.Mark, shape state.MarkShape, info os.FileInfo, partial bool) []string {
+	rewritten := info != nil && (m.info == nil || !(info == m.info || os.SameFile(info, m.info)) ||
+		!info.ModTime().Equal(m.info.ModTime()) || info.Size() != m.info.Size())
+	var ids []string
+	for id, mk := range marks {
+		if mk.State != state.MarkFinished {
+			continue
+		}
+		at, had := m.at[id]
+		if !had || at != mk.At || (shape == state.ShapeObject && mk.At == 0 && rewritten) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	next := make(map[string]int64, len(marks))
+	if partial {
+		maps.Copy(next, m.at)
+	}
+	for id, mk := range marks {
+		next[id] = mk.At
+	}
+	m.at, m.info = next, info
+	return ids
 }

@@ -34,6 +34,9 @@ type RecordedAnswer struct {
 	Session, Call, Agent, Tool string
 	By, Device, Outcome        string
 	Asked, Answered            time.Time
+	// OperationID is the answering request's operation id ("" for an
+	// answer no request gave: the terminal, a hold's end).
+	OperationID string
 }
 
 // SetRecorder gives the board its history recorder; nil keeps none. Set it

@@ -60,6 +60,17 @@ func (b *Board) Unknown() map[string]bool {
 	return b.remote.Unknown()
 }
 
+// WindowSnapshot is the document state.json carries: Snapshot less the
+// rows of machines that went quiet, counted again. The window draws every
+// row as current (rule 3 is about this host's heartbeat, not another
+// machine's), so a quiet machine's last state leaves sessions and summary
+// until the machine is back; the board, which can say "unknown", keeps
+// them (docs/contract.md §3, "On a hub").
+func (b *Board) WindowSnapshot(now time.Time) state.Document {
+	d, _ := b.Snapshot(now)
+	return state.Without(d, b.Unknown())
+}
+
 // compose adds the remote's rows to a snapshot of the fold, when there is
 // a remote.
 func (b *Board) compose(d state.Document, now time.Time) state.Document {

@@ -153,9 +153,14 @@ func (l *Locks) checkBrowser(r *http.Request) string {
 	}
 	switch site := r.Header.Get("Sec-Fetch-Site"); site {
 	case "", "same-origin", "none":
-	case "same-site", "cross-site":
+	case "cross-site":
+		// The contract refuses any cross-site relationship, a harness
+		// origin's too (docs/contract.md §6): a harness's page shares this
+		// host's site (another port on it is same-site).
+		return "sec-fetch-site cross-site refused"
+	case "same-site":
 		if !harness {
-			return "sec-fetch-site " + site + " refused"
+			return "sec-fetch-site same-site refused"
 		}
 	default:
 		return "sec-fetch-site not understood"

@@ -195,8 +195,12 @@ func TestOriginAndSecFetchSite(t *testing.T) {
 
 		{"harness origin", harness, "", 200},
 		{"harness origin, same-site (another port)", harness, "same-site", 200},
-		{"harness origin, cross-site", harness, "cross-site", 200},
-		{"harness origin configured with a slash", "https://harness.example", "cross-site", 200},
+		// The seed refuses any cross-site relationship, a harness's too: a
+		// harness page is on this host's site (another port), or it is not
+		// the harness's own page.
+		{"harness origin, cross-site", harness, "cross-site", 403},
+		{"harness origin configured with a slash", "https://harness.example", "same-site", 200},
+		{"harness origin configured with a slash, cross-site", "https://harness.example", "cross-site", 403},
 		{"harness origin, unknown sec-fetch-site", harness, "weird", 403},
 		{"harness host on another port", "http://127.0.0.1:7701", "same-site", 403},
 		{"harness origin with a slash", harness + "/", "", 403},

@@ -47,18 +47,66 @@ type Row struct {
 	Retire  string
 }
 
-// rowEntry is what one patch file says of the row: the config of its last
-// entry that targets the row, raw.
+// rowEntry is what one patch file says of the row: its operations on the
+// row in order (ops, what the layers fold), and what the file alone leaves
+// of it (found, hasConfig, config: the last entry that targets the row,
+// its config raw).
 type rowEntry struct {
 	found     bool
 	hasConfig bool
 	config    map[string]any
+	ops       []rowOp
 	ids       []string // every row id the file names, in order, once each
 }
 
-// parsePatch finds the last entry of one patch file that targets rowID. An
-// entry targets the row when it is `- id: <rowID>` (a patch), or an
-// `- insert:` whose row (or one of whose rows) has that id.
+// rowOp is one entry of a patch file that targets the row: an insert (at
+// the root, or into a group row's config) or an id-targeted patch.
+type rowOp struct {
+	insert bool
+	// name is an insert's name for the row, or the name a patch asserts
+	// ("" none).
+	name      string
+	hasConfig bool
+	config    map[string]any
+}
+
+// rowFold is the row as the layers read so far leave it (the seed's patch
+// grammar): an insert makes the row, with its name; an id-targeted patch
+// replaces config wholesale (no deep merge), or leaves it without one;
+// a patch asserting a name the row does not have is skipped.
+type rowFold struct {
+	found, hasConfig bool
+	config           map[string]any
+	file             string // the file whose config stands
+	name             string // the name the row was inserted with; "" unknown
+}
+
+// apply folds one file's ops in, and returns a warning for each patch it
+// skipped. A name can only be checked against a row inserted in a layer
+// read here: the plugin's own bundle patch, which inserts it under the
+// harness, is not one, and then the patch applies.
+func (f *rowFold) apply(file string, ops []rowOp) []Warning {
+	var skipped []Warning
+	for _, op := range ops {
+		if op.insert {
+			f.found, f.name = true, op.name
+		} else if op.name != "" && f.name != "" && op.name != f.name {
+			skipped = append(skipped, Warning{File: file, Key: "name", Message: fmt.Sprintf(
+				"this patch asserts the row is named %s, but it was inserted as %q: skipped, as the harness skips it", describe(op.name), f.name)})
+			continue
+		}
+		f.found = true
+		if op.hasConfig {
+			f.hasConfig, f.config, f.file = true, op.config, file
+		}
+	}
+	return skipped
+}
+
+// parsePatch reads one patch file's entries that target rowID: `- id:
+// <rowID>` (a patch), an `- insert:` whose row (or one of whose rows) has
+// that id, and the same insert under a group row (`- id: <group>` with
+// `insert:`).
 func parsePatch(data []byte, rowID string) (rowEntry, error) {
 	var doc any
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -74,21 +122,37 @@ func parsePatch(data []byte, rowID string) (rowEntry, error) {
 		return rowEntry{}, ErrNotPatch
 	}
 	var out rowEntry
-	take := func(m map[string]any) {
-		out.found = true
+	op := func(m map[string]any, insert bool) {
+		o := rowOp{insert: insert, name: nameOf(m["name"])}
 		if c, ok := m["config"]; ok {
-			out.hasConfig = true
-			out.config, _ = c.(map[string]any)
-			if c != nil && out.config == nil {
-				out.config = map[string]any{"\x00": c} // reported by readRow as a bad config
+			o.hasConfig = true
+			o.config, _ = c.(map[string]any)
+			if c != nil && o.config == nil {
+				o.config = map[string]any{"\x00": c} // reported by buildRow as a bad config
 			}
 		}
+		out.ops = append(out.ops, o)
 	}
 	seen := map[string]bool{}
 	note := func(id string) {
 		if id != "" && !seen[id] && len(out.ids) < 20 {
 			seen[id] = true
 			out.ids = append(out.ids, id)
+		}
+	}
+	inserted := func(ins any) {
+		rows, ok := ins.([]any)
+		if !ok {
+			rows = []any{ins}
+		}
+		for _, r := range rows {
+			if rm, ok := r.(map[string]any); ok {
+				id, _ := rm["id"].(string)
+				note(id)
+				if id == rowID {
+					op(rm, true)
+				}
+			}
 		}
 	}
 	for _, item := range list {
@@ -99,30 +163,42 @@ func parsePatch(data []byte, rowID string) (rowEntry, error) {
 		if id, _ := m["id"].(string); id != "" {
 			note(id)
 			if id == rowID {
-				take(m)
+				op(m, false)
 			}
-			continue
 		}
-		switch ins := m["insert"].(type) {
-		case map[string]any:
-			id, _ := ins["id"].(string)
-			note(id)
-			if id == rowID {
-				take(ins)
-			}
-		case []any:
-			for _, r := range ins {
-				if rm, ok := r.(map[string]any); ok {
-					id, _ := rm["id"].(string)
-					note(id)
-					if id == rowID {
-						take(rm)
-					}
-				}
-			}
+		if ins, ok := m["insert"]; ok {
+			inserted(ins)
 		}
 	}
+	var alone rowFold
+	alone.apply("", out.ops)
+	out.found, out.hasConfig, out.config = alone.found, alone.hasConfig, alone.config
 	return out, nil
+}
+
+// nameOf is a row's name as the harness tests it: a truthy value. Text is
+// the name; another truthy value (true, a number, a mapping) is a name no
+// row has; a falsy one (absent, "", false, 0, null) asserts nothing.
+func nameOf(v any) string {
+	switch n := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return n
+	case bool:
+		if !n {
+			return ""
+		}
+	case int:
+		if n == 0 {
+			return ""
+		}
+	case float64:
+		if n == 0 || math.IsNaN(n) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("\x00%v", v) // truthy, and never a row's name
 }
 
 // buildRow turns the winning entry's raw config into a Row, with warnings for

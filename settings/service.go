@@ -20,7 +20,11 @@ import (
 // Options configures a Service. Every field is explicit; nothing is read from
 // the environment here.
 type Options struct {
-	// PatchPaths are the patch files in layer order (later beats earlier).
+	// HomePatch is the DSH home's cordis.patch.yml: the layer beneath
+	// PatchPaths, as the harness layers it (a missing one is silent).
+	HomePatch string
+	// PatchPaths are the patch files in layer order (later beats earlier),
+	// on top of HomePatch: --patch overlays.
 	PatchPaths []string
 	// ExplicitPatches says the user named PatchPaths (--patch): one that
 	// does not exist is then warned about (and read when it appears).
@@ -173,17 +177,16 @@ func (s *Service) rebuild(pane Partial, paneWarn []Warning) bool {
 // last good entry and is reported.
 func (s *Service) readRowLocked() (Row, []Warning) {
 	var warns []Warning
-	var win rowEntry
-	winFile := ""
+	var fold rowFold
 	var read []string // files read, for the "no entry" warning
 	seenIDs := map[string][]string{}
-	for _, p := range s.opts.PatchPaths {
+	for _, p := range s.patchPaths() {
 		data, err := fsx.ReadFileLimit(p, MaxPatchBytes)
 		var e rowEntry
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			delete(s.lastRow, p)
-			if s.opts.ExplicitPatches {
+			if s.opts.ExplicitPatches && p != s.opts.HomePatch {
 				warns = append(warns, Warning{File: p, Message: "does not exist; it is read as soon as it appears"})
 			}
 			continue
@@ -201,14 +204,9 @@ func (s *Service) readRowLocked() (Row, []Warning) {
 				seenIDs[p] = e.ids
 			}
 		}
-		if e.found {
-			win.found = true
-		}
-		if e.hasConfig {
-			win.hasConfig, win.config, winFile = true, e.config, p
-		}
+		warns = append(warns, fold.apply(p, e.ops)...)
 	}
-	if !win.found {
+	if !fold.found {
 		// A row id typed one way in the flags and another in the YAML
 		// (agent-notch, agents-notch) would otherwise be silent.
 		for _, p := range read {
@@ -219,8 +217,17 @@ func (s *Service) readRowLocked() (Row, []Warning) {
 			warns = append(warns, Warning{File: p, Message: fmt.Sprintf("no entry for row %q; %s", s.opts.RowID, has)})
 		}
 	}
-	r, w := buildRow(winFile, win)
+	r, w := buildRow(fold.file, rowEntry{found: fold.found, hasConfig: fold.hasConfig, config: fold.config})
 	return r, append(warns, w...)
+}
+
+// patchPaths are the patch files in layer order: the home's, then the
+// overlays.
+func (s *Service) patchPaths() []string {
+	if s.opts.HomePatch == "" {
+		return s.opts.PatchPaths
+	}
+	return append([]string{s.opts.HomePatch}, s.opts.PatchPaths...)
 }
 
 // keepLastRow is the warning for a patch file that cannot be read or
@@ -244,7 +251,7 @@ func (s *Service) Subscribe() (<-chan struct{}, func()) { return s.changes.Subsc
 // until ctx ends: edits to the YAML row or to settings.json by hand take
 // effect without a restart.
 func (s *Service) Watch(ctx context.Context) error {
-	files := append([]string{s.store.Path()}, s.opts.PatchPaths...)
+	files := append([]string{s.store.Path()}, s.patchPaths()...)
 	return fsx.Watch(ctx, files, func() { s.Reload() }, func(err error) {
 		s.opts.Log.Warn("file watcher error", "log_type", logx.TypeSettings,
 			logx.Err("WatchError", err))

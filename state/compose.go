@@ -46,3 +46,20 @@ func Compose(d Document, extra []Session, showDone bool) Document {
 	d.Sessions, d.Summary = all, summarize(all)
 	return d
 }
+
+// Without returns d less the rows whose ids are in drop, with the summary
+// counted again from the rows left, so the tab's counts agree with them.
+// It shares no memory with d's rows slice.
+func Without(d Document, drop map[string]bool) Document {
+	if len(drop) == 0 {
+		return d
+	}
+	kept := make([]Session, 0, len(d.Sessions))
+	for _, s := range d.Sessions {
+		if !drop[s.ID] {
+			kept = append(kept, s)
+		}
+	}
+	d.Sessions, d.Summary = kept, summarize(kept)
+	return d
+}

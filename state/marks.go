@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"sort"
@@ -17,17 +18,22 @@ import (
 
 // The close-out marks file, $DSH_HOME/state/session-finished/manual.json,
 // is where a close-out goes when there is no finishedUrl (the contract:
-// "NULL ⇒ it writes the same mark into manual.json"). The contract does not
-// fix its shape; this package reads and writes one JSON object keyed by
-// session id:
+// "NULL ⇒ it writes the same mark into manual.json", the mark being the
+// {sessionId, state:"finished"} the window would have POSTed). The
+// contract does not fix the file's shape, so every shape its words allow
+// is read (MarkShape): that object, an array of them, several JSON values
+// one after another, and the object keyed by session id this package
+// writes:
 //
 //	{
 //	  "session-db65f92b-…": {"state": "finished", "at": 1790000000000},
-//	  "session-4e1a…":      {"state": "finished", "at": 1790000004200, "by": "window"}
+//	  "session-4e1a…":      {"state": "finished", "by": "window"}
 //	}
 //
-// Fields beyond state and at, and entries this package cannot read, belong
-// to whoever wrote them and survive every MergeMark.
+// at (ms since the epoch) is optional everywhere. Fields beyond state and
+// at, and keyed entries this package cannot read, belong to whoever wrote
+// them and survive every MergeMark; a file in another shape becomes the
+// keyed map on the next MergeMark, every mark in it carried over.
 
 // MaxMarksFile bounds what ReadMarks reads, and so what MergeMark ever
 // writes: a file the host cannot read back would fail every close-out.
@@ -49,7 +55,34 @@ const MarkFinished = "finished"
 // Mark is one session's close-out mark in manual.json.
 type Mark struct {
 	State string `json:"state"`
-	At    int64  `json:"at"` // ms since the epoch
+	At    int64  `json:"at"` // ms since the epoch; 0: the mark carries none
+}
+
+// MarkShape is how manual.json holds its marks.
+type MarkShape int
+
+// The shapes of manual.json.
+const (
+	ShapeNone   MarkShape = iota // missing, empty, or not JSON at the top
+	ShapeKeyed                   // {"<id>": {state, at?}, …}: what MergeMark writes
+	ShapeObject                  // {sessionId, state, at?}: one mark, the window's own words
+	ShapeArray                   // [{sessionId, state, at?}, …]
+	ShapeStream                  // several JSON values one after another (a writer that appends)
+)
+
+// String names the shape.
+func (s MarkShape) String() string {
+	switch s {
+	case ShapeKeyed:
+		return "keyed"
+	case ShapeObject:
+		return "object"
+	case ShapeArray:
+		return "array"
+	case ShapeStream:
+		return "stream"
+	}
+	return "none"
 }
 
 // CorruptMarksError is MergeMark's warning that manual.json could not be
@@ -69,66 +102,165 @@ func (e *CorruptMarksError) Error() string {
 // Unwrap lets errors.Is find ErrMarksCorrupt.
 func (e *CorruptMarksError) Unwrap() error { return e.Err }
 
-// ReadMarks reads manual.json. A missing or empty file is no marks (an
-// empty map and nil). A file that is not a JSON object is an error wrapping
-// ErrMarksCorrupt. An entry that is not a mark object is left out of the
-// map and named in an error wrapping ErrMarksCorrupt, returned together
-// with every mark that could be read, so one odd entry does not hide the
-// others' close-outs.
+// ReadMarks reads manual.json's marks (ReadMarkFile without the shape).
 func ReadMarks(path string) (map[string]Mark, error) {
-	data, err := fsx.ReadFileLimit(path, MaxMarksFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]Mark{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	marks, err := parseMarks(data)
-	if err != nil {
-		err = fmt.Errorf("reading %s: %w", path, err)
-	}
+	marks, _, err := ReadMarkFile(path)
 	return marks, err
 }
 
-// parseMarksRaw parses the top level, keeping each entry's bytes.
-func parseMarksRaw(data []byte) (map[string]json.RawMessage, error) {
-	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, bom))
-	if len(trimmed) == 0 {
-		// An empty file holds no marks, and keeping its nothing aside as
-		// "corrupt" would only add noise.
-		return map[string]json.RawMessage{}, nil
+// ReadMarkFile reads manual.json in any of its shapes. A missing or empty
+// file is no marks (an empty map and nil). Something that is not a mark —
+// a keyed entry, an array element, a value, or a broken tail — is named in
+// an error wrapping ErrMarksCorrupt, returned together with every mark
+// that could be read, so one odd entry never hides the others' close-outs.
+// Of two marks of one session the later in the file wins.
+func ReadMarkFile(path string) (map[string]Mark, MarkShape, error) {
+	data, err := fsx.ReadFileLimit(path, MaxMarksFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]Mark{}, ShapeNone, nil
 	}
-	if trimmed[0] != '{' {
-		return nil, fmt.Errorf("%w: not a JSON object", ErrMarksCorrupt)
+	if err != nil {
+		return nil, ShapeNone, err
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(trimmed, &raw); err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrMarksCorrupt, strings.TrimPrefix(err.Error(), "json: "))
+	marks, shape, err := parseMarkFile(data)
+	if err != nil {
+		err = fmt.Errorf("reading %s: %w", path, err)
 	}
-	return raw, nil
+	return marks, shape, err
 }
 
-// parseMarks is ReadMarks without the file (and the fuzz target's subject).
+// parseMarks is parseMarkFile without the shape.
 func parseMarks(data []byte) (map[string]Mark, error) {
-	raw, err := parseMarksRaw(data)
-	if err != nil {
-		return nil, err
-	}
+	marks, _, err := parseMarkFile(data)
+	return marks, err
+}
+
+// parseMarkFile is ReadMarkFile without the file (and the fuzz target's
+// subject).
+func parseMarkFile(data []byte) (map[string]Mark, MarkShape, error) {
+	raw, shape, bad, err := toKeyed(data)
 	marks := make(map[string]Mark, len(raw))
-	var bad []string
+	var odd []string
 	for id, v := range raw {
-		var m Mark
-		if len(v) == 0 || v[0] != '{' || json.Unmarshal(v, &m) != nil {
-			bad = append(bad, short(id))
-			continue
+		if m, ok := decodeMark(v); ok {
+			marks[id] = m
+		} else {
+			odd = append(odd, short(id))
 		}
-		marks[id] = m
 	}
-	if bad != nil {
-		sort.Strings(bad)
-		return marks, fmt.Errorf("%w: entries that are not marks: %s", ErrMarksCorrupt, strings.Join(bad, ", "))
+	sort.Strings(odd)
+	bad = append(odd, bad...)
+	switch {
+	case err != nil && len(bad) > 0:
+		err = fmt.Errorf("%w; entries that are not marks: %s", err, strings.Join(bad, ", "))
+	case bad != nil:
+		err = fmt.Errorf("%w: entries that are not marks: %s", ErrMarksCorrupt, strings.Join(bad, ", "))
 	}
-	return marks, nil
+	return marks, shape, err
+}
+
+// decodeMark reads a keyed entry: an object whose state is text and whose
+// at, when there, a whole number.
+func decodeMark(v json.RawMessage) (Mark, bool) {
+	var m Mark
+	if len(v) == 0 || v[0] != '{' || json.Unmarshal(v, &m) != nil {
+		return Mark{}, false
+	}
+	return m, true
+}
+
+// toKeyed reads manual.json in any shape as the keyed map: a keyed
+// value's entries as they are (marks or not), and each {sessionId, …}
+// mark as the entry of its id (its other fields kept, sessionId left
+// out). bad names the objects and array elements that are not marks (they
+// cannot be keyed, so they are not in raw); err (wrapping ErrMarksCorrupt)
+// says why the file stopped being readable, raw then holding what came
+// before.
+func toKeyed(data []byte) (raw map[string]json.RawMessage, shape MarkShape, bad []string, err error) {
+	raw = map[string]json.RawMessage{}
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, bom)))
+	values := 0
+	for ; ; values++ {
+		var v json.RawMessage
+		if derr := dec.Decode(&v); derr == io.EOF {
+			break
+		} else if derr != nil {
+			err = fmt.Errorf("%w: %s", ErrMarksCorrupt, strings.TrimPrefix(derr.Error(), "json: "))
+			if values > 0 {
+				shape = ShapeStream // a value, then a broken one
+			}
+			break
+		}
+		var this MarkShape
+		switch v[0] {
+		case 'n': // null: no marks
+			this = ShapeKeyed
+		case '[':
+			this = ShapeArray
+			var list []json.RawMessage
+			_ = json.Unmarshal(v, &list) // a valid JSON array: cannot fail
+			for i, el := range list {
+				if id, entry, ok := markObject(el); ok {
+					raw[id] = entry
+				} else {
+					bad = append(bad, fmt.Sprintf("[%d]", i))
+				}
+			}
+		case '{':
+			var obj map[string]json.RawMessage
+			_ = json.Unmarshal(v, &obj) // a valid JSON object: cannot fail
+			if sid := obj["sessionId"]; len(sid) > 0 && sid[0] == '"' {
+				this = ShapeObject
+				if id, entry, ok := markObject(v); ok {
+					raw[id] = entry
+				} else {
+					bad = append(bad, fmt.Sprintf("[%d]", values))
+				}
+				break
+			}
+			this = ShapeKeyed
+			for id, e := range obj {
+				raw[id] = e
+			}
+		default:
+			err = fmt.Errorf("%w: not a JSON object or array", ErrMarksCorrupt)
+		}
+		if err != nil {
+			break
+		}
+		if values == 0 {
+			shape = this
+		} else {
+			shape = ShapeStream
+		}
+	}
+	return raw, shape, bad, err
+}
+
+// markObject reads one {sessionId, state, at?} mark: the session's id and
+// its keyed entry (every field but sessionId).
+func markObject(v json.RawMessage) (string, json.RawMessage, bool) {
+	var m struct {
+		SessionID string `json:"sessionId"`
+		Mark
+	}
+	if len(v) == 0 || v[0] != '{' || json.Unmarshal(v, &m) != nil || !ValidSessionID(m.SessionID) {
+		return "", nil, false
+	}
+	var obj map[string]json.RawMessage
+	_ = json.Unmarshal(v, &obj) // an object that decoded above: cannot fail
+	for k := range obj {
+		// Go's decoder matches keys case-insensitively: any spelling of
+		// sessionId was the id, not a field to keep.
+		if strings.EqualFold(k, "sessionId") {
+			delete(obj, k)
+		}
+	}
+	entry, err := json.Marshal(obj)
+	if err != nil {
+		return "", nil, false
+	}
+	return m.SessionID, entry, true
 }
 
 // MergeMark sets one session's mark in manual.json without clobbering
@@ -146,10 +278,13 @@ func parseMarks(data []byte) (map[string]Mark, error) {
 // ErrTooLarge and the file is left alone). A file already larger than
 // MaxMarksFile is read anyway (up to a bound) and pruned back under it.
 //
-// If the existing file cannot be parsed at all, its bytes are first kept
-// beside it as manual.json.corrupt-<ms>, the new file holds only this mark,
-// and a *CorruptMarksError (wrapping ErrMarksCorrupt) is returned as a
-// warning: the mark was written.
+// A file in another shape (ReadMarkFile) becomes the keyed map, every mark
+// in it carried over. When something in it cannot be carried over (it does
+// not parse to the end, or an array element is not a mark), its bytes are
+// first kept beside it as manual.json.corrupt-<ms>, the new file holds the
+// marks that could be read and this one, and a *CorruptMarksError
+// (wrapping ErrMarksCorrupt) is returned as a warning: the mark was
+// written.
 func MergeMark(path, sessionID string, m Mark) error {
 	if !ValidSessionID(sessionID) {
 		return fmt.Errorf("%w: session id must be 1 to %d bytes of text", ErrInvalidMark, MaxSessionID)
@@ -175,20 +310,21 @@ func MergeMark(path, sessionID string, m Mark) error {
 	var warning error
 	var out []byte
 	if perr == nil {
-		out, perr = mergeMark(data, sessionID, m)
-	}
-	if errors.Is(perr, ErrTooLarge) {
-		return fmt.Errorf("merging a mark into %s: %w", path, perr)
+		out, perr, err = mergeMark(data, sessionID, m)
+		if err != nil {
+			return fmt.Errorf("merging a mark into %s: %w", path, err)
+		}
+	} else if out, _, err = mergeMark(nil, sessionID, m); err != nil {
+		return err // cannot happen: nil is an empty file
 	}
 	if perr != nil {
+		// Something in the file could not be carried over (the marks that
+		// could were): its bytes are kept whole beside it first.
 		kept, err := keepCorrupt(path, data, time.Now())
 		if err != nil {
 			return fmt.Errorf("merging a mark into %s: the file is corrupt and could not be kept aside, so it was left alone: %w", path, err)
 		}
 		warning = &CorruptMarksError{Path: path, KeptAs: kept, Err: perr}
-		if out, perr = mergeMark(nil, sessionID, m); perr != nil {
-			return perr // cannot happen: nil is an empty file
-		}
 	}
 	if err := fsx.WriteFileAtomic(path, out); err != nil {
 		return err
@@ -196,18 +332,15 @@ func MergeMark(path, sessionID string, m Mark) error {
 	return warning
 }
 
-// mergeMark is MergeMark's pure half: the new file's bytes. nil data is a
-// missing file; data that does not parse is an ErrMarksCorrupt error.
-func mergeMark(data []byte, id string, m Mark) ([]byte, error) {
-	raw := map[string]json.RawMessage{}
-	if data != nil {
-		var err error
-		if raw, err = parseMarksRaw(data); err != nil {
-			return nil, err
-		}
-		if raw == nil { // the file said null
-			raw = map[string]json.RawMessage{}
-		}
+// mergeMark is MergeMark's pure half: the new file's bytes, the keyed map
+// with every mark data held in any shape, and the mark set. nil data is a
+// missing file. lossy (wrapping ErrMarksCorrupt) says what of data could
+// not be carried over: a broken tail, an array element or object that is
+// not a mark. err is ErrTooLarge when what must stay does not fit.
+func mergeMark(data []byte, id string, m Mark) (out []byte, lossy, err error) {
+	raw, _, bad, lossy := toKeyed(data)
+	if bad != nil {
+		lossy = errors.Join(lossy, fmt.Errorf("%w: entries that are not marks: %s", ErrMarksCorrupt, strings.Join(bad, ", ")))
 	}
 	var entry map[string]json.RawMessage
 	if old := raw[id]; len(old) > 0 && old[0] == '{' {
@@ -226,11 +359,11 @@ func mergeMark(data []byte, id string, m Mark) ([]byte, error) {
 	}
 	entry["state"], _ = json.Marshal(m.State)
 	entry["at"] = strconv.AppendInt(nil, m.At, 10)
-	var err error
 	if raw[id], err = json.Marshal(entry); err != nil {
-		return nil, fmt.Errorf("encoding mark %s: %w", short(id), err)
+		return nil, lossy, fmt.Errorf("encoding mark %s: %w", short(id), err)
 	}
-	return encodeMarks(prune(raw, id, m.At))
+	out, err = encodeMarks(prune(raw, id, m.At))
+	return out, lossy, err
 }
 
 // prune drops from raw the marks (other than keep's) older than

@@ -108,6 +108,7 @@ func (s *Server) postApprove(c echo.Context) error {
 	// for a device the person never named.
 	d, _ := s.deviceOf(c.Request())
 	r.Device = d.Name
+	r.OperationID = OperationID(c.Request().Context())
 	card, err := s.Host.Answer(r)
 	if err != nil {
 		return answerError(err)

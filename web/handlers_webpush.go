@@ -55,13 +55,13 @@ type pushKeyReply struct {
 // host's board, which sends its own).
 var errNoWebPush = echo.NewHTTPError(http.StatusNotFound, "this notch-web sends no pushes (it follows another host)")
 
-// getPushKey is GET /agents-notch/push/key. The key pair is made on the
-// first ask.
+// getPushKey is GET /agents-notch/push/key: the key pair the host made at
+// start. A read changes nothing, so it never makes one.
 func (s *Server) getPushKey(c echo.Context) error {
 	if s.WebPush == nil {
 		return errNoWebPush
 	}
-	key, err := s.WebPush.PublicKey()
+	key, err := s.WebPush.Key()
 	if err != nil {
 		return fail(http.StatusServiceUnavailable, "web push is off: its key could not be read or made (the log says why)", err)
 	}

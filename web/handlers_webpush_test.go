@@ -38,10 +38,16 @@ func TestServiceWorkerRoute(t *testing.T) {
 	}
 }
 
-// The key is made on the first ask (mode 0600) and is the same after; a
-// follow-mode host (no Web Push) says it sends none.
+// The key made at start (mode 0600) is what the route gives, the same on
+// every ask, and asking writes nothing; a follow-mode host (no Web Push)
+// says it sends none.
 func TestPushKeyRoute(t *testing.T) {
 	e := newEnv(t, envOpts{webPush: &push.WebPushOptions{}})
+	vapid := filepath.Join(e.home, "state", "agents-notch", push.VAPIDFile)
+	made, err := os.ReadFile(vapid)
+	if err != nil {
+		t.Fatalf("no key made at start: %v", err)
+	}
 	var keys []string
 	for range 2 {
 		res, err := http.Get(e.base + "/agents-notch/push/key")
@@ -60,9 +66,12 @@ func TestPushKeyRoute(t *testing.T) {
 	if keys[0] != keys[1] {
 		t.Error("a second ask made another key")
 	}
-	info, err := os.Stat(filepath.Join(e.home, "state", "agents-notch", push.VAPIDFile))
+	info, err := os.Stat(vapid)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if now, _ := os.ReadFile(vapid); string(now) != string(made) {
+		t.Error("a GET rewrote vapid.json")
 	}
 	if runtime.GOOS != "windows" && info.Mode().Perm() != 0o600 {
 		t.Errorf("vapid.json mode %v", info.Mode().Perm())

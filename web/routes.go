@@ -29,10 +29,11 @@ var publicRoutes = []string{
 // the locks.
 func (s *Server) routes() {
 	e := s.echo
+	e.Use(s.recoverPanics, s.logRequests)
 	e.Use(s.Locks.Host(), s.Locks.Gate(s.notPaired, publicRoutes...), s.Locks.CORS())
 	page := s.Locks.PageHeaders()
 	write := func(limit int64) []echo.MiddlewareFunc {
-		return []echo.MiddlewareFunc{s.logWrites, s.Locks.Write(limit)}
+		return []echo.MiddlewareFunc{s.Locks.Write(limit)}
 	}
 
 	e.GET("/healthz", s.healthz)

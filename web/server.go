@@ -56,6 +56,9 @@ type Deps struct {
 	PairBase func() (base, warning string)
 	// Now is the clock (time.Now in production).
 	Now func() time.Time
+	// Exit ends the process after a handler's panic was logged as the
+	// standard fatal record (nil: os.Exit).
+	Exit func(code int)
 }
 
 // Server is the HTTP face. Create it with New.

@@ -97,6 +97,9 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 		wo := *o.webPush
 		wo.Dir = filepath.Join(home, "state", "agents-notch")
 		webPush = push.NewWebPush(wo)
+		if _, err := webPush.PublicKey(); err != nil { // made at start, as run does
+			t.Fatal(err)
+		}
 	}
 	var pusher *push.Engine
 	if o.push != nil {

@@ -33,7 +33,10 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // config is the command line, checked and with its defaults filled in.
 type config struct {
 	addr, dshHome, rowID, statePath, follow, finishedURL, openURL, pprof, window string
-	patches, allowHosts, harnessOrigins                                          listFlag
+	// homePatch is $DSH_HOME/cordis.patch.yml, the layer beneath patches
+	// (the --patch files), as the harness layers them.
+	homePatch                           string
+	patches, allowHosts, harnessOrigins listFlag
 	// explicitPatches is set when --patch was given: a missing file is then
 	// worth a warning (the default one may well not exist).
 	explicitPatches bool
@@ -69,7 +72,7 @@ func flagSet(c *config, logLevel *string) *flag.FlagSet {
 	fs.SetOutput(io.Discard) // errors are reported once, by run
 	fs.StringVar(&c.addr, "addr", DefaultAddr, "`HOST:PORT` to listen on (port 0 picks a free port)")
 	fs.StringVar(&c.dshHome, "dsh-home", "", "the DSH home `DIR` (default $DSH_HOME, else ~/.dsh)")
-	fs.Var(&c.patches, "patch", "a patch `FILE` holding the plugin row, repeatable in layer order (default $DSH_HOME/cordis.patch.yml)")
+	fs.Var(&c.patches, "patch", "a patch `FILE` layered on $DSH_HOME/cordis.patch.yml, as the harness's --patch is; repeatable, in layer order")
 	fs.StringVar(&c.rowID, "row-id", settings.DefaultRowID, "the plugin row's `ID` in the patch files")
 	fs.Var(&c.allowHosts, "allow-host", "also accept this Host `NAME` (or NAME:PORT), e.g. a Tailscale name; repeatable")
 	fs.Var(&c.harnessOrigins, "harness-origin", "trust this harness page `ORIGIN` (scheme://host:port) for writes, CORS and framing; repeatable")
@@ -132,20 +135,16 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 		c.dshHome = getenv("DSH_HOME")
 	}
 	if c.dshHome == "" {
-		home := getenv("HOME")
-		if runtime.GOOS == "windows" && home == "" {
-			home = getenv("USERPROFILE")
-		}
+		home := homeDir(getenv, runtime.GOOS)
 		if home == "" {
 			return nil, errors.New("no DSH home: set DSH_HOME or HOME, or pass --dsh-home DIR")
 		}
 		c.dshHome = filepath.Join(home, ".dsh")
 	}
-	// Only --patch fills patches: any there were named by the user.
+	// Only --patch fills patches: any there were named by the user. They
+	// layer on the home's file, never replace it.
 	c.explicitPatches = len(c.patches) > 0
-	if len(c.patches) == 0 {
-		c.patches = listFlag{filepath.Join(c.dshHome, "cordis.patch.yml")}
-	}
+	c.homePatch = filepath.Join(c.dshHome, "cordis.patch.yml")
 	if c.statePath == "" {
 		c.statePath = filepath.Join(c.dshHome, "state", "agents-notch", "state.json")
 	}
@@ -209,6 +208,18 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// homeDir is ~ as the harness, the window and Go's os.UserHomeDir find it:
+// USERPROFILE on Windows (HOME when it is unset: a shell that sets only
+// HOME), HOME elsewhere; "" when there is none.
+func homeDir(getenv func(string) string, goos string) string {
+	if goos == "windows" {
+		if h := getenv("USERPROFILE"); h != "" {
+			return h
+		}
+	}
+	return getenv("HOME")
 }
 
 // checkAddr wants HOST:PORT, and says so with an example built from what

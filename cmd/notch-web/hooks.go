@@ -281,10 +281,7 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 	if err != nil {
 		return fmt.Errorf("hooks %s: --dir %s: %w", verb, textrule.Quote(*dir), err)
 	}
-	home := getenv("HOME")
-	if runtime.GOOS == "windows" && home == "" {
-		home = getenv("USERPROFILE")
-	}
+	home := homeDir(getenv, runtime.GOOS)
 	o := install.Options{Agent: agent, Scope: *scope, Home: home, Dir: project, DryRun: *dry, Getenv: getenv, ApprovalHold: *hold, Statusline: *statusline}
 	if *hold <= 0 || *hold > maxHold {
 		return fmt.Errorf("hooks %s: --approval-hold %v: want a duration above 0 and at most %v", verb, *hold, maxHold)

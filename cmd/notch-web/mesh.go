@@ -150,10 +150,7 @@ func dshHomeOf(flagValue string, getenv func(string) string) (string, error) {
 	if h := getenv("DSH_HOME"); h != "" {
 		return h, nil
 	}
-	home := getenv("HOME")
-	if runtime.GOOS == "windows" && home == "" {
-		home = getenv("USERPROFILE")
-	}
+	home := homeDir(getenv, runtime.GOOS)
 	if home == "" {
 		return "", errors.New("no DSH home: set DSH_HOME or HOME, or pass --dsh-home DIR")
 	}

@@ -375,6 +375,20 @@ func TestManyMachines(t *testing.T) {
 		if !strings.Contains(string(page), "data-unknown") {
 			t.Error("the board draws no unknown row")
 		}
+		// The window is not shown a dead machine's work as current: its rows
+		// leave the hub's state.json (docs/contract.md §3, "On a hub").
+		waitFor(t, 2*time.Second, "alpha's rows gone from the hub's state.json", func() bool {
+			f, err := state.ReadFile(filepath.Join(hubHome, "state", "agents-notch", "state.json"))
+			if err != nil {
+				return false
+			}
+			for id := range rows(f) {
+				if strings.HasPrefix(id, "alpha/") {
+					return false
+				}
+			}
+			return f.Summary.Total == len(f.Sessions)
+		})
 		alpha = startProc(top, "alpha2", aHome, "--join")
 		took = waitFor(t, 5*time.Second, "alpha back", func() bool {
 			return rows(hub.doc(t))["alpha/same-id"] == "alpha · argon working"

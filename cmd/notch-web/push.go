@@ -78,7 +78,7 @@ const pushTestHTTPEnv = "NOTCH_TEST_PUSH_HTTP"
 
 // openWebPush makes the Web Push channel over the DSH home's files (none
 // in follow mode: the followed host pushes its own board). Its key and
-// subscriptions are read when first used.
+// subscriptions are read when first used; its key pair is made here.
 // A subscription of a device no longer in devices (revoked) is dropped
 // before the next send.
 func openWebPush(cfg *config, getenv func(string) string, devices *security.Devices, log *slog.Logger) *push.WebPush {
@@ -93,7 +93,14 @@ func openWebPush(cfg *config, getenv func(string) string, devices *security.Devi
 	if devices != nil {
 		o.Paired = pairedIn(devices)
 	}
-	return push.NewWebPush(o)
+	wp := push.NewWebPush(o)
+	// The key pair is made now, not by the first GET of it: a read
+	// changes nothing. A failure here is said once; a subscription tries
+	// again.
+	if _, err := wp.PublicKey(); err != nil {
+		log.Warn("web push has no key yet", "log_type", logx.TypePush, logx.Err("VAPIDError", err))
+	}
+	return wp
 }
 
 // pairedIn reports whether a device is still paired in devices: Web Push

@@ -135,7 +135,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	}
 
 	svc := settings.NewService(settings.Options{
-		PatchPaths: cfg.patches, ExplicitPatches: cfg.explicitPatches, RowID: cfg.rowID,
+		HomePatch: cfg.homePatch, PatchPaths: cfg.patches, ExplicitPatches: true, RowID: cfg.rowID,
 		PanePath: p.pane, Log: log,
 	})
 	devices, err := security.OpenDevices(p.devices, nil)
@@ -164,7 +164,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 		Board:     host.BoardConfig{HostPid: os.Getpid(), RetireAfter: cfg.retireAfter},
 		Follow:    cfg.follow,
 		StatePath: cfg.statePath, ManualPath: p.manual,
-		Demo: cfg.demo, Window: cfg.window, Log: log,
+		Demo: cfg.demo, Window: cfg.window, DSHHome: cfg.dshHome, Log: log,
 		Approvals: host.ApprovalConfig{Off: cfg.approvals == "off", Hold: cfg.approvalHold},
 		SteerOff:  cfg.steer == "off",
 	}
@@ -237,20 +237,20 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	fmt.Fprintln(stdout, base+"/agents-notch/")
 	startRecord(log, cfg, p, base, hub.MaxStreams)
 	if !cfg.explicitPatches {
-		if _, err := os.Stat(cfg.patches[0]); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(cfg.homePatch); errors.Is(err, os.ErrNotExist) {
 			log.Info("no patch file: the built-in defaults are in use (a plugin row there is read as soon as it appears)",
-				"log_type", logx.TypeSettings, slog.Group("data", "file", cfg.patches[0]))
+				"log_type", logx.TypeSettings, slog.Group("data", "file", cfg.homePatch))
 		}
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
+	logx.Go(g, log, func() error {
 		if err := httpSrv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("serving: %w", err)
 		}
 		return nil
 	})
-	g.Go(func() error {
+	logx.Go(g, log, func() error {
 		<-gctx.Done()
 		log.Info("shutting down", "log_type", logx.TypeHost, slog.Group("data", "reason", context.Cause(gctx).Error()))
 		// Requests in flight get a moment to finish; then what is left —
@@ -266,22 +266,22 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 		return nil
 	})
 	if cfg.pprof != "" {
-		g.Go(func() error { return servePprof(gctx, cfg.pprof) })
+		logx.Go(g, log, func() error { return servePprof(gctx, cfg.pprof) })
 	}
-	g.Go(func() error { return quiet.Run(gctx) })
-	g.Go(func() error { return svc.Watch(gctx) })
-	g.Go(func() error { hub.Run(gctx); return nil })
-	g.Go(func() error { return h.Run(gctx) })
+	logx.Go(g, log, func() error { return quiet.Run(gctx) })
+	logx.Go(g, log, func() error { return svc.Watch(gctx) })
+	logx.Go(g, log, func() error { hub.Run(gctx); return nil })
+	logx.Go(g, log, func() error { return h.Run(gctx) })
 	if pusher != nil {
-		g.Go(func() error { return pusher.Run(gctx) })
+		logx.Go(g, log, func() error { return pusher.Run(gctx) })
 	}
 	if hist != nil {
-		g.Go(func() error { return hist.Run(gctx) })
+		logx.Go(g, log, func() error { return hist.Run(gctx) })
 	}
 	if node != nil {
 		node.SetAnswerer(h.Answer) // the hub's answers for this machine's cards
 		node.SetSteerer(h.Steer)   // the hub's Reply and Stop for this machine's rows
-		g.Go(func() error { return node.Run(gctx, h.Board()) })
+		logx.Go(g, log, func() error { return node.Run(gctx, h.Board()) })
 	}
 	err = g.Wait()
 	log.Info("stopped", "log_type", logx.TypeHost)
@@ -305,7 +305,7 @@ func startRecord(log *slog.Logger, cfg *config, p paths, base string, maxStreams
 	if cfg.follow != "" {
 		mode = "follow"
 	}
-	files := []any{"settingsJson", p.pane, "manualJson", p.manual, "devicesJson", p.devices, "patches", []string(cfg.patches)}
+	files := []any{"settingsJson", p.pane, "manualJson", p.manual, "devicesJson", p.devices, "patches", append([]string{cfg.homePatch}, cfg.patches...)}
 	if cfg.follow == "" {
 		files = append(files, "stateJson", cfg.statePath)
 	} else {

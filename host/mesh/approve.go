@@ -500,7 +500,7 @@ func (r *remote) Cards() host.CardSet {
 // Answer is host.Remote's: a click on another machine's card, sent to
 // that machine. A machine that is not present is not asked.
 func (r *remote) Answer(a host.AnswerRequest) (host.Card, error) {
-	name, sid, ok := strings.Cut(a.Session, "/")
+	name, sid, ok := r.resolve(a.Session)
 	if !ok || CheckName(name) != nil {
 		return host.Card{}, host.ErrNonce
 	}

@@ -3,6 +3,8 @@ package mesh
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -233,8 +235,41 @@ func (r *remote) forget(name string) {
 	changed()
 }
 
-// rowID keys a remote row: (machine, session).
-func rowID(machine, id string) string { return machine + "/" + id }
+// rowID keys a remote row: (machine, session), "machine/session". An id
+// that would pass state.MaxSessionID (a 63-byte name and a long session
+// id) is "machine/~" and the first 32 hex digits of the session id's
+// SHA-256 instead, so a hub's row ids keep the contract's bound in
+// state.json, on the board and in its ✕; resolve maps it back.
+func rowID(machine, id string) string {
+	if len(machine)+1+len(id) <= state.MaxSessionID {
+		return machine + "/" + id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return machine + "/" + aliasMark + hex.EncodeToString(sum[:16])
+}
+
+// aliasMark begins the session part of a long row id (rowID).
+const aliasMark = "~"
+
+// resolve splits a remote row id into its machine and the machine's own
+// session id, mapping a long id's alias (rowID) back through the rows the
+// machine has.
+func (r *remote) resolve(id string) (name, sid string, ok bool) {
+	name, sid, ok = strings.Cut(id, "/")
+	if !ok || !strings.HasPrefix(sid, aliasMark) {
+		return name, sid, ok
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m := r.machines[name]; m != nil && m.doc != nil {
+		for _, s := range m.doc.Sessions {
+			if rowID(name, s.ID) == id {
+				return name, s.ID, true
+			}
+		}
+	}
+	return name, sid, true
+}
 
 // unknownLabel marks a quiet machine's rows in project.
 const unknownLabel = " (unknown)"
@@ -318,14 +353,14 @@ func (r *remote) Owns(id string) bool {
 // Has is host.Remote's: a row "machine/session" that machine's latest
 // board has.
 func (r *remote) Has(id string) bool {
-	name, sid, ok := strings.Cut(id, "/")
+	name, _, ok := strings.Cut(id, "/")
 	if !ok || name == r.self {
 		return false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	m := r.machines[name]
-	return m != nil && m.doc != nil && slices.ContainsFunc(m.doc.Sessions, func(s state.Session) bool { return s.ID == sid })
+	return m != nil && m.doc != nil && slices.ContainsFunc(m.doc.Sessions, func(s state.Session) bool { return rowID(name, s.ID) == id })
 }
 
 // Unknown is host.Remote's: the rows of machines that are not present.
@@ -356,7 +391,7 @@ func (r *remote) Retire(ids ...string) bool {
 		if r.Owns(id) {
 			owned = true
 			if r.Has(id) { // only rows that exist go to their machine
-				name, sid, _ := strings.Cut(id, "/")
+				name, sid, _ := r.resolve(id)
 				by[name] = append(by[name], sid)
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -173,7 +172,7 @@ func (n *Node) sendSteer(ctx context.Context, machine string, r host.SteerReques
 // Steer is host.Remote's: a Reply or Stop for another machine's row, sent
 // to that machine. A machine that is not present is not asked.
 func (r *remote) Steer(ctx context.Context, s host.SteerRequest) error {
-	name, sid, ok := strings.Cut(s.Session, "/")
+	name, sid, ok := r.resolve(s.Session)
 	if !ok || CheckName(name) != nil {
 		return host.ErrNoTerminal
 	}

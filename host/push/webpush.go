@@ -128,26 +128,34 @@ func (w *WebPush) PublicKey() (string, error) {
 	return k.public, nil
 }
 
+// ErrNoKey: no VAPID key pair has been made yet (Key makes none).
+var ErrNoKey = errors.New("no VAPID key yet")
+
+// Key is the VAPID public key as it stands on disk: read, never made, so
+// that GET /agents-notch/push/key changes nothing (the host makes the pair
+// at start with PublicKey; a Subscribe makes it too). ErrNoKey when there
+// is none.
+func (w *WebPush) Key() (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	k, ok, err := w.readKeysLocked()
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", ErrNoKey
+	}
+	return k.public, nil
+}
+
 func (w *WebPush) vapidPath() string { return filepath.Join(w.o.Dir, VAPIDFile) }
 func (w *WebPush) subsPath() string  { return filepath.Join(w.o.Dir, SubscriptionsFile) }
 
 // keysLocked loads the key pair, or makes it when there is no file. A new
 // pair orphans every stored subscription, so they go with the old one.
 func (w *WebPush) keysLocked() (vapidKeys, error) {
-	if w.keys != nil {
-		return *w.keys, nil
-	}
-	data, err := fsx.ReadFileLimit(w.vapidPath(), maxVAPIDFile)
-	switch {
-	case err == nil:
-		k, err := parseVAPID(data)
-		if err != nil {
-			return vapidKeys{}, fmt.Errorf("%s: %v (remove it to make a new key; every browser then subscribes again)", w.vapidPath(), err)
-		}
-		w.keys = &k
-		return k, nil
-	case !errors.Is(err, fs.ErrNotExist):
-		return vapidKeys{}, err
+	if k, ok, err := w.readKeysLocked(); err != nil || ok {
+		return k, err
 	}
 	if err := w.loadLocked(); err != nil {
 		return vapidKeys{}, err
@@ -170,6 +178,26 @@ func (w *WebPush) keysLocked() (vapidKeys, error) {
 	w.o.Log.Info("made the VAPID key pair", "log_type", logx.TypePush, slog.Group("data", "path", w.vapidPath()))
 	w.keys = &k
 	return k, nil
+}
+
+// readKeysLocked loads the key pair from vapid.json; ok is false when
+// there is no file.
+func (w *WebPush) readKeysLocked() (k vapidKeys, ok bool, err error) {
+	if w.keys != nil {
+		return *w.keys, true, nil
+	}
+	data, err := fsx.ReadFileLimit(w.vapidPath(), maxVAPIDFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return vapidKeys{}, false, nil
+	case err != nil:
+		return vapidKeys{}, false, err
+	}
+	if k, err = parseVAPID(data); err != nil {
+		return vapidKeys{}, false, fmt.Errorf("%s: %v (remove it to make a new key; every browser then subscribes again)", w.vapidPath(), err)
+	}
+	w.keys = &k
+	return k, true, nil
 }
 
 // loadLocked reads the subscriptions once (again after a failure, so a

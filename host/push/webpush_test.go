@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
@@ -584,5 +585,26 @@ func TestWebPushSkipsUnpairedDevices(t *testing.T) {
 	subs, _ := w.Subscriptions()
 	if len(subs) != 2 {
 		t.Errorf("kept %d subscriptions, want 2 (the tablet's dropped)", len(subs))
+	}
+}
+
+// Reading the key changes nothing: Key never makes vapid.json (GET
+// /agents-notch/push/key is a read); PublicKey, at the host's start, does,
+// and Key then gives that key.
+func TestKeyIsAReadThatMakesNothing(t *testing.T) {
+	w, _ := newTestWebPush(t, pushtest.NewService(t))
+	if _, err := w.Key(); !errors.Is(err, ErrNoKey) {
+		t.Fatalf("Key on a fresh home = %v, want ErrNoKey", err)
+	}
+	if _, err := os.Stat(w.vapidPath()); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Key made vapid.json (%v)", err)
+	}
+	made, err := w.PublicKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := NewWebPush(WebPushOptions{Dir: filepath.Dir(w.vapidPath())}) // a host started later
+	if got, err := again.Key(); err != nil || got != made {
+		t.Errorf("Key = %q, %v; want the key made at start %q", got, err, made)
 	}
 }

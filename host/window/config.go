@@ -36,6 +36,12 @@ type Config struct {
 	// StatePath is state.json, passed to the window as --state; quit.json
 	// and window-crash.log live beside it.
 	StatePath string
+	// DSHHome is the host's DSH home, given to the window as DSH_HOME in
+	// the environment it otherwise inherits: the window reads nothing but
+	// --state, and its ✕ writes manual.json under $DSH_HOME when
+	// finishedUrl is null (docs/contract.md §2). "" leaves the environment
+	// as it is.
+	DSHHome string
 	// ParentPID is passed as --parent-pid; 0 means this process.
 	ParentPID int
 	// Boot is when the host started, on the wall clock: only a quit.json

@@ -184,6 +184,9 @@ type fakeRun struct {
 	PID  int      `json:"pid"`
 	PPID int      `json:"ppid"`
 	Args []string `json:"args"`
+	// DSHHome is the window's DSH_HOME, HasDSHHome whether it had one.
+	DSHHome    string `json:"dshHome"`
+	HasDSHHome bool   `json:"hasDSHHome"`
 }
 
 // harness runs a supervisor of the fake window on a fake clock with the

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,6 +67,20 @@ func New(cfg Config) *Supervisor {
 	s.quitPath = filepath.Join(dir, QuitFile)
 	s.crash = filepath.Join(dir, CrashFile)
 	return s
+}
+
+// setEnv returns env with key set to value: every entry of key (any case,
+// on Windows, where names are case-insensitive) gives way to one at the end.
+func setEnv(env []string, key, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == key || (runtime.GOOS == "windows" && strings.EqualFold(k, key)) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, key+"="+value)
 }
 
 func absPath(p string) string {
@@ -227,6 +242,9 @@ type exitInfo struct {
 func (s *Supervisor) spawn(reason string) (*child, error) {
 	cmd := exec.Command(s.path, "--state", s.state, "--parent-pid", strconv.Itoa(s.cfg.ParentPID))
 	cmd.Stdin = nil // the null device
+	if s.cfg.DSHHome != "" {
+		cmd.Env = setEnv(os.Environ(), "DSH_HOME", absPath(s.cfg.DSHHome))
+	}
 	cmd.WaitDelay = waitDelay
 	prepare(cmd)
 	c := &child{

@@ -35,6 +35,45 @@ func TestSpawnArguments(t *testing.T) {
 	}
 }
 
+// The window finds the DSH home only in its environment (it reads nothing
+// but --state): the host's --dsh-home must reach it as DSH_HOME, or its ✕
+// writes manual.json under ~/.dsh while the host watches another file.
+func TestWindowIsToldTheDSHHome(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "the-home")
+	t.Setenv("DSH_HOME", "/somewhere/else")
+	cases := []struct {
+		name    string
+		dshHome string
+		want    string
+	}{
+		{"the host's home replaces the inherited one", home, home},
+		{"no home given: the environment as it was", "", "/somewhere/else"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, func(c *Config) { c.DSHHome = tc.dshHome })
+			h.plan(plan{Mode: "run"})
+			h.start(true)
+			h.waitStatus(Running, 1)
+			r := h.waitRuns(1)[0]
+			if !r.HasDSHHome || r.DSHHome != tc.want {
+				t.Errorf("the window's DSH_HOME = %q (set: %v), want %q", r.DSHHome, r.HasDSHHome, tc.want)
+			}
+		})
+	}
+}
+
+func TestSetEnvReplacesEveryEntry(t *testing.T) {
+	got := setEnv([]string{"A=1", "DSH_HOME=x", "B=2", "DSH_HOME=y"}, "DSH_HOME", "z")
+	want := []string{"A=1", "B=2", "DSH_HOME=z"}
+	if runtime.GOOS == "windows" {
+		got = setEnv([]string{"A=1", "dsh_home=x", "B=2"}, "DSH_HOME", "z")
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("setEnv = %q, want %q", got, want)
+	}
+}
+
 func TestDefaultParentPIDIsTheHost(t *testing.T) {
 	h := newHarness(t, nil)
 	h.plan(plan{Mode: "run"})

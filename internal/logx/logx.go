@@ -14,9 +14,10 @@ import (
 // DefaultType is the log_type of a record that does not name its own.
 const DefaultType = "agents-notch.host.v1"
 
-// New returns a logger writing standard records to w at level and above.
+// New returns a logger writing standard records to w at level and above,
+// each within MaxRecord bytes.
 func New(w io.Writer, level slog.Level) *slog.Logger {
-	h := slog.NewJSONHandler(w, &slog.HandlerOptions{
+	h := slog.NewJSONHandler(capWriter{w}, &slog.HandlerOptions{
 		Level: level,
 		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
 			if len(groups) > 0 {

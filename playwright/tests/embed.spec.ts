@@ -1,9 +1,11 @@
 // The pane where it lives: inside the harness app. A page on the configured
-// harness origin (--harness-origin, here another site: 127.0.0.2) frames the
-// pane in a narrow column; the pane loads, its stream connects, one click
+// harness origin (--harness-origin, here another port on the host's own
+// site) frames the pane in a narrow column; the pane loads, its stream connects, one click
 // stores exactly one key, it fits 360 px without scrolling sideways, and it
 // tells the harness its height. The same page on an origin that is not
-// configured cannot frame it (CSP frame-ancestors) and cannot write.
+// configured cannot frame it (CSP frame-ancestors) and cannot write; nor can
+// a configured harness on another site write (the contract refuses every
+// cross-site request).
 import { test, expect, type ConsoleMessage } from '@playwright/test';
 import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -51,15 +53,18 @@ async function serveHarness(bind: string, target: () => string): Promise<Harness
 let host: Host;
 let harness: Harness;
 let stranger: Harness;
+let farHarness: Harness;
 test.beforeEach(async () => {
-  harness = await serveHarness('127.0.0.2', () => host.url);
-  stranger = await serveHarness('127.0.0.2', () => host.url); // another port: another origin
-  host = await startHost(['--harness-origin', harness.origin]);
+  harness = await serveHarness('127.0.0.1', () => host.url); // another port: the same site
+  stranger = await serveHarness('127.0.0.2', () => host.url);
+  farHarness = await serveHarness('127.0.0.2', () => host.url); // configured, but another site
+  host = await startHost(['--harness-origin', harness.origin, '--harness-origin', farHarness.origin]);
 });
 test.afterEach(async () => {
   await host.stop();
   harness.close();
   stranger.close();
+  farHarness.close();
 });
 
 test('the configured harness frames the pane: live, one click stores one key, fits 360 px, and is told its height', async ({ page }) => {
@@ -116,7 +121,12 @@ test('a page on an origin that is not configured can neither frame the pane nor 
     .toContain(403);
   expect(readSettingsFile(host.home)).toBeNull();
 
-  // the configured harness may: its CORS preflight is answered
+  // a configured harness on another site may not: its request is cross-site
+  await page.goto(farHarness.origin + '/');
+  expect(await page.evaluate(() => (window as any).write())).toBe(403);
+  expect(readSettingsFile(host.home)).toBeNull();
+
+  // the configured harness on this site may: its CORS preflight is answered
   await page.goto(harness.origin + '/');
   expect(await page.evaluate(() => (window as any).write())).toBe(200);
   expect(parseSettings(readSettingsFile(host.home))).toEqual({ scale: 2 });

@@ -9,7 +9,7 @@ import { startHost, readSettingsFile, Host } from './host';
 let host: Host;
 
 test.beforeAll(async () => {
-  // INFO: every write request is one dsh.http.request.v1 record, refused
+  // INFO: every request is one dsh.http.request.v1 record (here: the POSTs), refused
   // ones too (the WARNING "request refused" records of identical requests
   // are summarised, not repeated).
   host = await startHost(['--log-level', 'info']);
@@ -17,7 +17,7 @@ test.beforeAll(async () => {
 
 /** writes are the request records of POSTs to the settings, in order. */
 const writes = () =>
-  host.log.filter((r) => r.log_type === 'dsh.http.request.v1' && r.data?.path === '/agents-notch/settings');
+  host.log.filter((r) => r.log_type === 'dsh.http.request.v1' && r.data?.method === 'POST' && r.data?.path === '/agents-notch/settings');
 test.afterAll(async () => {
   await host.stop();
 });

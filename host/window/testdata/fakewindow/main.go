@@ -12,7 +12,7 @@
 //	                                      write quit.json, exit 0 ("quitRaw" writes those bytes instead)
 //
 // "stdout" and "stderr" (lists of strings) are printed first. Every start
-// appends {"pid", "ppid", "args"} to fakewindow.runs, so the test can count
+// appends {"pid", "ppid", "args", "dshHome"} to fakewindow.runs, so the test can count
 // spawns and check the arguments. It never watches --parent-pid: the tests
 // of dying with the host must not be helped by it.
 package main
@@ -59,7 +59,8 @@ func run() error {
 	term := make(chan os.Signal, 4)
 	signal.Notify(term, syscall.SIGTERM)
 
-	rec, _ := json.Marshal(map[string]any{"pid": os.Getpid(), "ppid": os.Getppid(), "args": os.Args[1:]})
+	dshHome, hasHome := os.LookupEnv("DSH_HOME")
+	rec, _ := json.Marshal(map[string]any{"pid": os.Getpid(), "ppid": os.Getppid(), "args": os.Args[1:], "dshHome": dshHome, "hasDSHHome": hasHome})
 	if err := appendLine(filepath.Join(dir, "fakewindow.runs"), string(rec)); err != nil {
 		return err
 	}

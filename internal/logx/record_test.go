@@ -1,0 +1,98 @@
+package logx
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+// Every record is at most MaxRecord bytes (the standard's 65,536), still a
+// standard record: a hand-edited settings.json with a 70,000-character key
+// makes a warning whose data is cut, not a 140 KB line.
+func TestRecordsAreCapped(t *testing.T) {
+	huge := strings.Repeat("k", 70_000)
+	cases := []struct {
+		name string
+		log  func(l *slog.Logger)
+		keep string // a word the capped record must still hold
+	}{
+		{"a huge data value", func(l *slog.Logger) {
+			l.Warn("setting ignored", "log_type", TypeSettings, slog.Group("data", "key", huge, "reason", "unknown key"))
+		}, "setting ignored"},
+		{"a huge message", func(l *slog.Logger) { l.Info(huge + " tail") }, "kkkk"},
+		{"a huge error", func(l *slog.Logger) {
+			l.Error("state.json not written", "log_type", TypeState, Err("WriteError", errors.New(huge)))
+		}, "WriteError"},
+		{"many attributes", func(l *slog.Logger) {
+			var as []any
+			for i := range 2000 {
+				as = append(as, strings.Repeat("a", 10)+string(rune('a'+i%26))+strings.Repeat("b", i%7), huge[:100])
+			}
+			l.Info("wide", as...)
+		}, "wide"},
+		{"a small record is as it was", func(l *slog.Logger) { l.Info("small", "log_type", TypeHost) }, "small"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			tc.log(New(&buf, slog.LevelDebug))
+			line := buf.Bytes()
+			if len(line) > MaxRecord {
+				t.Fatalf("a %d-byte record (max %d)", len(line), MaxRecord)
+			}
+			if bytes.Count(line, []byte("\n")) != 1 || line[len(line)-1] != '\n' {
+				t.Fatalf("not one line: %q…", line[:min(200, len(line))])
+			}
+			var rec map[string]any
+			if err := json.Unmarshal(line, &rec); err != nil {
+				t.Fatalf("not JSON: %v", err)
+			}
+			for _, k := range []string{"timestamp", "level", "log_type", "message"} {
+				if _, ok := rec[k]; !ok {
+					t.Errorf("the record lost %s: %v", k, rec)
+				}
+			}
+			if !strings.Contains(string(line), tc.keep) {
+				t.Errorf("the record lost %q", tc.keep)
+			}
+		})
+	}
+}
+
+// A panic becomes the standard fatal ERROR record (level ERROR, fatal
+// true, error {name Panic, message, stack}), then the exit it is given.
+func TestPanicIsTheFatalRecord(t *testing.T) {
+	var buf bytes.Buffer
+	l := New(&buf, slog.LevelInfo)
+	code := -1
+	func() {
+		defer Recover(l, func(c int) { code = c })()
+		var s []int
+		_ = s[len(s)] // out of range: a runtime panic
+	}()
+	if code != 2 {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	var rec struct {
+		Level, LogType, Message string
+		Fatal                   bool
+		Error                   struct{ Name, Message, Stack string }
+	}
+	if err := json.Unmarshal(bytes.ReplaceAll(buf.Bytes(), []byte(`"log_type"`), []byte(`"logtype"`)), &rec); err != nil {
+		t.Fatalf("%v: %s", err, buf.Bytes())
+	}
+	if rec.Level != "ERROR" || !rec.Fatal || rec.Error.Name != "Panic" || !strings.Contains(rec.Error.Message, "index out of range") ||
+		!strings.Contains(rec.Error.Stack, "TestPanicIsTheFatalRecord") || !strings.Contains(rec.Message, "index out of range") {
+		t.Errorf("record %+v", rec)
+	}
+	// No panic: nothing written, no exit.
+	buf.Reset()
+	code = -1
+	func() { defer Recover(l, func(c int) { code = c })() }()
+	if code != -1 || buf.Len() != 0 {
+		t.Errorf("without a panic: exit %d, %q", code, buf.String())
+	}
+}
