@@ -11,6 +11,7 @@ import (
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/mesh"
 	"github.com/notch-web/notch-web/host/push"
+	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/web/templates"
 )
