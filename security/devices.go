@@ -106,7 +106,7 @@ func OpenDevices(path string, now func() time.Time) (*Devices, error) {
 	case errors.Is(err, os.ErrNotExist):
 		return d, nil
 	case err != nil:
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, err // it names the file and why (fsx.ReadFileLimit)
 	}
 	recs, err := ParseDevices(data)
 	if err != nil {
