@@ -51,6 +51,14 @@ func WriteFileAtomicNoSync(path string, data []byte) error {
 	return writeFileAtomic(path, data, 0o644, false)
 }
 
+// WriteFilePrivateNoSync is WriteFileAtomicNoSync for a file only this
+// user may read (0600 from its first byte): one rewritten often that names
+// what is not everyone's business, such as live.json (each live row's
+// process, tmux pane and transcript path).
+func WriteFilePrivateNoSync(path string, data []byte) error {
+	return writeFileAtomic(path, data, 0o600, false)
+}
+
 func writeFileAtomic(path string, data []byte, perm os.FileMode, durable bool) error {
 	if err := replace(path, data, perm, durable); err != nil {
 		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
