@@ -82,6 +82,7 @@ type Store struct {
 	rows         map[turnKey]*sessionRow
 	changedTurns []changedTurn
 	events       []any                // this host's own events the batch took, as writeEvents' values
+	pending      []fact               // this host's own facts of batches the file refused for a while (keepForLater)
 	prepared     map[string]*sql.Stmt // the writer's statements, by query (prepare)
 	unprepared   []string             // queries the writer's transaction ran without one
 }
