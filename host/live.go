@@ -138,7 +138,7 @@ func (h *Host) writeLive(ctx context.Context) {
 	failing := false
 	write := func() {
 		if v := h.board.factsVersion.Load(); v != written {
-			err := fsx.WriteFileAtomicNoSync(path, h.board.liveDoc())
+			err := fsx.WriteFilePrivateNoSync(path, h.board.liveDoc()) // it names processes, panes, transcripts: 0600
 			switch {
 			case err != nil && !failing:
 				h.log.Warn("live.json not written; a restart will not know the agents' processes", "log_type", logx.TypeState, logx.Err("WriteError", err))

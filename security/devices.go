@@ -36,6 +36,8 @@ type Device struct {
 // line of a command or a page.
 var (
 	ErrNoDevice    = errors.New("no such paired device")
+	ErrAmbiguous   = errors.New("that is one paired device's id and another's name")
+	ErrNotYours    = errors.New("a paired device may revoke only itself: other devices are revoked from the host itself (its own browser, or notch-web devices revoke there)")
 	ErrDeviceName  = errors.New("a device name is 1 to 40 characters of text (letters, digits, spaces, . _ -), e.g. phone")
 	ErrNameTaken   = errors.New("a device of that name is paired already: revoke it first, or pick another name")
 	ErrTooMany     = fmt.Errorf("%d devices are paired already: revoke one first", MaxDevices)
@@ -106,7 +108,7 @@ func OpenDevices(path string, now func() time.Time) (*Devices, error) {
 	case errors.Is(err, os.ErrNotExist):
 		return d, nil
 	case err != nil:
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, err // it names the file and why (fsx.ReadFileLimit)
 	}
 	recs, err := ParseDevices(data)
 	if err != nil {
@@ -167,6 +169,11 @@ func (d *Devices) NewPairing(name string) (Pairing, error) {
 	name = strings.TrimSpace(name)
 	if err := CheckDeviceName(name); err != nil {
 		return Pairing{}, err
+	}
+	if looksLikeID(name) {
+		// Revoke's word is an id or a name: a name shaped like an id
+		// would one day be both.
+		return Pairing{}, fmt.Errorf("%w; and not %d hex digits, which is how a device's id looks", ErrDeviceName, 2*idBytes)
 	}
 	code := randomString(codeBytes)
 	now := d.now()
@@ -295,22 +302,63 @@ func (d *Devices) Check(cookie string) (Device, context.Context, bool) {
 	return dev, ctx, true
 }
 
-// Revoke unpairs the device with this ID or name (case-insensitive) at
-// once: its cookie is refused from the next request on, and every request
-// of it still open (a stream) ends.
-func (d *Devices) Revoke(idOrName string) (Device, error) {
+// looksLikeID reports whether name is shaped as a device's id is: 2 ×
+// idBytes hex digits, in any case.
+func looksLikeID(name string) bool {
+	if len(name) != 2*idBytes {
+		return false
+	}
+	_, err := hex.DecodeString(name)
+	return err == nil
+}
+
+// find is the paired device idOrName names: the one whose id it is (any
+// case), or whose name it is (any case). A word that is one device's id
+// and another's name names neither (ErrAmbiguous, saying how to name each:
+// a name shaped like an id is refused at pairing, but an older devices.json
+// may hold one); none is ErrNoDevice. d.mu is held.
+func (d *Devices) find(idOrName string) (*device, error) {
 	idOrName = strings.TrimSpace(idOrName)
-	d.mu.Lock()
-	var hit *device
+	byID := d.devices[strings.ToLower(idOrName)]
+	var byName *device
 	for _, e := range d.devices {
-		if e.ID == strings.ToLower(idOrName) || strings.EqualFold(e.Name, idOrName) {
-			hit = e
-			break
+		if strings.EqualFold(e.Name, idOrName) {
+			byName = e
+			break // names are unique, in any case (nameTaken)
 		}
 	}
-	if hit == nil {
+	switch {
+	case byID != nil && byName != nil && byID != byName:
+		return nil, fmt.Errorf("%w: %q is the id of %q and the name of the device %s; name %q by its name, or the other by its id",
+			ErrAmbiguous, idOrName, byID.Name, byName.ID, byID.Name)
+	case byID != nil:
+		return byID, nil
+	case byName != nil:
+		return byName, nil
+	}
+	return nil, ErrNoDevice
+}
+
+// Revoke unpairs the device idOrName names (an id or a name: find) at once: its cookie is
+// refused from the next request on, and every request of it still open (a
+// stream) ends.
+func (d *Devices) Revoke(idOrName string) (Device, error) {
+	return d.RevokeAs(idOrName, "")
+}
+
+// RevokeAs is Revoke asked by the paired device of the id by ("": this
+// machine, which may revoke any): a device may revoke only itself
+// (ErrNotYours), so a stolen cookie cannot lock the owner's other devices
+// out — as it cannot pair others (docs/security.md).
+func (d *Devices) RevokeAs(idOrName, by string) (Device, error) {
+	d.mu.Lock()
+	hit, err := d.find(idOrName)
+	if err == nil && by != "" && hit.ID != by {
+		err = ErrNotYours
+	}
+	if err != nil {
 		d.mu.Unlock()
-		return Device{}, ErrNoDevice
+		return Device{}, err
 	}
 	d.remove(hit.ID)
 	d.mu.Unlock()

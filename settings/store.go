@@ -75,10 +75,10 @@ func (s *Store) read() (Partial, []Warning, []byte, bool) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return Partial{}, nil, nil, false
 	}
-	if info, serr := os.Stat(s.path); serr == nil && info.IsDir() {
-		// No bytes to keep, and nothing a write could replace: refused
-		// (errDirectory) until a human moves it away.
-		return Partial{}, []Warning{{File: s.path, Message: errDirectory.Error()}}, nil, false
+	if info, serr := os.Stat(s.path); serr == nil && !info.Mode().IsRegular() {
+		// No bytes to keep, and nothing a write may replace: refused
+		// (notRegular) until a human moves it away.
+		return Partial{}, []Warning{{File: s.path, Message: notRegular(info.Mode()).Error()}}, nil, false
 	}
 	if err != nil {
 		// Too large (or unreadable) to parse: a rewrite would drop it all.
@@ -156,14 +156,24 @@ func (s *Store) apply(c Change) applied {
 // errDirectory: the pane's file is a directory, which no write can replace.
 var errDirectory = errors.New("is a directory, not a file: move it away and the pane can save again")
 
+// notRegular is the refusal of a pane file that is not a regular file: a
+// directory no write can replace; a FIFO or a device, which is someone's
+// and is never read (opening a FIFO waits for a writer) nor replaced.
+func notRegular(m fs.FileMode) error {
+	if m.IsDir() {
+		return errDirectory
+	}
+	return fmt.Errorf("is %s, not a regular file: move it away and the pane can save again: %w", fsx.KindOf(m), fsx.ErrNotRegular)
+}
+
 // RemoveStaleTemps removes the temporary files of writes that a killed
 // process left beside the pane's file.
 func (s *Store) RemoveStaleTemps() { fsx.RemoveStaleTemps(s.path, time.Minute, time.Now()) }
 
 // commit applies a batch of changes under the file lock with one write.
 func (s *Store) commit(batch []*pendingChange) applied {
-	if info, err := os.Stat(s.path); err == nil && info.IsDir() {
-		return applied{err: fmt.Errorf("%s %w", s.path, errDirectory)}
+	if info, err := os.Stat(s.path); err == nil && !info.Mode().IsRegular() {
+		return applied{err: fmt.Errorf("%s %w", s.path, notRegular(info.Mode()))}
 	}
 	unlock, err := fsx.Lock(s.path + ".lock") // creates the directory too
 	if err != nil {
@@ -213,7 +223,9 @@ func keepCopy(path, keep string, data []byte) error {
 	if data != nil {
 		return fsx.WriteFileAtomic(keep, data)
 	}
-	src, err := os.Open(path)
+	// Only a regular file is copied: whatever took its place since it was
+	// looked at (a FIFO) is refused at once, never waited on.
+	src, err := fsx.OpenRegular(path)
 	if err != nil {
 		return err
 	}

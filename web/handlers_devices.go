@@ -181,6 +181,9 @@ func (s *Server) pairBase() (base, warning string) {
 
 // postDeviceRevoke is the pane's Revoke and notch-web devices revoke: the
 // device's cookie is refused from its next request, its open streams end.
+// A plainly local request may revoke any device; a paired device only
+// itself (security.ErrNotYours), so a stolen cookie cannot lock the
+// owner's other devices out — as it cannot pair others.
 func (s *Server) postDeviceRevoke(c echo.Context) error {
 	d, err := s.deviceStore()
 	if err != nil {
@@ -194,9 +197,22 @@ func (s *Server) postDeviceRevoke(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
-	dev, err := d.Revoke(ref)
-	if errors.Is(err, security.ErrNoDevice) {
+	by := ""
+	if !s.Locks.Local(c.Request()) {
+		me, ok := s.Locks.Device(c.Request())
+		if !ok { // past the gate, a request that is not local is a device's
+			return echo.NewHTTPError(http.StatusForbidden, security.ErrNotYours.Error())
+		}
+		by = me.ID
+	}
+	dev, err := d.RevokeAs(ref, by)
+	switch {
+	case errors.Is(err, security.ErrNoDevice):
 		return echo.NewHTTPError(http.StatusNotFound, "no paired device of that name or id")
+	case errors.Is(err, security.ErrNotYours):
+		return echo.NewHTTPError(http.StatusForbidden, err.Error())
+	case errors.Is(err, security.ErrAmbiguous):
+		return echo.NewHTTPError(http.StatusConflict, err.Error())
 	}
 	if err != nil {
 		return fail(http.StatusInternalServerError, "could not keep the revocation", err)

@@ -29,7 +29,8 @@
 // second install changes nothing; install then uninstall gives the file
 // back (except an empty "hooks" or event list of the user's, which goes).
 // The old file is copied to FILE.bak-<ms> before any write, the write is
-// atomic and keeps the file's mode, and a symlinked file is written
+// atomic and keeps the file's mode (a new file's is 0644 less the umask,
+// never widened past it), and a symlinked file is written
 // through the link. A file that does not parse, or whose shape is not the
 // documented one on the way to our entries, is refused untouched. file.go
 // is as careful as a text editor: the temporary file is created with the

@@ -215,9 +215,11 @@ func replace(path, real string, data []byte, was snapshot, raceAt func()) (err e
 			os.Remove(tmp.Name())
 		}
 	}()
-	// The umask may have narrowed the mode; set exactly the file's (never
-	// wider than it: the temporary file holds nothing yet).
-	if fi, err := tmp.Stat(); err == nil && fi.Mode().Perm() != was.mode {
+	// The umask may have narrowed the mode: an existing file's is set
+	// exactly (never wider than it: the temporary file holds nothing yet);
+	// a new file keeps what the umask left of 0644, as any file the user
+	// creates would (under umask 077: 0600), never widened past it.
+	if fi, err := tmp.Stat(); err == nil && was.exists && fi.Mode().Perm() != was.mode {
 		if err := tmp.Chmod(was.mode); err != nil {
 			return writeError(path, err)
 		}

@@ -15,7 +15,7 @@ import (
 // An agent that loads plugins from a folder (OpenCode) gets a file
 // notch-web owns whole (agent.Plugin) instead of entries in a settings
 // file. The same care applies: written atomically with a backup of the
-// old one, a new file 0644 and an old one's mode kept, written through a
+// old one, a new file 0644 less the umask and an old one's mode kept, written through a
 // symlink, and a save racing the write never lost (editFile). A file at
 // that path that is not notch-web's (its first line is not the marker) is
 // never overwritten nor removed.

@@ -54,3 +54,45 @@ func TestFIFORefused(t *testing.T) {
 		t.Error("the FIFO was replaced")
 	}
 }
+
+// A new settings file (or plugin) is created as any new file is under the
+// user's umask: 0644 less what the umask takes, never widened past it —
+// under umask 077 it is 0600, its new folder 0700. An existing file keeps
+// its own mode whatever the umask (TestModeKept).
+func TestNewFileRespectsTheUmask(t *testing.T) {
+	for _, c := range []struct {
+		umask         int
+		file, dirMode os.FileMode
+	}{
+		{0o077, 0o600, 0o700},
+		{0o027, 0o640, 0o750},
+		{0o022, 0o644, 0o755},
+	} {
+		for _, agent := range []string{ClaudeCode, Gemini, Codex, OpenCode} {
+			t.Run(agent+"/"+c.file.String(), func(t *testing.T) {
+				o := opts(t, agent)
+				old := syscall.Umask(c.umask)
+				res, err := Install(o)
+				syscall.Umask(old)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, ch := range res.Changes {
+					if !ch.Created {
+						continue
+					}
+					fi, err := os.Stat(ch.Path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if fi.Mode().Perm() != c.file {
+						t.Errorf("under umask %03o, %s is %v, want %v", c.umask, ch.Path, fi.Mode().Perm(), c.file)
+					}
+					if di, err := os.Stat(filepath.Dir(ch.Path)); err == nil && di.Mode().Perm() != c.dirMode {
+						t.Errorf("under umask %03o, its new folder is %v, want %v", c.umask, di.Mode().Perm(), c.dirMode)
+					}
+				}
+			})
+		}
+	}
+}

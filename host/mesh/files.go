@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/notch-web/notch-web/internal/fsx"
 )
 
 // Files under the mesh's folder of the DSH home
@@ -59,7 +61,7 @@ const maxFile = 4 << 20
 
 // readJSON decodes path into v; a missing file is os.ErrNotExist.
 func readJSON(path string, v any) error {
-	f, err := os.Open(path)
+	f, err := fsx.OpenRegular(path) // a FIFO there is refused, not waited on
 	if err != nil {
 		return err
 	}

@@ -297,12 +297,12 @@ func (s *Store) Export(ctx context.Context, w io.Writer, since time.Time, format
 			return err
 		}
 		if cw != nil {
-			head := []string{r.Machine, r.ID, r.Agent, r.Project, csvSafe(r.Title), stamp(r.StartedMs), stamp(r.EndedMs), r.Outcome}
+			head := []string{r.Machine, r.ID, r.Agent, r.Project, r.Title, stamp(r.StartedMs), stamp(r.EndedMs), r.Outcome}
 			if len(turns) == 0 {
-				cw.Write(append(head, "", "", "", "", "", "", "", costText(r.CostUSD)))
+				writeCSV(cw, append(head, "", "", "", "", "", "", "", costText(r.CostUSD)))
 			}
 			for _, t := range turns {
-				cw.Write(append(slices.Clone(head), strconv.Itoa(t.Seq), stamp(t.StartedMs), stamp(t.EndedMs), t.Outcome, toolsText(t.Tools),
+				writeCSV(cw, append(slices.Clone(head), strconv.Itoa(t.Seq), stamp(t.StartedMs), stamp(t.EndedMs), t.Outcome, toolsText(t.Tools),
 					strconv.Itoa(t.Errors), strconv.FormatInt(t.ContextTokens, 10), costText(t.CostUSD)))
 			}
 			continue
@@ -335,9 +335,24 @@ func (s *Store) Export(ctx context.Context, w io.Writer, since time.Time, format
 	return nil
 }
 
-// csvSafe keeps a cell from being read as a formula by a spreadsheet.
+// writeCSV writes one row of the export, every cell through csvSafe: a
+// machine, a session id, an agent, a project (a folder's name), a title,
+// an outcome, a tool is text from outside, and each is kept from being a
+// formula, not only the ones that look likely.
+func writeCSV(w *csv.Writer, cells []string) {
+	for i, c := range cells {
+		cells[i] = csvSafe(c)
+	}
+	w.Write(cells)
+}
+
+// csvSafe keeps a cell from being read as a formula by a spreadsheet: one
+// that begins with =, +, -, @, a tab or a carriage return (OWASP's "CSV
+// injection" list) is written after a ', which a spreadsheet reads as
+// "this is text". A lone "-" (the hub's own machine) is no formula, and
+// stays as it is.
 func csvSafe(v string) string {
-	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+	if v != "" && v != "-" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
 		return "'" + v
 	}
 	return v

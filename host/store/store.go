@@ -20,12 +20,15 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
+	"github.com/notch-web/notch-web/internal/fsx"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/internal/notify"
 )
@@ -79,6 +82,7 @@ type Store struct {
 	rows         map[turnKey]*sessionRow
 	changedTurns []changedTurn
 	events       []any                // this host's own events the batch took, as writeEvents' values
+	pending      []fact               // this host's own facts of batches the file refused for a while (keepForLater)
 	prepared     map[string]*sql.Stmt // the writer's statements, by query (prepare)
 	unprepared   []string             // queries the writer's transaction ran without one
 }
@@ -104,14 +108,22 @@ func Open(path string, o Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	// Created by hand so the mode is 0600 before SQLite writes a byte.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	// Created by hand so the mode is 0600 before SQLite writes a byte;
+	// opened without waiting, and refused unless it is a regular file (a
+	// FIFO there would hold the host's start).
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("opening the history: %w", err)
 	}
+	fi, err := f.Stat()
 	f.Close()
-	dsn := "file:" + path + "?_pragma=busy_timeout(2000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=auto_vacuum(2)&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("opening the history: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("opening the history: %s is %s: %w; move it away", path, fsx.KindOf(fi.Mode()), fsx.ErrNotRegular)
+	}
+	db, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +154,16 @@ func Open(path string, o Options) (*Store, error) {
 	s.rows = map[turnKey]*sessionRow{}
 	s.marked = s.oseq // kept once an event is given the next
 	return s, nil
+}
+
+// dsn is the driver's name of the file at path: a URI (SQLite's
+// file:PATH?QUERY) whose query sets the connection's options, with path's
+// own %, ? and # escaped, or SQLite would read a DSH home named "a?b" as
+// the file "a" and the query "b" (its options lost, the file elsewhere),
+// and "%41" as "A".
+func dsn(path string) string {
+	path = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	return "file:" + path + "?_pragma=busy_timeout(2000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=auto_vacuum(2)&_txlock=immediate"
 }
 
 // staleDays are the days whose totals wait for their rebuild (a host that

@@ -4,9 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"strings"
 	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/internal/logx"
@@ -107,10 +111,19 @@ func (s *Store) Run(ctx context.Context) error {
 	days := time.NewTimer(time.Hour)
 	days.Stop()
 	var since time.Time // the first write since the last rebuild
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
 	for {
+		if len(s.pending) > 0 {
+			retry.Reset(retryEvery)
+		}
 		var first fact
 		select {
 		case first = <-s.in:
+		case <-retry.C:
+			s.write(nil) // what the file refused, with nothing new to carry it
+			continue
 		case <-prune.C:
 			s.prune(ctx)
 			continue
@@ -120,9 +133,13 @@ func (s *Store) Run(ctx context.Context) error {
 			continue
 		case <-ctx.Done():
 			s.drain()
+			if len(s.pending) > 0 {
+				s.write(nil) // one more try as the host stops
+			}
 			s.writeDays()
 			return nil
 		}
+		retry.Stop()
 		batch := []fact{first}
 		timer := time.NewTimer(batchWait)
 	more:
@@ -205,8 +222,17 @@ func (s *Store) drain() {
 	}
 }
 
-// write applies a batch in one transaction.
+// retryEvery is how soon the writer tries again to write what a busy or
+// full file refused, when nothing new comes to carry it.
+const retryEvery = time.Second
+
+// write applies a batch in one transaction, after what earlier batches
+// could not write (pending).
 func (s *Store) write(batch []fact) {
+	if len(s.pending) > 0 {
+		batch = append(s.pending, batch...)
+		s.pending = nil
+	}
 	if n := s.dropped.Swap(0); n > 0 {
 		s.log.Warn("the history fell behind: facts were dropped", "log_type", logx.TypeHistory, slog.Group("data", "dropped", n))
 	}
@@ -243,6 +269,7 @@ func (s *Store) write(batch []fact) {
 	})
 	if err != nil {
 		s.forgetCache() // it may hold what was rolled back
+		s.keepForLater(batch, err)
 	} else {
 		s.marked = s.oseq
 	}
@@ -258,6 +285,53 @@ func (s *Store) write(batch []fact) {
 		}
 	}
 	s.changes.Notify()
+}
+
+// keepForLater keeps this host's own facts of a batch the file refused for
+// a while — locked by another program past the busy timeout, full, an I/O
+// error — to be written first by the next batch (or by the writer's retry),
+// so a session that starts meanwhile is late in the history, not lost. The
+// sequence numbers the batch gave are taken back (nothing committed them),
+// so its facts take the same again. At most queueLen facts wait: beyond
+// that the newest are dropped and counted, as a full queue's are. Another
+// machine's batch (its feed asks again from its mark) and a failure of the
+// facts themselves (which no retry would mend) are not kept.
+func (s *Store) keepForLater(batch []fact, err error) {
+	if !fileBusy(err) {
+		return
+	}
+	s.oseq = s.marked
+	for _, f := range batch {
+		if f.ev == nil && f.answer == nil && f.cost == nil {
+			continue
+		}
+		if len(s.pending) >= queueLen {
+			s.dropped.Add(1)
+			continue
+		}
+		if f.ev != nil && f.ev.Machine == Local {
+			f.ev.Seq = 0 // given again when it is written
+		}
+		s.pending = append(s.pending, f)
+	}
+}
+
+// fileBusy reports whether err is the file's state rather than the facts':
+// busy or locked (another program's transaction), full, an I/O error, or
+// the batch's own time running out while it waited.
+func fileBusy(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff { // the primary code of an extended one
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR:
+		return true
+	}
+	return false
 }
 
 func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {

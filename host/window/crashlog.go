@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/notch-web/notch-web/internal/fsx"
 )
 
 // crashTail is how much of window-crash.log's end is read: the file is
@@ -47,13 +49,13 @@ func writtenSince(path string, mark fileMark) bool {
 // crashLine returns the last line of the crash log, cleaned and capped, or
 // "" when there is none. It reads only the file's tail.
 func crashLine(path string) string {
-	f, err := os.Open(path)
+	f, err := fsx.OpenRegular(path) // a FIFO there is refused, not waited on
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
 	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() {
+	if err != nil {
 		return ""
 	}
 	off := max(info.Size()-crashTail, 0)

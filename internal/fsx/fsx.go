@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,6 +18,10 @@ import (
 
 // ErrTooLarge: ReadFileLimit refused a file larger than its limit.
 var ErrTooLarge = errors.New("too large")
+
+// ErrNotRegular: OpenRegular (and so ReadFileLimit) found something other
+// than a regular file at the path: a FIFO, a device, a socket, a directory.
+var ErrNotRegular = errors.New("not a regular file")
 
 // WriteFileAtomic replaces path with data so that a reader sees the old
 // file or the new one, never half of either: it writes a temporary file in
@@ -44,6 +49,14 @@ func WriteFilePrivate(path string, data []byte) error {
 // state.json's heartbeat, where an fsync every beat would only wear the disk.
 func WriteFileAtomicNoSync(path string, data []byte) error {
 	return writeFileAtomic(path, data, 0o644, false)
+}
+
+// WriteFilePrivateNoSync is WriteFileAtomicNoSync for a file only this
+// user may read (0600 from its first byte): one rewritten often that names
+// what is not everyone's business, such as live.json (each live row's
+// process, tmux pane and transcript path).
+func WriteFilePrivateNoSync(path string, data []byte) error {
+	return writeFileAtomic(path, data, 0o600, false)
 }
 
 func writeFileAtomic(path string, data []byte, perm os.FileMode, durable bool) error {
@@ -81,12 +94,57 @@ func RemoveStaleTemps(path string, olderThan time.Duration, now time.Time) {
 	}
 }
 
-// ReadFileLimit reads a whole file, refusing one larger than limit (with an
-// error wrapping ErrTooLarge) rather than reading it into memory. It opens
-// the file so as never to stand in the way of a writer's rename (see
-// openShared). A missing file is an error wrapping fs.ErrNotExist.
-func ReadFileLimit(path string, limit int64) ([]byte, error) {
+// OpenRegular opens a file for reading, refusing at once (an error wrapping
+// ErrNotRegular, naming path and what is there) anything but a regular
+// file: opening a FIFO for reading waits for a writer, forever if none
+// comes, and a device may never end. It opens without waiting (O_NONBLOCK)
+// and then looks at what it opened (fstat), so nothing put at path in
+// between is read instead. It opens the file so as never to stand in the
+// way of a writer's rename (see openShared). A missing file is an error
+// wrapping fs.ErrNotExist.
+func OpenRegular(path string) (*os.File, error) {
 	f, err := openShared(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("reading %s: %w", path, unwrapPath(err))
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("reading %s: %w (%s)", path, ErrNotRegular, KindOf(fi.Mode()))
+	}
+	return f, nil
+}
+
+// KindOf names what a file of mode m is, as a person says it: "a FIFO",
+// "a directory", "a device"…
+func KindOf(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file"
+}
+
+// ReadFileLimit reads a whole regular file (OpenRegular: anything else is
+// refused at once), refusing one larger than limit (with an error wrapping
+// ErrTooLarge) rather than reading it into memory. A missing file is an
+// error wrapping fs.ErrNotExist.
+func ReadFileLimit(path string, limit int64) ([]byte, error) {
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,10 @@
 
 package fsx
 
-import "os"
+import (
+	"os"
+	"syscall"
+)
 
 // syncDir makes a rename durable: on POSIX systems the directory entry is
 // only on disk once the directory itself is synced.
@@ -15,5 +18,9 @@ func syncDir(dir string) {
 	d.Close()
 }
 
-// openShared is os.Open: POSIX renames never wait for readers.
-func openShared(path string) (*os.File, error) { return os.Open(path) }
+// openShared opens path for reading (POSIX renames never wait for readers)
+// without waiting on it: a FIFO with no writer would block a plain open
+// forever (OpenRegular refuses it once open).
+func openShared(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}

@@ -55,23 +55,30 @@ type Info struct {
 type Table func(pid int) (Info, error)
 
 // maxDepth bounds how far Agent walks up: a hook is a child or grandchild
-// of its agent, a few shells deep at most.
-const maxDepth = 8
+// of its agent, a few shells and wrappers deep at most.
+const maxDepth = 12
 
 // shells are the programs that stand between an agent and its hook
-// command (a hook's command line is run by a shell) and are never the
-// agent itself.
+// command and are never the agent itself: the shells that run a hook's
+// command line, and the wrappers such a line may put before notch-web
+// (`timeout 5 notch-web hook …`) that run it as their child and end with
+// it. A wrapper that executes its command instead (nice, nohup, stdbuf,
+// env, ionice, chrt, taskset) is not in the chain at all; it is listed
+// for the platforms and versions that fork.
 var shells = map[string]bool{
 	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true,
 	"fish": true, "tcsh": true, "csh": true, "busybox": true, "env": true,
+	"timeout": true, "gtimeout": true, "flock": true, "time": true, "sudo": true, "doas": true,
+	"xargs": true, "setsid": true, "nice": true, "nohup": true, "stdbuf": true, "ionice": true,
+	"chrt": true, "taskset": true, "caffeinate": true, "unbuffer": true, "expect": true,
 }
 
-// IsShell reports whether a program name is a shell (or env) that a hook
-// command may run under.
+// IsShell reports whether a program name is a shell (or env, or a wrapper
+// such as timeout) that a hook command may run under.
 func IsShell(name string) bool { return shells[strings.TrimPrefix(name, "-")] }
 
 // Agent is the process a hook runs for: the first ancestor of the process
-// parent (itself included) that is not a shell, in boot. A chain that
+// parent (itself included) that is not a shell nor a wrapper, in boot. A chain that
 // reaches PID 1, goes deeper than maxDepth or cannot be read names no
 // agent (ErrNoProcess).
 func Agent(t Table, parent int, boot string) (ID, error) {

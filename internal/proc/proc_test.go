@@ -94,6 +94,32 @@ func TestAgent(t *testing.T) {
 			parent: 903, want: 901,
 		},
 		{
+			// A hook command under a wrapper that is not a shell, as an
+			// agent's settings may write it: timeout forks the hook and
+			// ends with it, so it is never the agent.
+			name: "timeout 5 notch-web hook, run by the agent's shell",
+			tree: tree{
+				700: {PID: 700, PPID: 699, Name: "timeout", Start: 30},
+				699: {PID: 699, PPID: 698, Name: "sh", Start: 29},
+				698: {PID: 698, PPID: 50, Name: "claude", Start: 20},
+			},
+			parent: 700, want: 698,
+		},
+		{
+			name: "wrappers on wrappers: flock, time, sudo, xargs, gtimeout, setsid",
+			tree: tree{
+				810: {PID: 810, PPID: 809, Name: "flock", Start: 40},
+				809: {PID: 809, PPID: 808, Name: "time", Start: 39},
+				808: {PID: 808, PPID: 807, Name: "sudo", Start: 38},
+				807: {PID: 807, PPID: 806, Name: "xargs", Start: 37},
+				806: {PID: 806, PPID: 805, Name: "gtimeout", Start: 36},
+				805: {PID: 805, PPID: 804, Name: "setsid", Start: 35},
+				804: {PID: 804, PPID: 800, Name: "zsh", Start: 34},
+				800: {PID: 800, PPID: 50, Name: "codex", Start: 30},
+			},
+			parent: 810, want: 800,
+		},
+		{
 			name: "only shells up to init",
 			tree: tree{
 				5: {PID: 5, PPID: 4, Name: "sh", Start: 1},

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Slack is the timer slack Relax gives the process.
@@ -38,7 +39,10 @@ var ErrEnv = errors.New("the one value it takes is off (keep the kernel's timer 
 
 // again marks the program executed again by Relax, with the slack it was
 // started with; the new program keeps that (given) and removes the mark at
-// once, so that nothing it starts inherits it.
+// once, so that nothing it starts inherits it. A mark is taken only as
+// Relax writes it (parseGiven) and only by a program already at Slack: one
+// set by whoever started notch-web neither skips the slack nor gives what
+// notch-web starts a slack of its choosing.
 const again = "NOTCH_WEB_TIMER_SLACK_GIVEN"
 
 // given is the slack in nanoseconds the program was started with, when
@@ -56,8 +60,16 @@ var given int64
 // again; the program then carries on at the slack it has.
 func Relax(getenv func(string) string, unsetenv func(string) error) error {
 	if v := getenv(again); v != "" {
-		given = parseGiven(v)
-		return unsetenv(again)
+		if err := unsetenv(again); err != nil {
+			return err
+		}
+		// Relax's own mark, in a program that has the slack Relax set:
+		// executed again. Any other (a caller's, garbage, a slack of
+		// seconds) is no mark, and the program relaxes as without it.
+		if g, ok := parseGiven(v); ok && Current() >= Slack.Nanoseconds() {
+			given = g
+			return nil
+		}
 	}
 	off, err := parseEnv(getenv(Env))
 	if err != nil || off {
@@ -74,15 +86,33 @@ func parseEnv(v string) (off bool, err error) {
 	case "off":
 		return true, nil
 	}
-	return false, fmt.Errorf("%s=%q: %w", Env, v, ErrEnv)
+	return false, fmt.Errorf("%s=%s: %w", Env, quoteBounded(v), ErrEnv)
 }
 
-// parseGiven reads the mark's slack: a positive count of nanoseconds, or 0
-// for anything else (a mark not of Relax's making is ignored).
-func parseGiven(v string) int64 {
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n <= 0 {
-		return 0
+// maxQuoted bounds the part of a refused value its one error line quotes.
+const maxQuoted = 40
+
+// quoteBounded quotes v on one line, its first maxQuoted bytes (cut at a
+// character) and how many more there were.
+func quoteBounded(v string) string {
+	if len(v) <= maxQuoted {
+		return strconv.Quote(v)
 	}
-	return n
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes more)", strconv.Quote(v[:cut]), len(v)-cut)
+}
+
+// parseGiven reads the mark's slack as Relax writes it: a count of
+// nanoseconds in plain digits, above 0 and below Slack (Relax executes the
+// program again only from a slack below it). Anything else is not Relax's
+// mark: 0, false.
+func parseGiven(v string) (int64, bool) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 || n >= Slack.Nanoseconds() || strconv.FormatInt(n, 10) != v {
+		return 0, false
+	}
+	return n, true
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // child, in the environment, makes this test binary a program that relaxes
@@ -166,4 +168,56 @@ func mySlack(t *testing.T) int64 {
 		t.Skip("this kernel has no timer slack to read")
 	}
 	return n
+}
+
+// The program executed again removes the mark at once, and does not
+// execute itself again: its slack is Relax's already.
+func TestRelaxAgainUnsetsTheMark(t *testing.T) {
+	defer func() { given = 0 }()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	was := Current()
+	if was < 0 {
+		t.Skip("this kernel has no timer slack to read")
+	}
+	// As the program executed again finds it: the slack Relax set.
+	if err := unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(Slack.Nanoseconds()), 0, 0, 0); err != nil {
+		t.Skipf("the slack cannot be set here: %v", err)
+	}
+	defer unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(was), 0, 0, 0)
+	env := map[string]string{again: "50000", Env: "nonsense"}
+	err := Relax(func(k string) string { return env[k] }, func(k string) error { delete(env, k); return nil })
+	if err != nil || env[again] != "" {
+		t.Fatalf("Relax after a re-execution = %v, mark %q; want nil and no mark", err, env[again])
+	}
+	if given != 50000 {
+		t.Errorf("the slack it was given: %d, want 50000", given)
+	}
+}
+
+// A mark Relax did not make — set by whoever started notch-web, garbage,
+// a slack of seconds — is no mark: the program relaxes as it would
+// without it, and what it starts gets the slack it was really started
+// with, never the mark's.
+func TestRelaxIgnoresAMarkNotItsOwn(t *testing.T) {
+	mine := mySlack(t)
+	if mine >= Slack.Nanoseconds() {
+		t.Skipf("this test runs at a slack of %d ns already", mine)
+	}
+	for _, mark := range []string{"a\nbc", "5000000000", "50000", "0", "-1", strings.Repeat("9", 100)} {
+		t.Run(strconv.Quote(mark), func(t *testing.T) {
+			r := runChild(t, again+"="+mark)
+			if r.err != "<nil>" || r.mark != `""` {
+				t.Fatalf("Relax = %s, mark left %s", r.err, r.mark)
+			}
+			for tid, ns := range r.slacks {
+				if ns < Slack.Nanoseconds() {
+					t.Errorf("thread %s: slack %d ns, want at least %d (the mark %q skipped the slack)", tid, ns, Slack.Nanoseconds(), mark)
+				}
+			}
+			if want := fmt.Sprintf("%d <nil>", mine); r.started != want {
+				t.Errorf("a program the relaxed one started: slack %q, want %q (the one it was given, not the mark's)", r.started, want)
+			}
+		})
+	}
 }
