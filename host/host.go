@@ -74,6 +74,9 @@ type Host struct {
 	// reconcileRows are the restored rows whose agents' files say whether
 	// a turn ended while the host was down (live.go).
 	reconcileRows []string
+	// restored: rows came back from the last state.json, to be reconciled
+	// with their agents as Run starts (restoreLive).
+	restored bool
 	log           *slog.Logger
 
 	readyOnce sync.Once
@@ -166,6 +169,10 @@ func (h *Host) Run(ctx context.Context) error {
 		}
 		g.Go(func() error { return f.Run(ctx) })
 		return g.Wait()
+	}
+	if h.restored {
+		h.restored = false
+		h.reconcileRows = h.restoreLive(time.Now())
 	}
 	notify := make(chan struct{}, 1)
 	g.Go(func() error { h.mergeChanges(ctx, notify); return nil })

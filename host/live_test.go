@@ -84,6 +84,12 @@ func FuzzParseLive(f *testing.F) {
 // liveHost is a host over home's files, started; stop ends it and waits.
 func liveHost(t *testing.T, home string) (h *Host, logs *lockedWriter, stop func()) {
 	t.Helper()
+	return liveHostWith(t, home, nil)
+}
+
+// liveHostWith is liveHost with rec as the board's recorder (nil: none).
+func liveHostWith(t *testing.T, home string, rec Recorder) (h *Host, logs *lockedWriter, stop func()) {
+	t.Helper()
 	logs = &lockedWriter{b: &strings.Builder{}}
 	svc := settings.NewService(settings.Options{PanePath: filepath.Join(home, "settings.json")})
 	h = New(Config{
@@ -91,6 +97,9 @@ func liveHost(t *testing.T, home string) (h *Host, logs *lockedWriter, stop func
 		ManualPath: filepath.Join(home, "manual.json"),
 		Log:        slog.New(slog.NewJSONHandler(logs, nil)),
 	}, svc)
+	if rec != nil {
+		h.Board().SetRecorder(rec)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { h.Run(ctx); close(done) }()

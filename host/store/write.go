@@ -391,8 +391,10 @@ func (s *Store) applyEvent(ctx context.Context, tx dbtx, e *Event) error {
 			}
 			s.touch(e.At)
 		}
+		// A session's first end is its end: a second (a restarted host's
+		// word on a session that had ended) rewrites no time of it.
 		if e.Type == state.TypeSessionEnded {
-			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_ms = ?, outcome = ? WHERE machine = ? AND id = ?`, e.At, outcomeOf(e.Outcome), e.Machine, e.Session); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_ms = ?, outcome = ? WHERE machine = ? AND id = ? AND ended_ms = 0`, e.At, outcomeOf(e.Outcome), e.Machine, e.Session); err != nil {
 				return err
 			}
 		}
