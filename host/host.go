@@ -77,7 +77,7 @@ type Host struct {
 	// restored: rows came back from the last state.json, to be reconciled
 	// with their agents as Run starts (restoreLive).
 	restored bool
-	log           *slog.Logger
+	log      *slog.Logger
 
 	readyOnce sync.Once
 	ready     chan struct{} // closed after the first state.json is written

@@ -1,6 +1,10 @@
 package host
 
 import (
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -170,5 +174,67 @@ func TestTheHistoryIsToldTheBoardsVerdict(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A restarted host reconciles OpenCode's and Copilot CLI's rows as it does
+// every agent's: a turn that ended while it was down (no hook said so) is
+// ended within 5 s, from the agent's own files — OpenCode's database, and
+// Copilot's session file, found by the session's id (no hook named it in
+// a first turn).
+func TestRestartReconcilesEveryAgent(t *testing.T) {
+	data, copilotHome := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_DATA_HOME", data)
+	t.Setenv("COPILOT_HOME", copilotHome)
+	const oc, cp = "ses_restart1", "5b36f456-ace9-4b68-87a8-490269eaf938"
+	home := t.TempDir()
+	_, ocProc := agentChild(t)
+	_, cpProc := agentChild(t)
+	h1, _, stop1 := liveHost(t, home)
+	send := func(agent string, id proc.ID, body string) {
+		t.Helper()
+		if _, err := h1.HookFrom(agent, []byte(body), time.Now(), Origin{Proc: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send("opencode", ocProc, `{"hook_event_name":"session.created","session_id":"`+oc+`","parent_id":"","cwd":"/src/a","properties":{"title":"x"}}`)
+	send("opencode", ocProc, `{"hook_event_name":"session.status","session_id":"`+oc+`","parent_id":"","cwd":"/src/a","properties":{"status":{"type":"busy"}}}`)
+	send("copilot", cpProc, `{"hook_event_name":"SessionStart","session_id":"`+cp+`","cwd":"/src/a","source":"new"}`)
+	send("copilot", cpProc, `{"hook_event_name":"UserPromptSubmit","session_id":"`+cp+`","cwd":"/src/a","prompt":"go"}`)
+	rowIs(t, h1, oc, state.StatusWorking)
+	rowIs(t, h1, cp, state.StatusWorking)
+	writtenLive(t, home, oc, ocProc)
+	writtenLive(t, home, cp, cpProc)
+	stop1()
+
+	// The turns end while the host is down: each agent writes it down.
+	done := time.Now().Add(time.Second).UnixMilli()
+	os.MkdirAll(filepath.Join(data, "opencode"), 0o700)
+	db, err := sql.Open("sqlite", filepath.Join(data, "opencode", "opencode.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"CREATE TABLE `message` (`id` text PRIMARY KEY, `session_id` text NOT NULL, `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL)",
+		fmt.Sprintf(`INSERT INTO message VALUES ('msg_1', '%s', 1, 1, '{"role":"user","time":{"created":1}}')`, oc),
+		fmt.Sprintf(`INSERT INTO message VALUES ('msg_2', '%s', 2, 2, '{"role":"assistant","time":{"created":2,"completed":%d},"finish":"stop"}')`, oc, done),
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	dir := filepath.Join(copilotHome, "session-state", cp)
+	os.MkdirAll(dir, 0o700)
+	stamp := time.UnixMilli(done).UTC().Format(time.RFC3339Nano)
+	os.WriteFile(filepath.Join(dir, "events.jsonl"), []byte(`{"type":"user.message","data":{},"timestamp":"`+stamp+`"}`+"\n"+
+		`{"type":"hook.start","data":{"hookType":"agentStop"},"timestamp":"`+stamp+`"}`+"\n"), 0o600)
+
+	restarted := time.Now()
+	h2, _, _ := liveHost(t, home)
+	rowIs(t, h2, oc, state.StatusDone)
+	rowIs(t, h2, cp, state.StatusDone)
+	if d := time.Since(restarted); d > reconcileWindow {
+		t.Errorf("done %v after the restart, want within %v", d, reconcileWindow)
 	}
 }

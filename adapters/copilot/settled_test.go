@@ -90,3 +90,25 @@ func TestSettledFindsTheSessionFile(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSettled: a session file is the agent's, outside input.
+func FuzzSettled(f *testing.F) {
+	for _, seed := range []string{
+		`{"type":"hook.start","data":{"hookType":"agentStop"},"timestamp":"2026-12-07T12:51:10.496Z"}` + "\n", // the Stop's record
+		`{"type":"abort","data":{"reason":"user_initiated"},"timestamp":"2026-12-07T12:51:10Z"}` + "\n",        // interrupted
+		`{"type":"session.error","data":{},"timestamp":"x"}` + "\n",                                            // a bad time
+		`{"type":"user.message","data":[]}` + "\n",                                                             // a wrong type
+		"{\"type\"\n\n", "",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p := filepath.Join(t.TempDir(), "events.jsonl")
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if o, ok := Settled("s", p, time.Time{}); ok != (o != "") || (ok && o != state.OutcomeCompleted && o != state.OutcomeError) {
+			t.Fatalf("Settled = %q, %v", o, ok)
+		}
+	})
+}
