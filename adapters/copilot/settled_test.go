@@ -95,9 +95,9 @@ func TestSettledFindsTheSessionFile(t *testing.T) {
 func FuzzSettled(f *testing.F) {
 	for _, seed := range []string{
 		`{"type":"hook.start","data":{"hookType":"agentStop"},"timestamp":"2026-12-07T12:51:10.496Z"}` + "\n", // the Stop's record
-		`{"type":"abort","data":{"reason":"user_initiated"},"timestamp":"2026-12-07T12:51:10Z"}` + "\n",        // interrupted
-		`{"type":"session.error","data":{},"timestamp":"x"}` + "\n",                                            // a bad time
-		`{"type":"user.message","data":[]}` + "\n",                                                             // a wrong type
+		`{"type":"abort","data":{"reason":"user_initiated"},"timestamp":"2026-12-07T12:51:10Z"}` + "\n",       // interrupted
+		`{"type":"session.error","data":{},"timestamp":"x"}` + "\n",                                           // a bad time
+		`{"type":"user.message","data":[]}` + "\n",                                                            // a wrong type
 		"{\"type\"\n\n", "",
 	} {
 		f.Add(seed)

@@ -120,7 +120,7 @@ func FuzzSettledBy(f *testing.F) {
 		realPrompt,    // the prompt
 		`{"role":"assistant","time":{"completed":1},"error":{"name":"MessageAbortedError"}}`, // interrupted
 		`{"role":"assistant","time":{"completed":-1},"finish":"tool-calls"}`,                 // out of range
-		`{"role":"assistant","time":{"completed":"x"}}`,                                     // a wrong type
+		`{"role":"assistant","time":{"completed":"x"}}`,                                      // a wrong type
 		`null`, `[]`, ``,
 	} {
 		f.Add([]byte(seed))
