@@ -256,9 +256,10 @@ func (b *Board) setTokens(session string, tokens int64, now time.Time) {
 // the history agree.
 func (b *Board) applyLocked(evs ...state.Event) ([]string, error) {
 	open := b.openSubagentsLocked(evs)
+	kept := b.movingLocked(evs)
 	warns, err := b.fold.Apply(evs...)
 	if err == nil {
-		evs = b.verdictsLocked(evs, open)
+		evs = b.verdictsLocked(kept, open)
 		for _, ev := range evs {
 			if ev.Type == state.TypeSessionEnded || ev.Type == state.TypeSessionOpened {
 				b.factsVersion.Add(1) // the sidecar keeps which sessions ended (live.go)
@@ -270,6 +271,42 @@ func (b *Board) applyLocked(evs ...state.Event) ([]string, error) {
 		b.pruneLocked()
 	}
 	return warns, err
+}
+
+// movingLocked is evs without those the fold will ignore because their
+// row's session has ended (a late hook: state's afterEnd), for the
+// histories: what did not move the board is no news of the session. The
+// caller holds b.mu, before the fold takes evs.
+func (b *Board) movingLocked(evs []state.Event) []state.Event {
+	ended := map[string]bool{}
+	var out []state.Event // nil until one is left out
+	for i, ev := range evs {
+		was, seen := ended[ev.Session]
+		if !seen {
+			was = b.fold.Ended(ev.Session)
+		}
+		ignored := false
+		switch ev.Type {
+		case state.TypeSessionOpened:
+			was = false
+		case state.TypeSessionEnded:
+			was = true
+		case state.TypeSessionTitled, state.TypeContextTokens, state.TypeSessionFinished:
+		default:
+			ignored = was
+		}
+		ended[ev.Session] = was
+		switch {
+		case ignored && out == nil:
+			out = append(make([]state.Event, 0, len(evs)), evs[:i]...)
+		case !ignored && out != nil:
+			out = append(out, ev)
+		}
+	}
+	if out == nil {
+		return evs
+	}
+	return out
 }
 
 // openSubagentsLocked are the subagent rows that a session.ended among
@@ -406,7 +443,7 @@ func (b *Board) cancelledNotFailed(id string, since int64, now time.Time) {
 	}
 	evs := []state.Event{{Type: state.TypeTurnEnded, Session: id, Outcome: state.OutcomeCompleted}}
 	state.Stamp(evs, now)
-	_, err := b.fold.Apply(evs...)
+	_, err := b.applyLocked(evs...) // the history's turn says done too
 	b.mu.Unlock()
 	if err == nil {
 		b.changed()

@@ -128,6 +128,16 @@ func writtenLive(t *testing.T, home, row string, id proc.ID) {
 	})
 }
 
+// watching waits until h watches process id.
+func watching(t *testing.T, h *Host, id proc.ID) {
+	t.Helper()
+	waitfor.Until(t, "the host to watch the agent", func() bool {
+		h.procs.mu.Lock()
+		defer h.procs.mu.Unlock()
+		return h.procs.byID[id] != nil
+	})
+}
+
 // rowIs waits for row to be status on h.
 func rowIs(t *testing.T, h *Host, row, status string) state.Session {
 	t.Helper()
@@ -245,7 +255,8 @@ func TestStopWritesTheLastFacts(t *testing.T) {
 	if live, err := parseLive(b); err != nil || live["s1"].proc != id {
 		t.Fatalf("live.json after a stop right after the hook: %s (%v)", b, err)
 	}
-	_, logs, _ := liveHost(t, home)
+	h2, logs, _ := liveHost(t, home)
+	watching(t, h2, id) // the restored row met its agent (Run's restoreLive)
 	agent.Process.Kill()
 	waitfor.Until(t, "the restarted host to see the agent end", func() bool { return strings.Contains(logs.String(), "agents-notch.process.v1") })
 }

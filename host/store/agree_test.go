@@ -100,6 +100,10 @@ func TestTheHistoryAgreesWithTheBoard(t *testing.T) {
 		{"a second end moves nothing", []state.Event{e(0, state.TypeSessionOpened, "a"), e(s, state.TypeTurnStarted, "a"),
 			e(2*s, state.TypeTurnEnded, "a", out(state.OutcomeCompleted)), e(3*s, state.TypeSessionEnded, "a"), e(3*m, state.TypeSessionEnded, "a")},
 			map[string]int64{"a": at(3 * s)}},
+		{"a failure that was a cancel", []state.Event{e(0, state.TypeSessionOpened, "a"), e(s, state.TypeTurnStarted, "a"),
+			e(2*s, state.TypeTurnEnded, "a", out(state.OutcomeError)), e(3*s, state.TypeTurnEnded, "a", out(state.OutcomeCompleted))}, nil},
+		{"a late hook after the end", []state.Event{e(0, state.TypeSessionOpened, "a"), e(s, state.TypeTurnStarted, "a"),
+			e(2*s, state.TypeSessionEnded, "a"), e(3*s, state.TypeTurnEnded, "a", out(state.OutcomeCompleted))}, nil},
 		{"ended, opened again, working", []state.Event{e(0, state.TypeSessionOpened, "a"), e(s, state.TypeTurnStarted, "a"),
 			e(2*s, state.TypeSessionEnded, "a"), e(m, state.TypeSessionOpened, "a"), e(m+s, state.TypeTurnStarted, "a")}, nil},
 	} {

@@ -390,6 +390,14 @@ func (s *Store) applyEvent(ctx context.Context, tx dbtx, e *Event) error {
 				return err
 			}
 			s.touch(e.At)
+		} else if t != nil && e.Type == state.TypeTurnEnded {
+			// The board changed its mind on an ended turn (a failure that
+			// was the human's cancel): the turn's verdict follows, its
+			// time stays.
+			if _, err := tx.ExecContext(ctx, `UPDATE turns SET outcome = ? WHERE machine = ? AND session = ? AND seq = ? AND ended_ms != 0 AND outcome != ?`,
+				outcomeOf(e.Outcome), e.Machine, e.Session, t.seq, outcomeOf(e.Outcome)); err != nil {
+				return err
+			}
 		}
 		// A session's first end is its end: a second (a restarted host's
 		// word on a session that had ended) rewrites no time of it.
