@@ -122,6 +122,20 @@ func TestTheHistoryAgreesWithTheBoard(t *testing.T) {
 			if err := agrees(context.Background(), doc, st); err != nil {
 				t.Error(err)
 			}
+			// An ended session's bands end with it: the day's picture
+			// draws none of it past its end (nor to now, nor to a restart).
+			list, _, _ := st.Sessions(context.Background(), Query{Limit: 10})
+			spans, err := st.Day(context.Background(), day0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range list {
+				for _, p := range spans {
+					if p.Session == x.ID && x.EndedMs != 0 && p.ToMs > x.EndedMs {
+						t.Errorf("%s: a %s band to %d, past the session's end at %d", x.ID, p.Status, p.ToMs, x.EndedMs)
+					}
+				}
+			}
 			for id, want := range c.ended {
 				list, _, _ := st.Sessions(context.Background(), Query{Limit: 10})
 				for _, x := range list {

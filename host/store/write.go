@@ -402,9 +402,19 @@ func (s *Store) applyEvent(ctx context.Context, tx dbtx, e *Event) error {
 		// A session's first end is its end: a second (a restarted host's
 		// word on a session that had ended) rewrites no time of it.
 		if e.Type == state.TypeSessionEnded {
-			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_ms = ?, outcome = ? WHERE machine = ? AND id = ? AND ended_ms = 0`, e.At, outcomeOf(e.Outcome), e.Machine, e.Session); err != nil {
+			res, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_ms = ?, outcome = ? WHERE machine = ? AND id = ? AND ended_ms = 0`, e.At, outcomeOf(e.Outcome), e.Machine, e.Session)
+			if err != nil {
 				return err
 			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				// The session is over: its last band (its verdict) ends
+				// with it, not at now nor at a later restart.
+				if err := s.span(ctx, tx, e); err != nil {
+					return err
+				}
+				return s.closeSpans(ctx, tx, e.Machine, e.Session, e.At)
+			}
+			return nil // it had ended: a second end moves no band
 		}
 	case state.TypeSessionFinished:
 		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_ms = ?, outcome = CASE WHEN outcome = '' THEN 'ended' ELSE outcome END WHERE machine = ? AND id = ? AND ended_ms = 0`, e.At, e.Machine, e.Session); err != nil {
