@@ -123,6 +123,7 @@ var lifecycleCopilot = lifecycleAgent{
 // (no hook fires) settles the row error, from the process the hooks named.
 func TestCopilotLifecycle(t *testing.T) {
 	t.Run("kill_mid_turn", func(t *testing.T) { killMidTurn(t, lifecycleCopilot) })
+	t.Run("restart_while_turn_ends", func(t *testing.T) { restartWhileTurnEnds(t, lifecycleCopilot) })
 }
 
 // TestCopilotReply types a two-line reply from the board into a done

@@ -211,6 +211,9 @@ func (r *run) startHostAt(addr, logName string) {
 		_ = cmd.Wait()
 		logf.Close()
 	})
+	// Registered after the stop, so it runs before it: after the
+	// scenario, the history must say what the board does.
+	t.Cleanup(func() { r.historyAgrees("after the scenario (" + logName + ")") })
 	lines := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)

@@ -408,6 +408,7 @@ func restartWhileTurnEnds(t *testing.T, a lifecycleAgent) {
 		t.Logf("(the restarted host logged no reconcile of the turn)")
 	}
 	r.holdBoard("after the restart", 2*time.Second, oneMain(state.StatusDone))
+	r.historyAgrees("after the restart")
 	// The restarted host watches the agent again: its end is seen.
 	pid := a.agent(r, tm)
 	at = r.kill9(a.name+"'s process after the restart", pid)

@@ -17,7 +17,7 @@ import (
 func openCodeTUI(r *run) *term {
 	r.t.Helper()
 	tm := r.tmux(opencodeEnv(), "opencode")
-	tm.waitScreen("OpenCode starts", 90*time.Second, shows("Ask anything"))
+	tm.waitScreen("OpenCode starts", 180*time.Second, shows("Ask anything"))
 	return tm
 }
 
@@ -142,4 +142,5 @@ func TestLifecycleOpenCode(t *testing.T) {
 	a := lifecycleOpenCode
 	t.Run("kill_mid_turn", func(t *testing.T) { t.Parallel(); killMidTurn(t, a) })
 	t.Run("kill_at_permission", func(t *testing.T) { t.Parallel(); killAtAsk(t, a, "Permission required", false) })
+	t.Run("restart_while_turn_ends", func(t *testing.T) { restartWhileTurnEnds(t, a) })
 }

@@ -251,15 +251,127 @@ func (b *Board) setTokens(session string, tokens int64, now time.Time) {
 }
 
 // applyLocked applies events to the fold and forgets what was kept beside
-// the rows that went; the caller holds b.mu.
+// the rows that went; the caller holds b.mu. The histories get each
+// session.ended with the fold's verdict (verdictsLocked): the board and
+// the history agree.
 func (b *Board) applyLocked(evs ...state.Event) ([]string, error) {
+	open := b.openSubagentsLocked(evs)
+	kept := b.movingLocked(evs)
 	warns, err := b.fold.Apply(evs...)
 	if err == nil {
+		evs = b.verdictsLocked(kept, open)
+		for _, ev := range evs {
+			if ev.Type == state.TypeSessionEnded || ev.Type == state.TypeSessionOpened {
+				b.factsVersion.Add(1) // the sidecar keeps which sessions ended (live.go)
+				break
+			}
+		}
 		b.recordLocked(evs)
 		b.recordToLocked(evs)
 		b.pruneLocked()
 	}
 	return warns, err
+}
+
+// movingLocked is evs without those the fold will ignore because their
+// row's session has ended (a late hook: state's afterEnd), for the
+// histories: what did not move the board is no news of the session. The
+// caller holds b.mu, before the fold takes evs.
+func (b *Board) movingLocked(evs []state.Event) []state.Event {
+	ended := map[string]bool{}
+	var out []state.Event // nil until one is left out
+	for i, ev := range evs {
+		was, seen := ended[ev.Session]
+		if !seen {
+			was = b.fold.Ended(ev.Session)
+		}
+		ignored := false
+		switch ev.Type {
+		case state.TypeSessionOpened:
+			was = false
+		case state.TypeSessionEnded:
+			was = true
+		case state.TypeSessionTitled, state.TypeContextTokens, state.TypeSessionFinished:
+		default:
+			ignored = was
+		}
+		ended[ev.Session] = was
+		switch {
+		case ignored && out == nil:
+			out = append(make([]state.Event, 0, len(evs)), evs[:i]...)
+		case !ignored && out != nil:
+			out = append(out, ev)
+		}
+	}
+	if out == nil {
+		return evs
+	}
+	return out
+}
+
+// openSubagentsLocked are the subagent rows that a session.ended among
+// evs settles with its session, as the fold holds them before it applies
+// evs: those not ended yet. The caller holds b.mu.
+func (b *Board) openSubagentsLocked(evs []state.Event) map[string][]string {
+	var out map[string][]string
+	for _, ev := range evs {
+		if ev.Type != state.TypeSessionEnded || b.fold.Ended(ev.Session) {
+			continue
+		}
+		for _, id := range b.fold.IDs() {
+			if s, ok := b.fold.Session(id); ok && s.ParentSession == ev.Session && s.Origin == state.OriginSubagent && !b.fold.Ended(id) {
+				if out == nil {
+					out = map[string][]string{}
+				}
+				out[ev.Session] = append(out[ev.Session], id)
+			}
+		}
+	}
+	return out
+}
+
+// verdictsLocked is evs as the histories keep them: a session.ended that
+// says no outcome says the fold's — error when the row settled error (a
+// turn was still open, or the last one had failed), else completed — and
+// is followed by one for each subagent row it settled (open), with that
+// row's. The fold decides how a session ended; a history never guesses
+// it from the event alone. The caller holds b.mu, after the fold took evs.
+func (b *Board) verdictsLocked(evs []state.Event, open map[string][]string) []state.Event {
+	var out []state.Event
+	for i, ev := range evs {
+		if ev.Type != state.TypeSessionEnded {
+			if out != nil {
+				out = append(out, ev)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]state.Event, 0, len(evs)+len(open[ev.Session])), evs[:i]...)
+		}
+		ev.Outcome = b.verdictLocked(ev.Session, ev.Outcome)
+		out = append(out, ev)
+		for _, sub := range open[ev.Session] {
+			if b.fold.Ended(sub) {
+				out = append(out, state.Event{Type: state.TypeSessionEnded, Session: sub, At: ev.At, Outcome: b.verdictLocked(sub, "")})
+			}
+		}
+	}
+	if out == nil {
+		return evs
+	}
+	return out
+}
+
+// verdictLocked is how a row the fold has just ended ended, in
+// session.ended's words.
+func (b *Board) verdictLocked(id, said string) string {
+	if said != "" {
+		return said
+	}
+	if s, ok := b.fold.Session(id); ok && s.Status == state.StatusError {
+		return state.OutcomeError
+	}
+	return state.OutcomeCompleted
 }
 
 // restore refills the fold from a document (see state.Fold.Restore).
@@ -331,7 +443,7 @@ func (b *Board) cancelledNotFailed(id string, since int64, now time.Time) {
 	}
 	evs := []state.Event{{Type: state.TypeTurnEnded, Session: id, Outcome: state.OutcomeCompleted}}
 	state.Stamp(evs, now)
-	_, err := b.fold.Apply(evs...)
+	_, err := b.applyLocked(evs...) // the history's turn says done too
 	b.mu.Unlock()
 	if err == nil {
 		b.changed()

@@ -95,11 +95,13 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, from
 		h.log.Warn("hook applied with a correction", "log_type", logx.TypeHooks, slog.Group("data", "agent", agent, "warning", w))
 	}
 	p, derr := hookjson.Decode(payload)
-	if row := whereRow(m); err == nil && derr == nil && row != "" {
-		h.noteOrigin(row, spec, m, p, from)
-	}
 	if m.Transcript.Path == "" && spec.SessionFile != nil && err == nil && derr == nil && p.AgentID == "" {
 		m.Transcript = sessionFile(spec, p.SessionID, m)
+	}
+	// (After the session file is found: the row's facts keep it, so a
+	// restarted host reads it too.)
+	if row := whereRow(m); err == nil && derr == nil && row != "" {
+		h.noteOrigin(row, spec, m, p, from)
 	}
 	if m.Window.Size > 0 {
 		h.board.setWindow(m.Window.Session, m.Window.Size)

@@ -78,7 +78,10 @@ type Host struct {
 	// reconcileRows are the restored rows whose agents' files say whether
 	// a turn ended while the host was down (live.go).
 	reconcileRows []string
-	log           *slog.Logger
+	// restored: rows came back from the last state.json, to be reconciled
+	// with their agents as Run starts (restoreLive).
+	restored bool
+	log      *slog.Logger
 
 	readyOnce sync.Once
 	ready     chan struct{} // closed after the first state.json is written
@@ -170,6 +173,10 @@ func (h *Host) Run(ctx context.Context) error {
 		}
 		logx.Go(g, h.log, func() error { return f.Run(ctx) })
 		return g.Wait()
+	}
+	if h.restored {
+		h.restored = false
+		h.reconcileRows = h.restoreLive(time.Now())
 	}
 	notify := make(chan struct{}, 1)
 	logx.Go(g, h.log, func() error { h.mergeChanges(ctx, notify); return nil })

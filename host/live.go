@@ -53,6 +53,9 @@ type liveRow struct {
 	Proc       string `json:"proc,omitempty"`  // proc.ID's header form
 	Where      string `json:"where,omitempty"` // terminal.Where's header form
 	Transcript string `json:"transcript,omitempty"`
+	// Ended: the row's session had ended (session.ended) — its history is
+	// final, and a restart adds nothing to it.
+	Ended bool `json:"ended,omitempty"`
 }
 
 // livePath is the sidecar beside state.json.
@@ -106,6 +109,7 @@ func parseLive(b []byte) (map[string]rowFacts, error) {
 			}
 			f.transcript = r.Transcript
 		}
+		f.ended = r.Ended
 		out[r.Session] = f
 	}
 	return out, nil
@@ -117,7 +121,8 @@ func (b *Board) liveDoc() []byte {
 	rows := make([]liveRow, 0, len(b.facts))
 	for id, f := range b.facts {
 		if b.fold.Has(id) {
-			rows = append(rows, liveRow{Session: id, Agent: f.agent, Proc: f.proc.Encode(), Where: f.where.Encode(), Transcript: f.transcript})
+			rows = append(rows, liveRow{Session: id, Agent: f.agent, Proc: f.proc.Encode(), Where: f.where.Encode(), Transcript: f.transcript,
+				Ended: b.fold.Ended(id)})
 		}
 	}
 	b.mu.Unlock()
@@ -166,11 +171,15 @@ func (h *Host) writeLive(ctx context.Context) {
 }
 
 // restoreLive gives the restored rows what the sidecar kept of them, and
-// reconciles each with its agent: a process that has ended (or is of
-// another boot: the machine restarted) settles its row now; one that runs
-// is watched; the transcripts are watched again. It returns the rows whose
-// agents' files are to be read for a turn that ended while the host was
-// down.
+// reconciles each with its agent: a row whose session had ended stays
+// ended, adding nothing to its history; a settled row whose process has
+// ended (or is of another boot: the machine restarted) ends as quietly,
+// at the last moment it was known to live (its history is final: a
+// restart rewrites no time of it, and logs nothing); a row in a turn
+// whose process has ended settles now (the process watch: an error, and
+// its record); one that runs is watched; the transcripts are watched
+// again. It returns the rows whose agents' files are to be read for a
+// turn that ended while the host was down.
 func (h *Host) restoreLive(now time.Time) []string {
 	path := livePath(h.cfg.StatePath)
 	b, err := fsx.ReadFileLimit(path, liveMax)
@@ -188,24 +197,34 @@ func (h *Host) restoreLive(now time.Time) []string {
 	for _, id := range h.board.ids() {
 		f := live[id]
 		h.board.setFacts(id, rowFacts{agent: f.agent, transcript: f.transcript, where: f.where})
+		if f.ended {
+			h.board.endedBefore(id)
+			continue
+		}
 		spec, ok := registry.Get(f.agent)
 		if f.proc.IsZero() && ok && spec.Process != nil && f.transcript != "" {
 			f.proc = agentsWord(spec.Process, f.transcript)
 		}
+		s, held := h.board.session(id)
+		settled := held && state.Settled(s.Status)
 		if !f.proc.IsZero() {
-			if proc.Local(f.proc) {
+			local := proc.Local(f.proc)
+			switch {
+			case settled && (!local || !proc.Alive(f.proc)):
+				h.board.endedWhileDown(id)
+			case local:
 				h.setProc(id, f.proc) // an ended one settles after exitGrace
-			} else if h.board.setProc(id, f.proc) {
+			case h.board.setProc(id, f.proc):
 				h.agentGone(id, f.proc, now) // of another boot: it is not running
 			}
 		}
-		if !ok || f.transcript == "" {
+		if !ok {
 			continue
 		}
-		if watchesTranscript(spec) {
+		if f.transcript != "" && watchesTranscript(spec) {
 			h.interrupts.want(id, f.transcript, spec.Interrupted, spec.Idle, spec.Failed)
 		}
-		if s, held := h.board.session(id); held && !state.Settled(s.Status) && spec.Settled != nil {
+		if held && !settled && spec.Settled != nil {
 			open = append(open, id)
 		}
 	}
@@ -244,7 +263,7 @@ func (h *Host) reconcile(ctx context.Context, rows []string) {
 			}
 			f := h.board.factsOf(id)
 			spec, _ := registry.Get(f.agent)
-			outcome, ended := spec.Settled(f.transcript, time.UnixMilli(s.Since))
+			outcome, ended := spec.Settled(id, f.transcript, time.UnixMilli(s.Since))
 			if ended {
 				if s.Status == state.StatusAttention {
 					h.approvals.refusedInTerminal(id)

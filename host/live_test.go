@@ -84,6 +84,12 @@ func FuzzParseLive(f *testing.F) {
 // liveHost is a host over home's files, started; stop ends it and waits.
 func liveHost(t *testing.T, home string) (h *Host, logs *lockedWriter, stop func()) {
 	t.Helper()
+	return liveHostWith(t, home, nil)
+}
+
+// liveHostWith is liveHost with rec as the board's recorder (nil: none).
+func liveHostWith(t *testing.T, home string, rec Recorder) (h *Host, logs *lockedWriter, stop func()) {
+	t.Helper()
 	logs = &lockedWriter{b: &strings.Builder{}}
 	svc := settings.NewService(settings.Options{PanePath: filepath.Join(home, "settings.json")})
 	h = New(Config{
@@ -91,6 +97,9 @@ func liveHost(t *testing.T, home string) (h *Host, logs *lockedWriter, stop func
 		ManualPath: filepath.Join(home, "manual.json"),
 		Log:        slog.New(slog.NewJSONHandler(logs, nil)),
 	}, svc)
+	if rec != nil {
+		h.Board().SetRecorder(rec)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { h.Run(ctx); close(done) }()
@@ -116,6 +125,16 @@ func writtenLive(t *testing.T, home, row string, id proc.ID) {
 		}
 		live, err := parseLive(b)
 		return err == nil && live[row].proc == id
+	})
+}
+
+// watching waits until h watches process id.
+func watching(t *testing.T, h *Host, id proc.ID) {
+	t.Helper()
+	waitfor.Until(t, "the host to watch the agent", func() bool {
+		h.procs.mu.Lock()
+		defer h.procs.mu.Unlock()
+		return h.procs.byID[id] != nil
 	})
 }
 
@@ -236,7 +255,8 @@ func TestStopWritesTheLastFacts(t *testing.T) {
 	if live, err := parseLive(b); err != nil || live["s1"].proc != id {
 		t.Fatalf("live.json after a stop right after the hook: %s (%v)", b, err)
 	}
-	_, logs, _ := liveHost(t, home)
+	h2, logs, _ := liveHost(t, home)
+	watching(t, h2, id) // the restored row met its agent (Run's restoreLive)
 	agent.Process.Kill()
 	waitfor.Until(t, "the restarted host to see the agent end", func() bool { return strings.Contains(logs.String(), "agents-notch.process.v1") })
 }

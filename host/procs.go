@@ -157,3 +157,35 @@ func (b *Board) endedSilently(id string, now time.Time) (was string, ok bool) {
 
 // endedSilentlyWhat is a silent end, in a row's history.
 const endedSilentlyWhat = "process ended without a word"
+
+// endedBefore marks a restored row's session ended, as it was before the
+// restart (the sidecar says so): nothing moves it again but a new
+// session, and its history, final, gets nothing.
+func (b *Board) endedBefore(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s, ok := b.fold.Session(id)
+	if !ok || b.fold.Ended(id) || !state.Settled(s.Status) {
+		return
+	}
+	// A settled row's end moves nothing on it but its ended mark.
+	_, _ = b.fold.Apply(state.Event{Type: state.TypeSessionEnded, Session: id, At: s.Since})
+}
+
+// endedWhileDown ends a restored settled row whose process ended while the
+// host was down: its session ends at the last moment the host knew it
+// (since: its turn's end), with the verdict it has — its history's times
+// stay as they were, and nothing is logged (it ended as it was).
+func (b *Board) endedWhileDown(id string) {
+	b.mu.Lock()
+	s, ok := b.fold.Session(id)
+	if !ok || b.fold.Ended(id) || !state.Settled(s.Status) {
+		b.mu.Unlock()
+		return
+	}
+	_, err := b.applyLocked(state.Event{Type: state.TypeSessionEnded, Session: id, At: s.Since})
+	b.mu.Unlock()
+	if err == nil {
+		b.changed()
+	}
+}

@@ -18,7 +18,8 @@ const RestoreMaxAge = 24 * time.Hour
 // restore refills the board from this host's own last state.json (the file
 // it is about to write), so a restart — even a kill -9 — loses no session:
 // rows, colours and counters carry on, and the agents' next hooks or events
-// apply to them; then each is reconciled with its agent (restoreLive). A file that is missing, unreadable, of another plugin, or
+// apply to them; then, as the host runs, each is reconciled with its agent
+// (restoreLive). A file that is missing, unreadable, of another plugin, or
 // older than RestoreMaxAge restores nothing; only the unreadable is worth a
 // warning.
 func (h *Host) restore(now time.Time) {
@@ -49,7 +50,9 @@ func (h *Host) restore(now time.Time) {
 	if n := h.board.restore(doc); n > 0 {
 		h.log.Info("sessions restored from the last state.json", "log_type", logx.TypeState,
 			"data", map[string]any{"count": n, "ageMs": age.Milliseconds(), "path": h.cfg.StatePath})
-		// Each restored row meets its agent again (live.go).
-		h.reconcileRows = h.restoreLive(now)
+		// Each restored row meets its agent again (live.go) as the host
+		// runs: by then the board has its recorder, which keeps what
+		// that changes.
+		h.restored = true
 	}
 }

@@ -15,6 +15,9 @@ type rowFacts struct {
 	proc       proc.ID
 	transcript string
 	where      terminal.Where
+	// ended is the sidecar's word that the row's session had ended (read
+	// at a restart only; the fold's Ended says it after).
+	ended bool
 }
 
 // setFacts merges what a hook said of a row (a zero value says nothing);

@@ -144,10 +144,13 @@ type Spec struct {
 	// Settled reports how the session's latest turn ended, as the agent's
 	// own files say (state.OutcomeCompleted or OutcomeError), when it
 	// ended no earlier than since; ok is false while it runs, or when the
-	// files cannot say. The host asks it of the rows it restores: a turn
-	// that ended while the host was down shows as ended. nil: the agent
-	// keeps no such word.
-	Settled func(transcript string, since time.Time) (outcome string, ok bool)
+	// files cannot say. session is the row's id, transcript the file its
+	// hooks named ("" when none did: the agent finds its own, as OpenCode's
+	// database and Copilot CLI's session file are found). The host asks
+	// it of the rows it restores still working or asking: a turn that
+	// ended while the host was down shows as ended. Every agent has one
+	// (the registry's test): a restarted host reconciles every row.
+	Settled func(session, transcript string, since time.Time) (outcome string, ok bool)
 	// Process is the agent's own word on which process runs the session
 	// (its PID and its start, in internal/proc's unit), for a row no
 	// "notch-web hook" named one for (Claude Code's http hooks); nil when
@@ -196,6 +199,12 @@ type Spec struct {
 	// with it (Gemini CLI; OpenCode under load).
 	ReplyEnter time.Duration
 	Help       string // one line for "notch-web hooks -h": its scopes and hooks
+}
+
+// ByTranscript is a Settled for an agent whose transcript alone says how
+// a turn ended (the session's id adds nothing).
+func ByTranscript(settled func(transcript string, since time.Time) (string, bool)) func(session, transcript string, since time.Time) (string, bool) {
+	return func(_, transcript string, since time.Time) (string, bool) { return settled(transcript, since) }
 }
 
 // Events are the events of s's hooks, in order.

@@ -19,7 +19,7 @@ var Spec = agent.Spec{
 	Tokens:      Tokens,
 	Interrupted: Interrupted,
 	Idle:        Idle,
-	Settled:     Settled,
+	Settled:     agent.ByTranscript(Settled),
 	Process:     Process,
 	Hooks:       hooks(),
 	// Its PermissionRequest http hook is held while its dialog shows:

@@ -16,7 +16,7 @@ var Spec = agent.Spec{
 	Version: "0.169.0",
 	Map:     Map,
 	// Its rollout says when a turn ended while the host was down.
-	Settled: Settled,
+	Settled: agent.ByTranscript(Settled),
 	Hooks:   hooks(),
 	// Its PermissionRequest command hook takes Claude Code's decision, but
 	// Codex shows its own prompt only once the hook returned: opt-in, and

@@ -52,7 +52,9 @@
 // own environment (SessionFile: $COPILOT_HOME, else ~/.copilot).
 //
 // The same file's usage records give the context tokens and the model's
-// window (Tokens, Window).
+// window (Tokens, Window), and its Stop's own record, abort and
+// session.error lines say how a turn ended while the host was down
+// (Settled, settled.go).
 //
 // What Copilot CLI 1.0.102 does not tell us: a title (the row takes the
 // first prompt's first line), a session before its first prompt (the TUI

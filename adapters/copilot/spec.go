@@ -24,6 +24,10 @@ var Spec = agent.Spec{
 	Interrupted: Interrupted,
 	Failed:      Failed,
 	SessionFile: SessionFile,
+	// The same file says how a turn ended (its Stop's record, an abort, a
+	// session.error): a turn that ended while the host was down shows as
+	// ended.
+	Settled: Settled,
 	// Ctrl-C stops its turn; Escape does not while the model streams.
 	StopKey: "C-c",
 	Hooks:   hooks(),

@@ -17,7 +17,7 @@ var Spec = agent.Spec{
 	// Its chat transcript says when the human cancelled (Esc) — no hook does.
 	Interrupted: Interrupted,
 	// So does it when a turn ended while the host was down.
-	Settled: Settled,
+	Settled: agent.ByTranscript(Settled),
 	Hooks:   hooks(),
 	// It reads a burst as a paste and drops an Enter in it.
 	ReplyEnter: 600 * time.Millisecond,

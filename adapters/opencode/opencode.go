@@ -44,6 +44,10 @@
 // call's running part can come after the ask it raised. An event for a
 // session the host does not hold opens it from the payload.
 //
+// OpenCode's own database (opencode.db) says how a turn ended while the
+// host was down (Settled, settled.go): no event can, for none reaches a
+// host that is not there.
+//
 // What OpenCode 1.18.33 does not tell: which process a row is (the plugin
 // asks "notch-web hook opencode --origin" once, at load, and sends its
 // answer with every payload). Its budget comes only from the row

@@ -16,6 +16,9 @@ var Spec = agent.Spec{
 	Version: "1.18.33",
 	Map:     Map,
 	Hooks:   hooks(),
+	// Its database says how a turn ended (no hook names it): a turn that
+	// ended while the host was down shows as ended.
+	Settled: Settled,
 	// The plugin sends each permission.asked again as a request the host
 	// holds (Ask) and turns the board's answer into OpenCode's permission
 	// reply, while the TUI shows its own prompt: the first answer wins, so

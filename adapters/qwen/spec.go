@@ -19,7 +19,7 @@ var Spec = agent.Spec{
 	// (idle_prompt does too, but not always), and how a turn ended while
 	// the host was down.
 	Interrupted: Interrupted,
-	Settled:     Settled,
+	Settled:     agent.ByTranscript(Settled),
 	// StopFailure (MessageDisplay, SessionDelete) runs under a detached
 	// supervisor node, "node --input-type=commonjs --eval …", that may
 	// outlive the agent: its hook's process is not watched.

@@ -210,8 +210,13 @@ func TestADayIsKept(t *testing.T) {
 	if got := strings.Join(bands, " "); got != "a:working a:attention a:working a:done a:working a:done b:working b:error" {
 		t.Errorf("the day's bands: %s", got)
 	}
-	if last := spans[len(spans)-1]; last.ToMs != now.UnixMilli() {
-		t.Errorf("an open band runs to now: %+v", last)
+	// a's last band is open: it runs to now; b ended at 45 min, and its
+	// last band (its verdict) ends with it, not at now (issue 48).
+	if a := spans[5]; a.ToMs != now.UnixMilli() {
+		t.Errorf("an open band runs to now: %+v", a)
+	}
+	if last := spans[len(spans)-1]; last.ToMs != at(45*time.Minute) {
+		t.Errorf("an ended session's last band runs past its end: %+v", last)
 	}
 	h, _ := s.Headline(ctx, day0)
 	if h.WaitingMs != 90000 || h.Waits != 1 || h.MedianWaitMs != 90000 || h.LongestSession != "a" || h.LongestTitle != "fix the <b>build</b>" {

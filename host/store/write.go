@@ -464,11 +464,31 @@ func (s *Store) applyEvent(ctx context.Context, tx dbtx, e *Event) error {
 				return err
 			}
 			s.touch(e.At)
-		}
-		if e.Type == state.TypeSessionEnded {
-			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_ms = ?, outcome = ? WHERE machine = ? AND id = ?`, e.At, outcomeOf(e.Outcome), e.Machine, e.Session); err != nil {
+		} else if t != nil && e.Type == state.TypeTurnEnded {
+			// The board changed its mind on an ended turn (a failure that
+			// was the human's cancel): the turn's verdict follows, its
+			// time stays.
+			if _, err := tx.ExecContext(ctx, `UPDATE turns SET outcome = ? WHERE machine = ? AND session = ? AND seq = ? AND ended_ms != 0 AND outcome != ?`,
+				outcomeOf(e.Outcome), e.Machine, e.Session, t.seq, outcomeOf(e.Outcome)); err != nil {
 				return err
 			}
+		}
+		// A session's first end is its end: a second (a restarted host's
+		// word on a session that had ended) rewrites no time of it.
+		if e.Type == state.TypeSessionEnded {
+			res, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_ms = ?, outcome = ? WHERE machine = ? AND id = ? AND ended_ms = 0`, e.At, outcomeOf(e.Outcome), e.Machine, e.Session)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				// The session is over: its last band (its verdict) ends
+				// with it, not at now nor at a later restart.
+				if err := s.span(ctx, tx, e); err != nil {
+					return err
+				}
+				return s.closeSpans(ctx, tx, e.Machine, e.Session, e.At)
+			}
+			return nil // it had ended: a second end moves no band
 		}
 	case state.TypeSessionFinished:
 		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_ms = ?, outcome = CASE WHEN outcome = '' THEN 'ended' ELSE outcome END WHERE machine = ? AND id = ? AND ended_ms = 0`, e.At, e.Machine, e.Session); err != nil {
