@@ -23,6 +23,9 @@ var Spec = agent.Spec{
 	// short.
 	Answers:    true,
 	AnswerWait: 10 * time.Second,
+	// The hooks run under the app-server daemon; the TUI in the pane is
+	// its client (docs/terminal.md).
+	DaemonClient: true,
 	Install: agent.Install{
 		Scopes:      []agent.Scope{{Name: "user", Dir: ".codex", File: "hooks.json", EnvDir: "CODEX_HOME"}},
 		Style:       agent.StyleClaude,

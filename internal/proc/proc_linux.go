@@ -44,13 +44,41 @@ func parseStat(b []byte) (Info, error) {
 	if len(rest) < 20 {
 		return Info{}, fmt.Errorf("%w: a stat line of %d fields", ErrNoProcess, len(rest)+2)
 	}
+	// Fields 4 (ppid), 5 (pgrp), 7 (tty_nr) and 8 (tpgid).
 	ppid, err1 := strconv.Atoi(rest[1])
 	start, err2 := strconv.ParseUint(rest[19], 10, 64)
-	if err1 != nil || err2 != nil {
+	pgrp, err3 := strconv.Atoi(rest[2])
+	tty, err4 := strconv.Atoi(rest[4])
+	tpgrp, err5 := strconv.Atoi(rest[5])
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
 		return Info{}, fmt.Errorf("%w: stat fields", ErrNoProcess)
 	}
 	gone := rest[0] == "Z" || rest[0] == "X" // a zombie, or dead
-	return Info{PID: pid, PPID: ppid, Name: string(b[open+1 : end]), Start: start, Gone: gone}, nil
+	return Info{PID: pid, PPID: ppid, Name: string(b[open+1 : end]), Start: start, Gone: gone,
+		Pgrp: pgrp, TTY: tty, TPgrp: tpgrp}, nil
+}
+
+// Group lists the live processes of process group pgrp (a scan of
+// /proc: only when a keystroke is about to be typed, never on a beat).
+func Group(pgrp int) ([]Info, error) {
+	if pgrp <= 0 {
+		return nil, ErrNoProcess
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	var out []Info
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if in, err := Lookup(pid); err == nil && in.Pgrp == pgrp && !in.Gone {
+			out = append(out, in)
+		}
+	}
+	return out, nil
 }
 
 // bootID reads this boot's random id (/proc/sys/kernel/random/boot_id).

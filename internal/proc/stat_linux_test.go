@@ -58,3 +58,21 @@ func FuzzParseStat(f *testing.F) {
 		}
 	})
 }
+
+// The terminal fields: a process's group, its controlling terminal and
+// that terminal's foreground group (what Reply and Stop check).
+func TestParseStatTerminal(t *testing.T) {
+	for _, tc := range []struct {
+		line             string
+		pgrp, tty, tpgrp int
+	}{
+		{"800 (claude) S 700 800 700 34817 800 4194560 100 0 0 0 1 2 0 0 20 0 1 0 123456 10000 200", 800, 34817, 800},
+		{"801 (bash) S 700 801 801 34817 900 4194560 100 0 0 0 1 2 0 0 20 0 1 0 123456 10000 200", 801, 34817, 900},
+		{"802 (daemon) S 1 802 802 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 123456 10000 200", 802, 0, -1},
+	} {
+		in, err := parseStat([]byte(tc.line))
+		if err != nil || in.Pgrp != tc.pgrp || in.TTY != tc.tty || in.TPgrp != tc.tpgrp {
+			t.Errorf("parseStat(%q) = %+v, %v; want pgrp %d tty %d tpgrp %d", tc.line, in, err, tc.pgrp, tc.tty, tc.tpgrp)
+		}
+	}
+}
