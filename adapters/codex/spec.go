@@ -10,11 +10,12 @@ import (
 // hooks.json (SessionEnd and Interrupt at 3 s, Codex's most for them), and
 // notify and the hooks' trust in config.toml beside it.
 var Spec = agent.Spec{
-	Name:    Agent,
-	Display: "Codex",
-	Mark:    "CX",
-	Version: "0.169.0",
-	Map:     Map,
+	EmptyInput: EmptyInput,
+	Name:       Agent,
+	Display:    "Codex",
+	Mark:       "CX",
+	Version:    "0.169.0",
+	Map:        Map,
 	// Its rollout says when a turn ended while the host was down.
 	Settled: Settled,
 	Hooks:   hooks(),

@@ -97,7 +97,7 @@ func (t *Tmux) emptyInput(ctx context.Context, tg Target) error {
 	if tg.Empty == nil {
 		return nil
 	}
-	out, err := t.tmux(ctx, tg.Where, "capture-pane", "-p", "-t", tg.TmuxPane)
+	out, err := t.tmux(ctx, tg.Where, "capture-pane", "-p", "-e", "-t", tg.TmuxPane)
 	if err != nil {
 		return err
 	}
