@@ -1,7 +1,6 @@
 package terminal
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -26,8 +25,10 @@ type Target struct {
 	// terminal, and the daemon must live.
 	Client bool
 	// Empty reports whether the agent's input box is empty, from the
-	// pane's screen (capture-pane); Type types nothing over a draft
-	// (ErrDraft). nil: the input is not read.
+	// pane's screen (capture-pane -p -e: its text and SGR escapes, read in
+	// the same run of tmux as the pane's process); Type types nothing over
+	// a draft (ErrDraft). nil: the input is not read (and Stop never reads
+	// it).
 	Empty func(screen string) bool
 }
 
@@ -90,19 +91,3 @@ func front(pane, agent proc.Info, members []proc.Info, client bool) bool {
 // reach the model as draft + reply, and clearing it would lose the draft.
 // Nothing was typed (409).
 var ErrDraft = errors.New("the agent's input is not empty: send or clear what is typed there first")
-
-// emptyInput reads the pane's screen (capture-pane: the visible lines,
-// no scrollback, no escapes) and refuses a reply over a draft (ErrDraft).
-func (t *Tmux) emptyInput(ctx context.Context, tg Target) error {
-	if tg.Empty == nil {
-		return nil
-	}
-	out, err := t.tmux(ctx, tg.Where, "capture-pane", "-p", "-e", "-t", tg.TmuxPane)
-	if err != nil {
-		return err
-	}
-	if !tg.Empty(string(out)) {
-		return ErrDraft
-	}
-	return nil
-}

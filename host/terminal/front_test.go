@@ -156,7 +156,13 @@ func TestTypeOnlyIntoTheAgent(t *testing.T) {
 	p.line("stty -echo; cat > " + typed)
 	agent := p.child("cat")
 	p.foreground(false)
-	tg := Target{Where: p.where(), Agent: agent}
+	// A screen that is not the agent's empty input: nothing is typed.
+	draft := Target{Where: p.where(), Agent: agent, Empty: func(string) bool { return false }}
+	if err := tm.Type(ctx, draft, "over a draft", 0); !errors.Is(err, ErrDraft) {
+		t.Errorf("Type over a draft: %v, want ErrDraft", err)
+	}
+	// The screen read is the pane's: its command line is on it.
+	tg := Target{Where: p.where(), Agent: agent, Empty: func(s string) bool { return strings.Contains(s, "cat > "+typed) }}
 	if err := tm.Type(ctx, tg, "hello agent", 10*time.Millisecond); err != nil {
 		t.Fatalf("Type to the agent in front: %v", err)
 	}

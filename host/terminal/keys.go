@@ -1,10 +1,12 @@
 package terminal
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -84,9 +86,6 @@ func (t *Tmux) Type(ctx context.Context, tg Target, text string, settle time.Dur
 	}
 	w := tg.Where
 	return t.keysTo(ctx, tg, func(ctx context.Context, front func() error) error {
-		if err := t.emptyInput(ctx, tg); err != nil {
-			return err
-		}
 		if _, err := t.tmux(ctx, w, "send-keys", "-t", w.TmuxPane, "-l", "--", literal(text)); err != nil {
 			return err
 		}
@@ -121,6 +120,7 @@ func (t *Tmux) Interrupt(ctx context.Context, tg Target, key string, presses int
 		key = keyEscape
 	}
 	w := tg.Where
+	tg.Empty = nil // a Stop comes while the agent works: its input is not read
 	return t.keysTo(ctx, tg, func(ctx context.Context, front func() error) error {
 		for i := range max(presses, 1) {
 			if i > 0 {
@@ -168,9 +168,28 @@ func (t *Tmux) keysTo(ctx context.Context, tg Target, send func(ctx context.Cont
 	defer t.keys.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	out, err := t.tmux(ctx, w, "list-panes", "-a", "-F", "#{pane_id} #{pane_pid}")
+	// The panes, and the pane's screen when the input is to be read, in
+	// one run of tmux: its commands apart (";" alone is tmux's separator
+	// here, an argument of the argv, never a reply's), the screen after a
+	// line no screen can hold before it (a nonce: list-panes prints only
+	// ids and numbers).
+	args := []string{"list-panes", "-a", "-F", "#{pane_id} #{pane_pid}"}
+	nonce := ""
+	if tg.Empty != nil {
+		nonce = "notch-web-screen-" + strconv.FormatUint(rand.Uint64(), 36)
+		args = append(args, ";", "display-message", "-p", nonce, ";", "capture-pane", "-p", "-e", "-t", w.TmuxPane)
+	}
+	out, err := t.tmux(ctx, w, args...)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrGone, err)
+	}
+	var screen []byte
+	if nonce != "" {
+		var found bool
+		out, screen, found = bytes.Cut(out, []byte("\n"+nonce+"\n"))
+		if !found {
+			return fmt.Errorf("%w: no screen read", ErrTmux)
+		}
 	}
 	panePID := 0
 	for _, line := range strings.Split(string(out), "\n") {
@@ -185,6 +204,9 @@ func (t *Tmux) keysTo(ctx context.Context, tg Target, send func(ctx context.Cont
 	front := func() error { return t.inFront(panePID, tg) }
 	if err := front(); err != nil {
 		return err
+	}
+	if tg.Empty != nil && !tg.Empty(string(screen)) {
+		return ErrDraft
 	}
 	return send(ctx, front)
 }
