@@ -137,8 +137,8 @@ func replyGone(t *testing.T, a steerAgent, gone string) {
 		tm.keys("Enter")
 		deadline := time.Now().Add(30 * time.Second)
 		for !tm.shellInFront() && time.Now().Before(deadline) {
-			if strings.Contains(inputBox(tm.screen()), a.exit) {
-				tm.keys("Enter") // dropped as it was drawn (tm.exit)
+			if s := tm.screen(); strings.Contains(inputBox(s), a.exit) || strings.Contains(s, "> "+a.exit) || strings.Contains(s, "› "+a.exit) {
+				tm.keys("Enter") // dropped as it was drawn, or taken by a completion menu (tm.exit)
 			}
 			time.Sleep(500 * time.Millisecond)
 		}

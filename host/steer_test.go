@@ -162,3 +162,37 @@ func TestSteerOnlyIntoTheAgentsPane(t *testing.T) {
 		})
 	}
 }
+
+// The board offers Reply and Stop only on rows whose agent may still be in
+// its pane: a pane known, its process known and not ended; a row a Reply
+// found gone offers them again once a turn starts there.
+func TestSteerRows(t *testing.T) {
+	h := newHost(t, t.TempDir())
+	where := terminal.Where{TmuxPane: "%1", TmuxSocket: "/tmp/tmux-0/default"}
+	id, err := proc.Of(os.Getpid()) // a process of this machine: the host watches it
+	if err != nil {
+		t.Skip(err)
+	}
+	start := func(s string) []byte {
+		return []byte(`{"session_id":"` + s + `","cwd":"/src/p","hook_event_name":"SessionStart","source":"startup","timestamp":"2026-12-03T10:00:00Z"}`)
+	}
+	h.HookFrom("gemini", start("both"), time.Now(), Origin{Where: where, Proc: id})
+	h.HookFrom("gemini", start("noproc"), time.Now(), Origin{Where: where})
+	h.HookFrom("gemini", start("nopane"), time.Now(), Origin{Proc: id})
+	h.HookFrom("gemini", start("ended"), time.Now(), Origin{Where: where, Proc: id})
+	h.Hook("gemini", []byte(`{"session_id":"ended","cwd":"/src/p","hook_event_name":"SessionEnd","reason":"exit","timestamp":"2026-12-03T10:00:01Z"}`), time.Now())
+	got := h.board.steerRows()
+	for row, want := range map[string]bool{"both": true, "noproc": false, "nopane": false, "ended": false} {
+		if got[row] != want {
+			t.Errorf("steerRows[%s] = %v, want %v", row, got[row], want)
+		}
+	}
+	h.board.leftPaneOf("both")
+	if h.board.steerRows()["both"] {
+		t.Errorf("a row whose agent left its pane still takes Reply")
+	}
+	h.Hook("gemini", []byte(`{"session_id":"both","cwd":"/src/p","hook_event_name":"BeforeAgent","prompt":"go","timestamp":"2026-12-03T10:00:02Z"}`), time.Now())
+	if !h.board.steerRows()["both"] {
+		t.Errorf("a turn started in the pane, yet the row takes no Reply")
+	}
+}
