@@ -31,8 +31,8 @@ type steerAgent struct {
 	env    func() []string
 	argv   []string
 	ready  func(*run, *term) // the TUI is up and takes a prompt
-	prompt string           // the hook that says a prompt was taken
-	exit   string           // its own exit command
+	prompt string            // the hook that says a prompt was taken
+	exit   string            // its own exit command
 }
 
 var (
