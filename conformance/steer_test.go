@@ -215,6 +215,29 @@ func replyOverDraft(t *testing.T, a steerAgent) {
 	r.logEvents()
 }
 
+var (
+	steerCopilot = steerAgent{newRun: copilotRun, env: copilotEnv, argv: []string{"copilot"}, prompt: "UserPromptSubmit", exit: "/exit",
+		ready: func(r *run, tm *term) { tm.waitScreen("Copilot CLI starts", 90*time.Second, shows(copilotIdle)) }}
+	steerQwen = steerAgent{newRun: qwenRun, env: qwenEnv, argv: []string{"qwen", "--approval-mode", "default"}, prompt: "UserPromptSubmit", exit: "/quit",
+		ready: func(r *run, tm *term) {
+			tm.waitScreen("Qwen Code starts", 90*time.Second, shows("Type your message"))
+			r.waitFor("SessionStart", 60*time.Second, func() bool { return r.count("SessionStart") > 0 })
+			time.Sleep(time.Second) // as qwenStart
+		}}
+)
+
+// The others that take a Reply, where they run here: their own exit, and
+// a kill -9. (OpenCode's TUI is driven by its own helpers: not here.)
+func TestSteerGoneCopilot(t *testing.T) {
+	t.Run("exit", func(t *testing.T) { replyGone(t, steerCopilot, "exit") })
+	t.Run("kill", func(t *testing.T) { replyGone(t, steerCopilot, "kill") })
+}
+
+func TestSteerGoneQwen(t *testing.T) {
+	t.Run("quit", func(t *testing.T) { replyGone(t, steerQwen, "exit") })
+	t.Run("kill", func(t *testing.T) { replyGone(t, steerQwen, "kill") })
+}
+
 func TestSteerGoneClaude(t *testing.T) {
 	t.Run("exit", func(t *testing.T) { replyGone(t, steerClaude, "exit") })
 	t.Run("kill", func(t *testing.T) { replyGone(t, steerClaude, "kill") })
