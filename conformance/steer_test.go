@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/conformance/standin"
-	"github.com/notch-web/notch-web/internal/proc"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -94,8 +93,26 @@ func filepathLook(name string) (string, error) {
 
 // shellInFront reports whether the pane's shell holds its terminal again.
 func (tm *term) shellInFront() bool {
-	in, err := proc.Lookup(tm.panePID())
-	return err == nil && in.TPgrp == in.Pgrp
+	pgrp, tpgrp, ok := groups(tm.panePID())
+	return ok && tpgrp == pgrp
+}
+
+// groups reads a process's group and its terminal's foreground group
+// (/proc/<pid>/stat fields 5 and 8).
+func groups(pid int) (pgrp, tpgrp int, ok bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if err != nil || i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 6 {
+		return 0, 0, false
+	}
+	pgrp, err1 := strconv.Atoi(f[2])
+	tpgrp, err2 := strconv.Atoi(f[5])
+	return pgrp, tpgrp, err1 == nil && err2 == nil
 }
 
 // synced waits until the shell has run all that was typed into it: it
@@ -143,12 +160,12 @@ func replyGone(t *testing.T, a steerAgent, gone string) {
 			time.Sleep(500 * time.Millisecond)
 		}
 	case "kill":
-		in, err := proc.Lookup(tm.panePID())
-		if err != nil || in.TPgrp <= 0 || in.TPgrp == in.Pgrp {
-			t.Fatalf("no job in front of the shell: %+v %v", in, err)
+		pgrp, tpgrp, ok := groups(tm.panePID())
+		if !ok || tpgrp <= 0 || tpgrp == pgrp {
+			t.Fatalf("no job in front of the shell: %d %d", pgrp, tpgrp)
 		}
-		t.Logf("kill -9 of the pane's foreground group %d", in.TPgrp)
-		if err := syscall.Kill(-in.TPgrp, syscall.SIGKILL); err != nil {
+		t.Logf("kill -9 of the pane's foreground group %d", tpgrp)
+		if err := syscall.Kill(-tpgrp, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
 	}
