@@ -118,7 +118,8 @@ func TestSteerOnlyIntoTheAgentsPane(t *testing.T) {
 			h := newHost(t, t.TempDir())
 			marker := filepath.Join(p.dir, "marker")
 			typed := filepath.Join(p.dir, "typed")
-			p.line("stty -echo; cat > " + typed)
+			// The agent: cat, below a Gemini CLI's empty input drawn.
+			p.line(`printf ' > \n\n'; stty -echo; cat > ` + typed)
 			agent := p.child("cat")
 			p.foreground(false)
 			where := terminal.Where{TmuxPane: p.pane, TmuxSocket: p.sock}
