@@ -60,7 +60,7 @@ func (t *Tmux) inFront(panePID int, tg Target) error {
 	}
 	var members []proc.Info
 	if tg.Client && pane.TPgrp > 0 {
-		members, _ = group(pane.TPgrp)
+		members, _ = group(panePID, pane.TPgrp)
 	}
 	if !front(pane, agent, members, tg.Client) {
 		return fmt.Errorf("%w: the pane's foreground is another program", ErrNotInPane)

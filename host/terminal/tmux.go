@@ -59,7 +59,7 @@ type Tmux struct {
 	// lookup and group read processes (for tests); nil: proc.Lookup and
 	// proc.Group.
 	lookup func(pid int) (proc.Info, error)
-	group  func(pgrp int) ([]proc.Info, error)
+	group  func(root, pgrp int) ([]proc.Info, error)
 
 	mu sync.Mutex // one GoTo at a time: they move the same clients; never waited on (ErrBusy)
 	// keys: one Type or Interrupt at a time, so that two replies never

@@ -31,8 +31,8 @@ func info(k *unix.KinfoProc) Info {
 }
 
 // Group lists the live processes of process group pgrp (sysctl
-// kern.proc.pgrp).
-func Group(pgrp int) ([]Info, error) {
+// kern.proc.pgrp); root is not needed here.
+func Group(_, pgrp int) ([]Info, error) {
 	if pgrp <= 0 {
 		return nil, ErrNoProcess
 	}

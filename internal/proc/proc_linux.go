@@ -58,12 +58,50 @@ func parseStat(b []byte) (Info, error) {
 		Pgrp: pgrp, TTY: tty, TPgrp: tpgrp}, nil
 }
 
-// Group lists the live processes of process group pgrp (a scan of
-// /proc: only when a keystroke is about to be typed, never on a beat).
-func Group(pgrp int) ([]Info, error) {
-	if pgrp <= 0 {
+// Group lists the live processes of process group pgrp that descend from
+// root (root itself included): a terminal's foreground job is its
+// session leader's descendants. It walks /proc/<pid>/task/<tid>/children
+// down from root (a handful of small reads, only when a keystroke is about
+// to be typed, never on a beat), up to maxGroupWalk processes; where the
+// kernel keeps no children files it scans all of /proc.
+func Group(root, pgrp int) ([]Info, error) {
+	if pgrp <= 0 || root <= 0 {
 		return nil, ErrNoProcess
 	}
+	if _, err := os.Stat("/proc/" + strconv.Itoa(root) + "/task/" + strconv.Itoa(root) + "/children"); err != nil {
+		return scanGroup(pgrp)
+	}
+	var out []Info
+	seen := map[int]bool{}
+	queue := []int{root}
+	for len(queue) > 0 && len(seen) < maxGroupWalk {
+		pid := queue[0]
+		queue = queue[1:]
+		if seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		if in, err := Lookup(pid); err == nil && in.Pgrp == pgrp && !in.Gone {
+			out = append(out, in)
+		}
+		tasks, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+		for _, t := range tasks {
+			b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + t.Name() + "/children")
+			for _, f := range strings.Fields(string(b)) {
+				if c, err := strconv.Atoi(f); err == nil {
+					queue = append(queue, c)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// maxGroupWalk bounds Group's walk.
+const maxGroupWalk = 256
+
+// scanGroup is Group by a scan of every process.
+func scanGroup(pgrp int) ([]Info, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, err

@@ -13,4 +13,4 @@ func exitFD(int) (int, error) { return -1, ErrUnsupported }
 func ended(int) bool { return false }
 
 // Group is ErrUnsupported here.
-func Group(int) ([]Info, error) { return nil, ErrUnsupported }
+func Group(int, int) ([]Info, error) { return nil, ErrUnsupported }
