@@ -224,10 +224,18 @@ func replyOverDraft(t *testing.T, a steerAgent) {
 	r.wantPost("Reply into the empty input", "/agents-notch/reply", map[string]string{"sessionId": id, "text": reply}, http.StatusOK)
 	r.waitFor("the reply's "+a.prompt, 30*time.Second, func() bool { return r.count(a.prompt) > before })
 	promptWith(t, from, reply, 30*time.Second)
+	// The reply alone: one request's prompt is exactly it, and none
+	// carries the draft (Codex's title helper quotes the prompt inside
+	// its own words: not the model's turn).
+	alone := false
 	for _, q := range suite.standin.Requests()[from:] {
-		if strings.Contains(q.Prompt, reply) && strings.TrimSpace(q.Prompt) != reply {
-			t.Errorf("the model got %q, want the reply alone %q", q.Prompt, reply)
+		alone = alone || strings.TrimSpace(q.Prompt) == reply
+		if strings.Contains(q.Prompt, draft) {
+			t.Errorf("the model got the draft: %q", q.Prompt)
 		}
+	}
+	if !alone {
+		t.Errorf("no request's prompt was the reply alone %q", reply)
 	}
 	r.logEvents()
 }
