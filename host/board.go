@@ -52,6 +52,9 @@ type Board struct {
 	facts map[string]rowFacts
 	// factsVersion counts changes of facts, for the sidecar (live.go).
 	factsVersion atomic.Uint64
+	// leftPane are the rows whose agent a Reply or Stop found gone from
+	// its pane (steer.go): they take neither until a turn starts; under mu.
+	leftPane map[string]bool
 	// rec keeps the lasting history (recorder.go); nil for none; under mu.
 	rec Recorder
 }
@@ -266,6 +269,7 @@ func (b *Board) applyLocked(evs ...state.Event) ([]string, error) {
 				break
 			}
 		}
+		b.backInPaneLocked(evs)
 		b.recordLocked(evs)
 		b.recordToLocked(evs)
 		b.pruneLocked()

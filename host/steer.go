@@ -17,10 +17,13 @@ import (
 // session runs in a tmux pane the host has seen takes a reply, typed into
 // that pane (terminal.Tmux.Type: literal, a fixed argv, then Enter); a
 // working row takes Stop, the agent's own interrupt key (its Spec's
-// StopKey: Escape, or Copilot CLI's Ctrl-C). Only the
-// pane a hook named for that very session is ever typed into. Every reply
-// and stop is one agents-notch.steer.v1 record: the session, the agent and
-// the reply's length, never its text.
+// StopKey: Escape, or Copilot CLI's Ctrl-C). Only the pane a hook named
+// for that very session is ever typed into, and only while the agent's
+// process the row watches (procs.go) is that pane's foreground
+// (terminal.Target): after /exit, /quit or a kill the shell is back there,
+// and the keys are refused (terminal.ErrNotInPane) and the row's Reply and
+// Stop go. Every reply and stop is one agents-notch.steer.v1 record: the
+// session, the agent and the reply's length, never its text.
 
 // SteerRequest is a Reply (Text) or a Stop from the board.
 type SteerRequest struct {
@@ -84,7 +87,10 @@ func (h *Host) Steer(ctx context.Context, r SteerRequest) error {
 	if !ok {
 		return ErrNoTerminal
 	}
-	agent := h.board.agentOf(r.Session)
+	f := h.board.factsOf(r.Session)
+	agent := f.agent
+	spec, _ := registry.Get(agent)
+	tg := terminal.Target{Where: w, Agent: f.proc, Client: spec.DaemonClient, Empty: spec.EmptyInput}
 	var err error
 	kind := "reply"
 	switch {
@@ -92,12 +98,14 @@ func (h *Host) Steer(ctx context.Context, r SteerRequest) error {
 		return ErrNotWorking
 	case r.Stop:
 		kind = "stop"
-		spec, _ := registry.Get(agent)
-		err = h.tmux.Interrupt(ctx, w, spec.StopKey, spec.StopPresses)
+		err = h.tmux.Interrupt(ctx, tg, spec.StopKey, spec.StopPresses)
 	case s.Status != state.StatusDone && s.Status != state.StatusError:
 		return ErrNotSettled
 	default:
-		err = h.tmux.Type(ctx, w, r.Text, settleEnter(agent))
+		err = h.tmux.Type(ctx, tg, r.Text, settleEnter(agent))
+	}
+	if errors.Is(err, terminal.ErrNotInPane) || errors.Is(err, terminal.ErrGone) {
+		h.board.leftPaneOf(r.Session)
 	}
 	if err != nil {
 		return err
@@ -116,8 +124,11 @@ func lines(s string) int {
 }
 
 // steerRows are the rows of this host's fold that take Reply and Stop:
-// those whose session runs in a tmux pane a hook named; none with --steer
-// off.
+// those whose session runs in a tmux pane a hook named, whose agent's
+// process is known and has not ended (session.ended), and which no Reply
+// or Stop found gone from its pane since its last turn began; none with
+// --steer off. It reads only the board: the pane itself is looked at
+// when someone acts, never on a render.
 func (b *Board) steerRows() map[string]bool {
 	if b.steerOff {
 		return nil
@@ -126,7 +137,7 @@ func (b *Board) steerRows() map[string]bool {
 	defer b.mu.Unlock()
 	var out map[string]bool
 	for id, f := range b.facts {
-		if f.where.TmuxPane != "" && b.fold.Has(id) {
+		if f.where.TmuxPane != "" && !f.proc.IsZero() && b.fold.Has(id) && !b.fold.Ended(id) && !b.leftPane[id] {
 			if out == nil {
 				out = map[string]bool{}
 			}
@@ -134,6 +145,42 @@ func (b *Board) steerRows() map[string]bool {
 		}
 	}
 	return out
+}
+
+// leftPaneOf notes that a row's agent is no longer in its pane: the row
+// takes Reply and Stop no more (steerRows) until a turn starts again.
+func (b *Board) leftPaneOf(id string) {
+	b.mu.Lock()
+	if b.leftPane == nil {
+		b.leftPane = map[string]bool{}
+	}
+	news := b.fold.Has(id) && !b.leftPane[id]
+	if news {
+		b.leftPane[id] = true
+	}
+	b.mu.Unlock()
+	if news {
+		b.changed()
+	}
+}
+
+// backInPaneLocked forgets, for a row whose turn starts (a prompt typed in
+// its terminal: the agent is there), that a Reply found it gone; and drops
+// the rows the fold no longer holds. b.mu is held.
+func (b *Board) backInPaneLocked(evs []state.Event) {
+	if len(b.leftPane) == 0 {
+		return
+	}
+	for _, ev := range evs {
+		if ev.Type == state.TypeTurnStarted || ev.Type == state.TypeSessionOpened {
+			delete(b.leftPane, ev.Session)
+		}
+	}
+	for id := range b.leftPane {
+		if !b.fold.Has(id) {
+			delete(b.leftPane, id)
+		}
+	}
 }
 
 // SteerOff reports whether Reply and Stop are off (--steer off): the

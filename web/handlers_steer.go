@@ -86,7 +86,9 @@ func steerError(c echo.Context, err error) error {
 		return echo.NewHTTPError(http.StatusNotFound, "no tmux pane is known for this session")
 	case errors.Is(err, terminal.ErrNoTmux):
 		return echo.NewHTTPError(http.StatusConflict, "the session does not run in tmux: reply in its terminal")
-	case errors.Is(err, host.ErrNotSettled), errors.Is(err, host.ErrNotWorking):
+	case errors.Is(err, terminal.ErrNotInPane):
+		return echo.NewHTTPError(http.StatusConflict, terminal.ErrNotInPane.Error())
+	case errors.Is(err, host.ErrNotSettled), errors.Is(err, host.ErrNotWorking), errors.Is(err, terminal.ErrDraft):
 		return echo.NewHTTPError(http.StatusConflict, err.Error())
 	case errors.Is(err, terminal.ErrGone):
 		return fail(http.StatusGone, "the session's tmux pane is gone", err)

@@ -3,21 +3,31 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/terminal"
+	"github.com/notch-web/notch-web/internal/proc"
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 // fakeTmux puts a tmux on PATH that records every argv it is run with
 // (each argument ended by a NUL, each run by a newline) and answers
-// list-panes with panes (one a line); it returns the socket a hook may
-// name and a reader of the recorded runs.
+// list-panes with panes (one id a line), each with the pid of an agent
+// that leads a terminal of its own (ttyAgent: the host checks that the
+// pane's foreground is the row's agent), and a screen read with Claude
+// Code's empty input; it returns the socket a hook may name and a reader
+// of the recorded runs. The agent's Notch-Proc is in the file "proc"
+// beside the socket (steerSession sends it).
 func fakeTmux(t *testing.T, panes string) (sock string, runs func() [][]string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -33,11 +43,18 @@ func fakeTmux(t *testing.T, panes string) (sock string, runs func() [][]string) 
 	bin := filepath.Join(dir, "bin")
 	os.Mkdir(bin, 0o755)
 	log := filepath.Join(dir, "argv")
-	os.WriteFile(filepath.Join(dir, "panes"), []byte(panes), 0o644)
+	agent := ttyAgent(t)
+	var lines strings.Builder
+	for _, p := range strings.Fields(panes) {
+		fmt.Fprintf(&lines, "%s %d\n", p, agent.PID)
+	}
+	os.WriteFile(filepath.Join(dir, "panes"), []byte(lines.String()), 0o644)
+	os.WriteFile(filepath.Join(dir, "proc"), []byte(agent.Encode()), 0o644)
 	// printf '%s\0' "$@" prints each argument as the shell got it: the
 	// script quotes every expansion, so what is recorded is the argv.
 	script := "#!/bin/sh\nprintf '%s\\0' \"$@\" >> '" + log + "'\necho >> '" + log + "'\n" +
-		"if [ \"$3\" = list-panes ]; then cat '" + filepath.Join(dir, "panes") + "'; fi\nexit 0\n"
+		"if [ \"$3\" = list-panes ]; then cat '" + filepath.Join(dir, "panes") + "'; fi\n" +
+		"if [ \"$8\" = display-message ]; then printf '%s\\n────\\n❯ \\n────\\n' \"${10}\"; fi\nexit 0\n"
 	if err := os.WriteFile(filepath.Join(bin, "tmux"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +69,40 @@ func fakeTmux(t *testing.T, panes string) (sock string, runs func() [][]string) 
 		}
 		return out
 	}
+}
+
+// ttyAgent starts a process that leads a pseudo-terminal of its own
+// (script(1) gives it one), as an agent run in a tmux pane does, until the
+// test ends, and returns it.
+func ttyAgent(t *testing.T) proc.ID {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("the processes are read from /proc")
+	}
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) is not installed: no terminal for the agent")
+	}
+	cmd := exec.Command("script", "-qfec", "exec sleep 600", "/dev/null")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var id proc.ID
+	waitfor.Until(t, "the agent on its terminal", func() bool {
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			if in, err := proc.Lookup(pid); err == nil && in.PPID == cmd.Process.Pid && in.Name == "sleep" && in.TPgrp == in.Pgrp {
+				id, err = proc.Of(pid)
+				return err == nil
+			}
+		}
+		return false
+	})
+	return id
 }
 
 // syncBuffer is a log sink tests read while the server writes.
@@ -72,7 +123,9 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 func steerSession(t *testing.T, e *testEnv, id, sock string) {
 	t.Helper()
 	where := terminal.Where{TmuxPane: "%3", TmuxSocket: sock}.Encode()
-	if code, _ := postRaw(t, e, "/agents-notch/hooks/claude-code", claude(id, "SessionStart", `,"source":"startup"`), map[string]string{terminal.Header: where}); code != 200 {
+	agent, _ := os.ReadFile(filepath.Join(filepath.Dir(sock), "proc"))
+	if code, _ := postRaw(t, e, "/agents-notch/hooks/claude-code", claude(id, "SessionStart", `,"source":"startup"`),
+		map[string]string{terminal.Header: where, proc.Header: string(agent)}); code != 200 {
 		t.Fatalf("SessionStart: %d", code)
 	}
 	postRaw(t, e, "/agents-notch/hooks/claude-code", claude(id, "UserPromptSubmit", `,"prompt":"hi"`), nil)
@@ -104,6 +157,7 @@ func TestReplyTypesTheTextLiterally(t *testing.T) {
 		`-t %9 send-keys C-c Enter Escape "q" 'q' \; \\ \n`,
 		"-l",
 		"line one\nline two\n\nline four",
+		"run the tests;",
 		"héllo ✓ 漢字 🙂 <b>markup</b> &amp;",
 		strings.Repeat("x", terminal.MaxReply),
 	} {
@@ -113,9 +167,16 @@ func TestReplyTypesTheTextLiterally(t *testing.T) {
 			t.Fatalf("reply %.40q: %d %s", text, code, body)
 		}
 		got := runs()[before:]
+		if len(got) > 0 && len(got[0]) > 9 {
+			got[0][9] = "NONCE"
+		}
+		typed := text
+		if strings.HasSuffix(text, ";") { // tmux's separator, escaped
+			typed = strings.TrimSuffix(text, ";") + `\;`
+		}
 		want := [][]string{
-			{"-S", sock, "list-panes", "-a", "-F", "#{pane_id}"},
-			{"-S", sock, "send-keys", "-t", "%3", "-l", "--", text},
+			{"-S", sock, "list-panes", "-a", "-F", "#{pane_id} #{pane_pid}", ";", "display-message", "-p", "NONCE", ";", "capture-pane", "-p", "-e", "-t", "%3"},
+			{"-S", sock, "send-keys", "-t", "%3", "-l", "--", typed},
 			{"-S", sock, "send-keys", "-t", "%3", "Enter"},
 		}
 		if len(got) != len(want) {
@@ -131,8 +192,8 @@ func TestReplyTypesTheTextLiterally(t *testing.T) {
 		t.Fatal("a reply's text reached a shell")
 	}
 	recs := strings.Count(logs.String(), `"log_type":"agents-notch.steer.v1"`)
-	if recs != 7 || !strings.Contains(logs.String(), `"session":"s-reply"`) || !strings.Contains(logs.String(), `"bytes":8192`) {
-		t.Fatalf("%d steer records, want 7:\n%s", recs, logs)
+	if recs != 8 || !strings.Contains(logs.String(), `"session":"s-reply"`) || !strings.Contains(logs.String(), `"bytes":8192`) {
+		t.Fatalf("%d steer records, want 8:\n%s", recs, logs)
 	}
 	if strings.Contains(logs.String(), "Now run the tests") || strings.Contains(logs.String(), "line one") {
 		t.Fatal("the log carries a reply's text")
@@ -242,7 +303,8 @@ func TestStopPressesTheAgentsKey(t *testing.T) {
 			t.Fatalf("%s: %d %s", body, code, out)
 		}
 	}
-	hook(`"hook_event_name":"SessionStart","source":"new"`, map[string]string{terminal.Header: where})
+	agent, _ := os.ReadFile(filepath.Join(filepath.Dir(sock), "proc"))
+	hook(`"hook_event_name":"SessionStart","source":"new"`, map[string]string{terminal.Header: where, proc.Header: string(agent)})
 	hook(`"hook_event_name":"UserPromptSubmit","prompt":"go"`, nil)
 	before := len(runs())
 	if code, body := postRaw(t, e, "/agents-notch/stop", `{"sessionId":"c-stop"}`, nil); code != 200 {

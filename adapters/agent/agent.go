@@ -198,6 +198,18 @@ type Spec struct {
 	// that reads a burst of input as a paste drops an Enter that comes
 	// with it (Gemini CLI; OpenCode under load).
 	ReplyEnter time.Duration
+	// DaemonClient: the process the hooks name is a daemon the agent's
+	// TUI is a client of, outside the terminal (Codex's app-server, which
+	// owns the turns), so the board's Reply and Stop find the agent in
+	// its pane by a process of the same program in the pane's foreground
+	// (terminal.Target's Client); false: the process the hooks name is
+	// itself in the pane's foreground group.
+	DaemonClient bool
+	// EmptyInput reports whether the agent's input box is empty on its
+	// TUI's screen (tmux capture-pane's text): the board's Reply types
+	// nothing over a draft (docs/terminal.md). nil: every screen is taken
+	// as empty (an agent not checked in a real terminal yet).
+	EmptyInput func(screen string) bool
 	Help       string // one line for "notch-web hooks -h": its scopes and hooks
 }
 

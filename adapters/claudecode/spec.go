@@ -11,6 +11,7 @@ import (
 // http hooks for SessionStart ("HTTP hooks are not supported for
 // SessionStart").
 var Spec = agent.Spec{
+	EmptyInput:  EmptyInput,
 	Name:        Agent,
 	Display:     "Claude Code",
 	Mark:        "CC",

@@ -10,11 +10,12 @@ import (
 // hooks.json (SessionEnd and Interrupt at 3 s, Codex's most for them), and
 // notify and the hooks' trust in config.toml beside it.
 var Spec = agent.Spec{
-	Name:    Agent,
-	Display: "Codex",
-	Mark:    "CX",
-	Version: "0.169.0",
-	Map:     Map,
+	EmptyInput: EmptyInput,
+	Name:       Agent,
+	Display:    "Codex",
+	Mark:       "CX",
+	Version:    "0.169.0",
+	Map:        Map,
 	// Its rollout says when a turn ended while the host was down.
 	Settled: agent.ByTranscript(Settled),
 	Hooks:   hooks(),
@@ -23,6 +24,9 @@ var Spec = agent.Spec{
 	// short.
 	Answers:    true,
 	AnswerWait: 10 * time.Second,
+	// The hooks run under the app-server daemon; the TUI in the pane is
+	// its client (docs/terminal.md).
+	DaemonClient: true,
 	Install: agent.Install{
 		Scopes:      []agent.Scope{{Name: "user", Dir: ".codex", File: "hooks.json", EnvDir: "CODEX_HOME"}},
 		Style:       agent.StyleClaude,

@@ -9,11 +9,12 @@ import (
 // Spec is Gemini CLI to notch-web (adapters/registry): named command hooks
 // in settings.json.
 var Spec = agent.Spec{
-	Name:    Agent,
-	Display: "Gemini CLI",
-	Mark:    "GE",
-	Version: "0.61.0",
-	Map:     Map,
+	EmptyInput: EmptyInput,
+	Name:       Agent,
+	Display:    "Gemini CLI",
+	Mark:       "GE",
+	Version:    "0.61.0",
+	Map:        Map,
 	// Its chat transcript says when the human cancelled (Esc) — no hook does.
 	Interrupted: Interrupted,
 	// So does it when a turn ended while the host was down.

@@ -54,6 +54,8 @@ var steerCodes = []struct {
 	{"text", terminal.ErrReplyText},
 	{"gone", terminal.ErrGone},
 	{"busy", terminal.ErrBusy},
+	{"not-in-pane", terminal.ErrNotInPane},
+	{"draft", terminal.ErrDraft},
 	{"following", host.ErrFollowing},
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/internal/ascii"
+	"github.com/notch-web/notch-web/internal/proc"
 )
 
 // Errors GoTo reports.
@@ -55,6 +56,10 @@ type Tmux struct {
 	Bin string
 	// run runs one argv (for tests); nil runs it with exec.Command.
 	run func(ctx context.Context, bin string, args []string) ([]byte, error)
+	// lookup and group read processes (for tests); nil: proc.Lookup and
+	// proc.Group.
+	lookup func(pid int) (proc.Info, error)
+	group  func(root, pgrp int) ([]proc.Info, error)
 
 	mu sync.Mutex // one GoTo at a time: they move the same clients; never waited on (ErrBusy)
 	// keys: one Type or Interrupt at a time, so that two replies never

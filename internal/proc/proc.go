@@ -48,6 +48,10 @@ type Info struct {
 	// Gone: the process has exited and waits only to be reaped (a
 	// zombie): it runs no more.
 	Gone bool
+	// Pgrp is its process group; TTY its controlling terminal (a device
+	// number, 0 for none); TPgrp that terminal's foreground process
+	// group (-1 or 0 for none): the group the keys typed there reach.
+	Pgrp, TTY, TPgrp int
 }
 
 // Table reads one process (Lookup on this machine; a recorded tree in

@@ -19,10 +19,34 @@ func Lookup(pid int) (Info, error) {
 	if int(k.Proc.P_pid) != pid { // a PID with no process reads as zeros
 		return Info{}, ErrNoProcess
 	}
-	name := unix.ByteSliceToString(k.Proc.P_comm[:])
+	return info(k), nil
+}
+
+func info(k *unix.KinfoProc) Info {
 	t := k.Proc.P_starttime
 	const zombie = 5 // SZOMB, <sys/proc.h>
-	return Info{PID: pid, PPID: int(k.Eproc.Ppid), Name: name, Start: uint64(t.Sec)*1e6 + uint64(t.Usec), Gone: k.Proc.P_stat == zombie}, nil
+	return Info{PID: int(k.Proc.P_pid), PPID: int(k.Eproc.Ppid), Name: unix.ByteSliceToString(k.Proc.P_comm[:]),
+		Start: uint64(t.Sec)*1e6 + uint64(t.Usec), Gone: k.Proc.P_stat == zombie,
+		Pgrp: int(k.Eproc.Pgid), TTY: int(k.Eproc.Tdev), TPgrp: int(k.Eproc.Tpgid)}
+}
+
+// Group lists the live processes of process group pgrp (sysctl
+// kern.proc.pgrp); root is not needed here.
+func Group(_, pgrp int) ([]Info, error) {
+	if pgrp <= 0 {
+		return nil, ErrNoProcess
+	}
+	ks, err := unix.SysctlKinfoProcSlice("kern.proc.pgrp", pgrp)
+	if err != nil {
+		return nil, err
+	}
+	var out []Info
+	for i := range ks {
+		if in := info(&ks[i]); !in.Gone {
+			out = append(out, in)
+		}
+	}
+	return out, nil
 }
 
 // bootID reads this boot's session UUID (sysctl kern.bootsessionuuid).

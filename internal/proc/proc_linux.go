@@ -44,13 +44,79 @@ func parseStat(b []byte) (Info, error) {
 	if len(rest) < 20 {
 		return Info{}, fmt.Errorf("%w: a stat line of %d fields", ErrNoProcess, len(rest)+2)
 	}
+	// Fields 4 (ppid), 5 (pgrp), 7 (tty_nr) and 8 (tpgid).
 	ppid, err1 := strconv.Atoi(rest[1])
 	start, err2 := strconv.ParseUint(rest[19], 10, 64)
-	if err1 != nil || err2 != nil {
+	pgrp, err3 := strconv.Atoi(rest[2])
+	tty, err4 := strconv.Atoi(rest[4])
+	tpgrp, err5 := strconv.Atoi(rest[5])
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
 		return Info{}, fmt.Errorf("%w: stat fields", ErrNoProcess)
 	}
 	gone := rest[0] == "Z" || rest[0] == "X" // a zombie, or dead
-	return Info{PID: pid, PPID: ppid, Name: string(b[open+1 : end]), Start: start, Gone: gone}, nil
+	return Info{PID: pid, PPID: ppid, Name: string(b[open+1 : end]), Start: start, Gone: gone,
+		Pgrp: pgrp, TTY: tty, TPgrp: tpgrp}, nil
+}
+
+// Group lists the live processes of process group pgrp that descend from
+// root (root itself included): a terminal's foreground job is its
+// session leader's descendants. It walks /proc/<pid>/task/<tid>/children
+// down from root (a handful of small reads, only when a keystroke is about
+// to be typed, never on a beat), up to maxGroupWalk processes; where the
+// kernel keeps no children files it scans all of /proc.
+func Group(root, pgrp int) ([]Info, error) {
+	if pgrp <= 0 || root <= 0 {
+		return nil, ErrNoProcess
+	}
+	if _, err := os.Stat("/proc/" + strconv.Itoa(root) + "/task/" + strconv.Itoa(root) + "/children"); err != nil {
+		return scanGroup(pgrp)
+	}
+	var out []Info
+	seen := map[int]bool{}
+	queue := []int{root}
+	for len(queue) > 0 && len(seen) < maxGroupWalk {
+		pid := queue[0]
+		queue = queue[1:]
+		if seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		if in, err := Lookup(pid); err == nil && in.Pgrp == pgrp && !in.Gone {
+			out = append(out, in)
+		}
+		tasks, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+		for _, t := range tasks {
+			b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + t.Name() + "/children")
+			for _, f := range strings.Fields(string(b)) {
+				if c, err := strconv.Atoi(f); err == nil {
+					queue = append(queue, c)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// maxGroupWalk bounds Group's walk.
+const maxGroupWalk = 256
+
+// scanGroup is Group by a scan of every process.
+func scanGroup(pgrp int) ([]Info, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	var out []Info
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if in, err := Lookup(pid); err == nil && in.Pgrp == pgrp && !in.Gone {
+			out = append(out, in)
+		}
+	}
+	return out, nil
 }
 
 // bootID reads this boot's random id (/proc/sys/kernel/random/boot_id).

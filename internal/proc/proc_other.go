@@ -11,3 +11,6 @@ func bootID() (string, error) { return "", ErrUnsupported }
 func exitFD(int) (int, error) { return -1, ErrUnsupported }
 
 func ended(int) bool { return false }
+
+// Group is ErrUnsupported here.
+func Group(int, int) ([]Info, error) { return nil, ErrUnsupported }

@@ -2,7 +2,10 @@ package proc
 
 import (
 	"bytes"
+	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -57,4 +60,48 @@ func FuzzParseStat(f *testing.F) {
 			t.Fatalf("parseStat(%q).Name = %q", b, in.Name)
 		}
 	})
+}
+
+// The terminal fields: a process's group, its controlling terminal and
+// that terminal's foreground group (what Reply and Stop check).
+func TestParseStatTerminal(t *testing.T) {
+	for _, tc := range []struct {
+		line             string
+		pgrp, tty, tpgrp int
+	}{
+		{"800 (claude) S 700 800 700 34817 800 4194560 100 0 0 0 1 2 0 0 20 0 1 0 123456 10000 200", 800, 34817, 800},
+		{"801 (bash) S 700 801 801 34817 900 4194560 100 0 0 0 1 2 0 0 20 0 1 0 123456 10000 200", 801, 34817, 900},
+		{"802 (daemon) S 1 802 802 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 123456 10000 200", 802, 0, -1},
+	} {
+		in, err := parseStat([]byte(tc.line))
+		if err != nil || in.Pgrp != tc.pgrp || in.TTY != tc.tty || in.TPgrp != tc.tpgrp {
+			t.Errorf("parseStat(%q) = %+v, %v; want pgrp %d tty %d tpgrp %d", tc.line, in, err, tc.pgrp, tc.tty, tc.tpgrp)
+		}
+	}
+}
+
+// Group finds a process's children in its group by walking down from it,
+// and leaves out a child in a group of its own.
+func TestGroup(t *testing.T) {
+	self, err := Lookup(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := exec.Command("sleep", "60")
+	own := exec.Command("sleep", "61")
+	own.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	for _, c := range []*exec.Cmd{same, own} {
+		if err := c.Start(); err != nil {
+			t.Skip(err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	}
+	got := map[int]bool{}
+	ms, err := Group(os.Getpid(), self.Pgrp)
+	for _, m := range ms {
+		got[m.PID] = true
+	}
+	if err != nil || !got[os.Getpid()] || !got[same.Process.Pid] || got[own.Process.Pid] {
+		t.Errorf("Group = %+v, %v; want this process and %d, not %d", ms, err, same.Process.Pid, own.Process.Pid)
+	}
 }

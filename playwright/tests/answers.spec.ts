@@ -3,9 +3,12 @@
 // them, are held while their cards wait; the keyboard answers them (radio
 // group, checkboxes, Other, Submit; the plan's buttons) and the held
 // request gets Claude Code's decision. A session in tmux gets a Reply box
-// and Stop; the host's tmux is a stand-in on PATH that records its argv.
+// and Stop; the host's tmux is a stand-in on PATH that records its argv,
+// and the agent in the pane a process on a terminal of its own (script(1)),
+// the terminal's foreground, as the host checks before it types.
 // Screenshots at 1280 and 390 px.
 import { test, expect, type Page } from '@playwright/test';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -21,6 +24,8 @@ let transcript: string;
 let argvLog: string;
 let sock: string;
 let server: net.Server;
+let agent: ChildProcess;
+let agentProc: string; // the Notch-Proc header naming it
 
 test.beforeAll(async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notch-pw-tmux-'));
@@ -30,9 +35,20 @@ test.beforeAll(async () => {
   const bin = path.join(dir, 'bin');
   fs.mkdirSync(bin);
   argvLog = path.join(dir, 'argv');
+  // The agent: a process that leads a terminal of its own and is its
+  // foreground (the pane's process, as Claude Code run in a pane is).
+  agent = spawn('script', ['-qfec', 'exec sleep 600', '/dev/null'], { stdio: 'ignore' });
+  const pid = await childOf(agent.pid!, 'sleep');
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  const boot = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  agentProc = new URLSearchParams({ pid: String(pid), start, boot }).toString();
+  // list-panes names the pane's process; with the input's screen asked
+  // for, the nonce line and Claude Code's empty input box follow.
   fs.writeFileSync(
     path.join(bin, 'tmux'),
-    `#!/bin/sh\nprintf '%s\\0' "$@" >> '${argvLog}'\necho >> '${argvLog}'\nif [ "$3" = list-panes ]; then echo '%3'; fi\nexit 0\n`,
+    `#!/bin/sh\nprintf '%s\\0' "$@" >> '${argvLog}'\necho >> '${argvLog}'\nif [ "$3" = list-panes ]; then echo '%3 ${pid}'; fi\n` +
+      `if [ "$8" = display-message ]; then printf '%s\\n────\\n❯ \\n────\\n' "\${10}"; fi\nexit 0\n`,
     { mode: 0o755 },
   );
   host = await startHost(['--approval-hold', '5m'], undefined, { PATH: `${bin}:${process.env.PATH}` });
@@ -42,7 +58,26 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await host?.stop();
   server?.close();
+  agent?.kill();
 });
+
+// childOf waits for parent's child named name and returns its pid.
+async function childOf(parent: number, name: string): Promise<number> {
+  for (let i = 0; i < 500; i++) {
+    for (const e of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(e)) continue;
+      try {
+        const st = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
+        const rest = st.slice(st.lastIndexOf(')') + 2).split(' ');
+        if (st.includes(`(${name})`) && Number(rest[1]) === parent) return Number(e);
+      } catch {
+        // gone meanwhile
+      }
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no ${name} under ${parent}`);
+}
 
 function hook(session: string, event: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { session_id: session, transcript_path: transcript, cwd: '/home/me/src/argon', hook_event_name: event, ...extra };
@@ -172,7 +207,7 @@ test('a session in tmux takes a Reply when done and a Stop while it works', asyn
   test.slow();
   await openBoard(page, host.url);
   const where = new URLSearchParams({ 'tmux-pane': '%3', 'tmux-socket': sock }).toString();
-  await send(hook(TMUXED, 'SessionStart', { source: 'startup' }), { 'Notch-Where': where });
+  await send(hook(TMUXED, 'SessionStart', { source: 'startup' }), { 'Notch-Where': where, 'Notch-Proc': agentProc });
   await send(hook(TMUXED, 'UserPromptSubmit', { prompt: 'Tidy the docs' }));
   const r = row(page, TMUXED);
   const stop = page.locator(`.steer[data-session="${TMUXED}"]`).getByRole('button', { name: /^Stop / });
@@ -190,10 +225,17 @@ test('a session in tmux takes a Reply when done and a Stop while it works', asyn
   await page.keyboard.type('and $(the) `docs`');
   await page.keyboard.press('Enter');
   await expect(box).toHaveValue('');
+  const nonce = (argv: string[]) => argv.map((a, i) => (argv[i - 1] === '-p' && argv[i - 2] === 'display-message' ? 'NONCE' : a));
   await expect
-    .poll(() => fs.readFileSync(argvLog, 'utf8').split('\0\n').filter(Boolean).map((l) => l.split('\0').filter(Boolean)))
+    .poll(() =>
+      fs
+        .readFileSync(argvLog, 'utf8')
+        .split('\0\n')
+        .filter(Boolean)
+        .map((l) => nonce(l.split('\0').filter(Boolean))),
+    )
     .toEqual([
-      ['-S', sock, 'list-panes', '-a', '-F', '#{pane_id}'],
+      ['-S', sock, 'list-panes', '-a', '-F', '#{pane_id} #{pane_pid}', ';', 'display-message', '-p', 'NONCE', ';', 'capture-pane', '-p', '-e', '-t', '%3'],
       ['-S', sock, 'send-keys', '-t', '%3', '-l', '--', 'Now the README\nand $(the) `docs`'],
       ['-S', sock, 'send-keys', '-t', '%3', 'Enter'],
     ]);
