@@ -31,7 +31,6 @@ type laneEntry struct {
 	Cards bool
 }
 
-
 // lane is the board's queue of who waits (state.Queue over the rows,
 // leaving out a quiet machine's), each entry as the lane draws it, and the
 // top-level rows that wait behind a waiting subagent, with the oldest such
