@@ -44,8 +44,8 @@ test.describe('the lane on a hub', () => {
 
   test.beforeAll(async () => {
     test.setTimeout(120_000);
-    hub = await startHost(['--hub', '--hub-addr', '127.0.0.1:0', '--machine', 'desk', '--approval-hold', '5m'], undefined, {}, HUB_BIN);
-    alpha = await startHost(['--join', pair(hub), '--machine', 'build-box', '--approval-hold', '5m']);
+    hub = await startHost(['--hub', '--hub-addr', '127.0.0.1:0', '--machine', 'desk', '--approval-hold', '10m'], undefined, {}, HUB_BIN);
+    alpha = await startHost(['--join', pair(hub), '--machine', 'build-box', '--approval-hold', '10m']);
     const now = Date.now();
     // Waits that began a while ago (a harness's events carry their time).
     await sendEvents(alpha.url, [
