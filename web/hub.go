@@ -232,6 +232,11 @@ func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
 				bv.RemoteRows[r.ID] = true
 			}
 		}
+		// With rows of other machines on it, the lane names each waiting
+		// row's machine, this one's too.
+		if n, ok := h.Mesh.(interface{ Name() string }); ok && len(bv.RemoteRows) > 0 {
+			bv.Machine = n.Name()
+		}
 	}
 	return bv, pv
 }

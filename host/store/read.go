@@ -388,7 +388,7 @@ func (s *Store) Headline(ctx context.Context, day time.Time) (Headline, error) {
 			rows.Close()
 			return h, err
 		}
-		d := max(to-from, 0)
+		d := state.WaitMs(from, to) // the board's lane measures a wait the same way
 		waits = append(waits, d)
 		h.WaitingMs += d
 		if d > h.LongestWaitMs {

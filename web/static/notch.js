@@ -16,6 +16,8 @@
 //   - notifications while the page is hidden, per the alerts setting;
 //   - the pop-out: a Document Picture-in-Picture window mirroring the board,
 //     or a small window of its own where the browser has no such thing;
+//   - the lane of who waits: its folds, its keys (j / k, o, Enter, Esc, ?),
+//     and the next card after one is answered;
 //   - the full text of truncated text on hover and focus;
 //   - focus after a ✕ or a Reset, which take away the focused control;
 //   - the pane: live preview while a slider moves, reasons for refusals, and
@@ -146,12 +148,12 @@ function planTimes() {
 }
 
 function tickTimes() {
-  for (const t of document.querySelectorAll('time.since[datetime]')) {
+  for (const t of document.querySelectorAll('time.since[datetime], time.wait[datetime]')) {
     const ms = Date.parse(t.dateTime);
     if (!(ms > 0)) continue;
     const v = rel(ms);
     if (t.textContent !== v) t.textContent = v;
-    if (!t.title) t.title = `since ${new Date(ms - skew).toLocaleString()}`;
+    if (!t.title) t.title = `${t.classList.contains('wait') ? 'waiting since' : 'since'} ${new Date(ms - skew).toLocaleString()}`;
   }
 }
 
@@ -384,6 +386,17 @@ function initBoard() {
       onFold(fold);
       return;
     }
+    if (t?.closest('#lane-keys')) {
+      showKeys(document);
+      return;
+    }
+    const go = t?.closest('.lane-go');
+    if (go) {
+      onLaneHead(go);
+      return;
+    }
+    const answer = t?.closest('.lane .card-btn');
+    if (answer) expectAnswered(answer);
     const close = t?.closest('.act.close');
     if (close) expectRowGone(close);
     if (t?.closest('.act.open')) seeRow(t.closest('.row')?.dataset.sessionId);
@@ -418,6 +431,7 @@ function initBoard() {
   document.addEventListener('visibilitychange', () => applyTitle());
   initBell();
   initGroups();
+  initLane(document);
   initTips(document);
   // A resize can cross the dashboard's breakpoint: the list's height and
   // what is cut short change with it.
@@ -666,6 +680,200 @@ function toggleHistory(btn) {
   fitPopout();
 }
 
+// ---------- the lane: "Waiting on you" ----------
+
+// The server draws the lane (every row that needs you, oldest wait first)
+// with each entry's cards unfolded; which entries this viewer folded, and
+// which one the keys are on, are kept here, in memory, and laid over the
+// lane again after every patch. A folded entry that leaves the lane (it
+// was answered) is forgotten with it.
+const lane = { folded: new Set(), current: '' };
+
+const laneItems = () => [...document.querySelectorAll('#lane .lane-item')];
+const laneItem = (id) => laneItems().find((li) => li.dataset.sessionId === id);
+
+function applyLane() {
+  const items = laneItems();
+  const ids = new Set(items.map((li) => li.dataset.sessionId));
+  for (const id of lane.folded) if (!ids.has(id)) lane.folded.delete(id);
+  if (lane.current && !ids.has(lane.current)) lane.current = '';
+  for (const li of items) {
+    const id = li.dataset.sessionId;
+    const folded = lane.folded.has(id);
+    li.toggleAttribute('data-folded', folded);
+    li.toggleAttribute('data-current', id === lane.current);
+    const go = li.querySelector(':scope > .lane-go');
+    if (go?.hasAttribute('aria-expanded')) go.setAttribute('aria-expanded', String(!folded));
+  }
+}
+
+// orig is the page's own node for a node of the pop-out's copy.
+const orig = (n) => (isEl(n) && n.ownerDocument !== document ? pop.origOf.get(n) ?? null : n);
+
+// onLaneHead: an entry's head folds and unfolds its cards; one with no
+// card (a harness's question) goes to its row.
+function onLaneHead(go) {
+  const li = go.closest('.lane-item');
+  const id = li?.dataset.sessionId;
+  if (!id) return;
+  lane.current = id;
+  if (!go.hasAttribute('aria-expanded')) {
+    showRow(id);
+    return;
+  }
+  if (lane.folded.has(id)) lane.folded.delete(id);
+  else lane.folded.add(id);
+  applyLane();
+  fitPopout();
+}
+
+// firstAnswer is the control a card's keyboard path starts on: a
+// question's first choice, else its first button.
+const firstAnswer = (li) =>
+  li.querySelector('.card[data-state="waiting"] :is(input.card-choice, input.card-other-pick, .card-btn)') ??
+  li.querySelector('.lane-go');
+
+// openLaneCard unfolds an entry and puts focus on its first answer (an
+// entry with no card: on its row in the groups).
+function openLaneCard(li) {
+  const id = li.dataset.sessionId;
+  lane.current = id;
+  lane.folded.delete(id);
+  applyLane();
+  fitPopout();
+  if (!li.querySelector('.lane-cards')) {
+    showRow(id);
+    return;
+  }
+  li.scrollIntoView({ block: 'nearest' });
+  focusIn(firstAnswer(li));
+}
+
+// expectAnswered: a click on a card's answer in the lane; when the patch
+// takes the entry away, settleFocus brings the next.
+function expectAnswered(btn) {
+  const li = btn.closest('.lane-item');
+  if (!li) return;
+  pending = { kind: 'lane', id: li.dataset.sessionId, index: laneItems().indexOf(li), at: performance.now() };
+}
+
+// moveLane puts focus on the next (step 1) or the previous (-1) entry's
+// head, from the entry the focus is in or the keys were last on.
+function moveLane(step, doc) {
+  const items = laneItems();
+  if (!items.length) {
+    say('Nothing waits on you.');
+    return;
+  }
+  if (!ui.open && !ui.pinned) openBoard('click');
+  const at = orig(doc.activeElement)?.closest?.('.lane-item')?.dataset.sessionId || lane.current;
+  const i = items.findIndex((li) => li.dataset.sessionId === at);
+  const next = i < 0 ? (step > 0 ? items[0] : items[items.length - 1]) : items[(i + step + items.length) % items.length];
+  lane.current = next.dataset.sessionId;
+  applyLane();
+  next.scrollIntoView({ block: 'nearest' });
+  focusIn(next.querySelector('.lane-go'));
+}
+
+// The keys: j / k the next and previous waiting entry, o its card, Enter
+// in a question's choices submits it, Esc folds the card the focus is in,
+// ? the keys. None is taken while typing in a field (but Enter in a
+// card's own text, which sends, and Esc, which leaves it).
+function onLaneKey(e, doc) {
+  if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return;
+  const t = orig(e.target);
+  const typing = editable(e.target) && !/^(radio|checkbox)$/.test(e.target.type ?? '');
+  const li = t?.closest?.('.lane-item');
+  if (e.key === 'Escape' && li?.querySelector('.lane-cards')?.contains(t)) {
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    lane.folded.add(li.dataset.sessionId);
+    lane.current = li.dataset.sessionId;
+    applyLane();
+    fitPopout();
+    focusIn(li.querySelector('.lane-go'));
+    return;
+  }
+  if (e.key === 'Enter' && t?.closest?.('.card-question') && t.matches('input.card-choice, input.card-other-pick, input.card-other-text')) {
+    // Enter submits the question the focused answer belongs to.
+    e.preventDefault();
+    t.closest('.card').querySelector('.card-btn.allow')?.click();
+    return;
+  }
+  if (typing) return;
+  switch (e.key) {
+    case 'j':
+      e.preventDefault();
+      moveLane(1, doc);
+      break;
+    case 'k':
+      e.preventDefault();
+      moveLane(-1, doc);
+      break;
+    case 'o': {
+      const item = li ?? laneItem(lane.current) ?? laneItems()[0];
+      if (!item) return;
+      e.preventDefault();
+      if (!ui.open && !ui.pinned) openBoard('click');
+      openLaneCard(item);
+      break;
+    }
+    case '?':
+      e.preventDefault();
+      showKeys(doc);
+      break;
+  }
+}
+
+function initLane(doc) {
+  doc.addEventListener('keydown', (e) => onLaneKey(e, doc), { capture: true });
+}
+
+// showKeys opens the sheet of keys (a modal dialog: Esc or its button
+// closes it, and focus goes back where it was).
+function showKeys(doc) {
+  let d = doc.getElementById('keys-help');
+  if (!d) {
+    d = doc.createElement('dialog');
+    d.id = 'keys-help';
+    d.className = 'keys-help';
+    d.setAttribute('aria-labelledby', 'keys-help-h');
+    const h = doc.createElement('h2');
+    h.id = 'keys-help-h';
+    h.textContent = 'Keys';
+    const dl = doc.createElement('dl');
+    for (const [keys, what] of [
+      [['j', 'k'], 'the next / the previous session waiting on you (oldest first)'],
+      [['o'], 'open its card: focus on its first answer'],
+      [['Enter'], 'send the focused answer (in a question: submit it)'],
+      [['Esc'], 'fold the card; in the filter, empty it'],
+      [['/'], 'filter the sessions'],
+      [['?'], 'this sheet'],
+    ]) {
+      const dt = doc.createElement('dt');
+      keys.forEach((k, i) => {
+        if (i) dt.append(' ');
+        const kbd = doc.createElement('kbd');
+        kbd.textContent = k;
+        dt.append(kbd);
+      });
+      const dd = doc.createElement('dd');
+      dd.textContent = what;
+      dl.append(dt, dd);
+    }
+    const p = doc.createElement('p');
+    p.textContent = 'No key is taken while you type in a field.';
+    const close = doc.createElement('button');
+    close.type = 'button';
+    close.textContent = 'Close';
+    close.addEventListener('click', () => d.close());
+    d.append(h, dl, p, close);
+    doc.body.append(d);
+  }
+  if (d.open) d.close();
+  else d.showModal();
+}
+
 // ---------- groups, folds and the filter ----------
 
 // The board groups its rows by project and folds each group's finished rows
@@ -807,7 +1015,11 @@ function applyTitle() {
   const needs = Number($('tab')?.dataset.needs ?? 0);
   let t = baseTitle;
   if (unknown) t = 'status unknown · notch';
-  else if (needs > 0) t = `(${needs}) needs you · notch`;
+  else if (needs > 0) {
+    // the oldest wait, as the lane's first entry (or the island) ticks it
+    const wait = (document.querySelector('#lane time.wait') ?? document.querySelector('#tab time.wait'))?.textContent;
+    t = wait ? `(${needs}) needs you · ${wait} · notch` : `(${needs}) needs you · notch`;
+  }
   if (document.title !== t) document.title = t;
 
   const status = unknown ? 'unknown' : $('tab')?.querySelector('.dot')?.dataset.status || 'idle';
@@ -1365,6 +1577,7 @@ function startMirror(win) {
   doc.addEventListener('keydown', (e) => {
     if (e.key === 'Escape') onEscape(doc);
   });
+  initLane(doc);
   // The pop-out floats over other apps as the desktop window does: the
   // hover settings apply to the pointer there.
   doc.addEventListener(
@@ -1486,6 +1699,11 @@ const CLIPPED = [
   '.line2 > .activity',
   '.line2 > .last',
   '.line2 > .steps',
+  '.line2 > .blocked',
+  '.lane-name',
+  '.lane-sub',
+  '.lane-where > *',
+  '.lane-ask',
   '.bigbot-name',
   '.bigbot-state .reason',
   '.bigbot-state .label',
@@ -1590,6 +1808,19 @@ function settleFocus() {
   if (!pending) return;
   if (performance.now() - pending.at > FOCUS_WAIT_MS) {
     pending = null;
+    return;
+  }
+  if (pending.kind === 'lane') {
+    const items = laneItems();
+    if (items.some((li) => li.dataset.sessionId === pending.id)) return; // not answered yet
+    const index = pending.index;
+    pending = null;
+    if (!focusLost()) return;
+    // Answering one brings the next: the entry now in its place (else the
+    // one before), its card open and its first answer focused.
+    const next = items[index] ?? items[index - 1];
+    if (next) openLaneCard(next);
+    else focusIn(document.querySelector('#board .rows-scroll') ?? $('tab'));
     return;
   }
   if (pending.kind === 'row') {
@@ -1994,6 +2225,7 @@ function afterPatch() {
   if (page === 'board') {
     applyUI();
     applyGroups();
+    applyLane();
     planTimes();
     tickTimes();
     tickFaces();

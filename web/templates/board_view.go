@@ -54,6 +54,10 @@ type BoardView struct {
 	// ("not connected to the hub: revoked", host/mesh's Node.HubLink), or
 	// "": the board says it above its rows.
 	HubLink string
+	// Machine is this machine's name on a board of many machines
+	// (host/mesh), "" on a board of one: the lane names each waiting
+	// row's machine.
+	Machine string
 }
 
 // Alert is an alert as the page gets it: notch.js plays one it has not
@@ -87,6 +91,13 @@ type rowCtx struct {
 	// "codex", "gemini"; Approvals.Agents), "" for a harness's or a
 	// script's row: the dashboard's agent column, which the notch hides.
 	Agent string
+	// InLane: the row waits on the human and its cards are drawn in the
+	// lane (BoardView.lane), not under it.
+	InLane bool
+	// BlockedSince is, for a row that does not wait itself, when the
+	// oldest wait of a subagent under it began (0: none): the row waits
+	// on the human too, behind it.
+	BlockedSince int64
 }
 
 // context is what the row's context figure is drawn from: the row's budget
@@ -159,6 +170,21 @@ func (v BoardView) grouped(st settings.Settings) ([]rowGroup, []rowCtx) {
 		}
 	}
 	return gs, out
+}
+
+// laidOut is grouped, with the lane: its entries, and each row's part in
+// it (rowCtx.InLane, rowCtx.BlockedSince).
+func (v BoardView) laidOut(st settings.Settings) ([]rowGroup, []rowCtx, []laneEntry) {
+	gs, ctxs := v.grouped(st)
+	entries, blocked := v.lane()
+	if len(entries) == 0 {
+		return gs, ctxs, nil
+	}
+	for i, s := range v.Doc.Sessions {
+		ctxs[i].InLane = v.inLane(s)
+		ctxs[i].BlockedSince = blocked[s.ID]
+	}
+	return gs, ctxs, entries
 }
 
 // depths walks each session's parent chain within the document. A parent

@@ -161,7 +161,7 @@ func groupList(ss []state.Session, gs []rowGroup, ctxs []rowCtx, approvals Appro
 		rows := func(list []int) {
 			for _, i := range list {
 				writeRow(m, ss[i], ctxs[i])
-				if m.err == nil && approvals.has(ss[i]) {
+				if m.err == nil && !ctxs[i].InLane && approvals.has(ss[i]) {
 					m.err = approvalCards(ss[i], approvals).Render(ctx, w)
 				}
 				if steer, draw := approvals.steers(ss[i], ctxs[i].Door.Kind); m.err == nil && draw {

@@ -75,6 +75,10 @@ func writeRow(m *markup, s state.Session, c rowCtx) {
 		m.esc(s.Project)
 		m.raw(`</span> `)
 	}
+	if c.BlockedSince > 0 {
+		// A subagent of this session waits on the human: so does it.
+		m.raw(`<span class="blocked">its subagent waits on you <time class="wait" datetime="`, isoMs(c.BlockedSince), `"></time></span> `)
+	}
 	switch {
 	case s.Approval != nil:
 		m.raw(`<span class="approval"><span class="ask">asks</span> `)
