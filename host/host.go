@@ -205,7 +205,7 @@ func (h *Host) Run(ctx context.Context) error {
 		return nil
 	})
 	if h.cfg.Demo {
-		g.Go(func() error { return playDemo(ctx, h.board, h.log) })
+		g.Go(func() error { return playDemo(ctx, h) })
 	}
 	if h.window != nil {
 		g.Go(func() error { return h.window.Run(ctx, h.ready) })
