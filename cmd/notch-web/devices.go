@@ -103,7 +103,7 @@ func runDevices(ctx context.Context, args []string, getenv func(string) string, 
 	url := fs.String("url", "", "the host's base `URL`")
 	verb, rest, err := splitAgent(fs, args) // the verb may come before or after the flags
 	if errors.Is(err, flag.ErrHelp) || verb == "help" {
-		fmt.Fprint(stdout, devicesUsage)
+		fmt.Fprint(stdout, fit(devicesUsage))
 		return nil
 	}
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -8,16 +9,22 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
+	"io"
 	"math/big"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/notch-web/notch-web/internal/syncbuf"
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 // devicesCmd runs notch-web devices ARGS against the host at base: its
@@ -222,5 +229,56 @@ func TestPairBase(t *testing.T) {
 		if got != tt.want || (tt.warn == "") != (warn == "") || !strings.Contains(warn, tt.warn) {
 			t.Errorf("%+v tls %v: %q, %q; want %q, a warning saying %q", tt.cfg, tt.tls, got, warn, tt.want, tt.warn)
 		}
+	}
+}
+
+// With --tls-cert the first line of stdout is the https address a browser
+// opens, and the start-up record says TLS, the names it answers to, where
+// pushes link and the channels.
+func TestTLSStartLine(t *testing.T) {
+	cert, key := selfSigned(t, t.TempDir())
+	home := t.TempDir()
+	notify := filepath.Join(home, "state", "agents-notch", "notify.json")
+	os.MkdirAll(filepath.Dir(notify), 0o700)
+	os.WriteFile(notify, []byte(`{"ntfy":[{"name":"phone","url":"https://ntfy.sh/a-long-random-topic-1234"}]}`), 0o600)
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	var logs syncbuf.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--dsh-home", home, "--allow-host", "phone.example",
+			"--public-url", "https://phone.example", "--tls-cert", cert, "--tls-key", key}, func(string) string { return "" }, pw, &logs)
+		pw.Close()
+	}()
+	defer func() { cancel(); <-done }()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	if line != "https://phone.example/agents-notch/\n" {
+		t.Errorf("the first line: %q, want the https address a phone opens (--public-url)", line)
+	}
+	var rec struct {
+		Data struct {
+			Shown      string   `json:"shown"`
+			TLS        bool     `json:"tls"`
+			AllowHosts []string `json:"allowHosts"`
+			PublicURL  string   `json:"publicUrl"`
+			Channels   []string `json:"channels"`
+		} `json:"data"`
+	}
+	waitfor.Until(t, "the start-up record", func() bool {
+		for l := range strings.Lines(logs.String()) {
+			if strings.Contains(l, `"message":"serving"`) {
+				return json.Unmarshal([]byte(l), &rec) == nil
+			}
+		}
+		return false
+	})
+	d := rec.Data
+	if !d.TLS || d.Shown != strings.TrimSpace(line) || !slices.Equal(d.AllowHosts, []string{"phone.example"}) ||
+		d.PublicURL != "https://phone.example" || !slices.Contains(d.Channels, "ntfy phone") {
+		t.Errorf("the start-up record: %+v", d)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/notch-web/notch-web/adapters/install"
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/push"
 	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/internal/fdlimit"
 	"github.com/notch-web/notch-web/internal/fsx"
@@ -232,8 +233,9 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	// Open streams end through the hub, which Shutdown would wait for.
 	httpSrv.RegisterOnShutdown(hub.Close)
 
-	fmt.Fprintln(stdout, base+"/agents-notch/")
-	startRecord(log, cfg, p, base, hub.MaxStreams)
+	shown := shownURL(cfg, base, port, tlsConfig != nil)
+	fmt.Fprintln(stdout, shown)
+	startRecord(log, cfg, p, base, shown, pusher, tlsConfig != nil, hub.MaxStreams)
 	if !cfg.explicitPatches {
 		if _, err := os.Stat(cfg.patches[0]); errors.Is(err, os.ErrNotExist) {
 			log.Info("no patch file: the built-in defaults are in use (a plugin row there is read as soon as it appears)",
@@ -296,9 +298,22 @@ func baseURL(addr string, port int) string {
 	return fmt.Sprintf("http://%s", net.JoinHostPort(strings.Trim(host, "[]"), fmt.Sprint(port)))
 }
 
+// shownURL is the board's address as the first line of stdout says it:
+// with --tls-cert the https one a browser opens (the name the certificate
+// is for, --allow-host's first, when there is one), else base's.
+func shownURL(cfg *config, base string, port int, tlsOn bool) string {
+	if tlsOn {
+		u, _ := pairBase(cfg, port, true)()
+		return strings.TrimRight(u, "/") + "/agents-notch/"
+	}
+	return base + "/agents-notch/"
+}
+
 // startRecord logs where everything lives, so one line answers "which files
-// is it using, and where do my agents point".
-func startRecord(log *slog.Logger, cfg *config, p paths, base string, maxStreams int) {
+// is it using, where do my agents point, and who may reach it": the URL
+// shown, whether it serves TLS, the extra names it answers to
+// (--allow-host), where pushes link (--public-url) and the push channels.
+func startRecord(log *slog.Logger, cfg *config, p paths, base, shown string, pusher *push.Engine, tlsOn bool, maxStreams int) {
 	mode := "host"
 	if cfg.follow != "" {
 		mode = "follow"
@@ -318,5 +333,19 @@ func startRecord(log *slog.Logger, cfg *config, p paths, base string, maxStreams
 		"url", base+"/agents-notch/", "mode", mode, "version", version(), "dshHome", cfg.dshHome,
 		slog.Group("files", files...),
 		slog.Group("hooks", hooks...),
-		"demo", cfg.demo, "window", cfg.window, "maxStreams", maxStreams))
+		"demo", cfg.demo, "window", cfg.window, "maxStreams", maxStreams,
+		"shown", shown, "tls", tlsOn, "allowHosts", []string(cfg.allowHosts), "publicUrl", cfg.publicURL,
+		"channels", channelNames(pusher)))
+}
+
+// channelNames are the push channels' names, as the pane lists them.
+func channelNames(e *push.Engine) []string {
+	names := []string{}
+	if e == nil {
+		return names
+	}
+	for _, v := range e.Views() {
+		names = append(names, v.Type+" "+v.Name)
+	}
+	return names
 }
