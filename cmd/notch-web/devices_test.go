@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -11,6 +12,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"io"
 	"math/big"
 	"net/http"
@@ -280,5 +282,63 @@ func TestTLSStartLine(t *testing.T) {
 	if !d.TLS || d.Shown != strings.TrimSpace(line) || !slices.Equal(d.AllowHosts, []string{"phone.example"}) ||
 		d.PublicURL != "https://phone.example" || !slices.Contains(d.Channels, "ntfy phone") {
 		t.Errorf("the start-up record: %+v", d)
+	}
+}
+
+// devices takes --dsh-home as pair and the host do, before or after its
+// verb and name, and asks the host that serves that DSH home (host.json),
+// which removes the file as it stops.
+func TestDevicesFindTheHostByItsDSHHome(t *testing.T) {
+	home := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	none := func(string) string { return "" }
+	go func() {
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--dsh-home", home, "--log-level", "error"}, none, pw, io.Discard)
+		pw.Close()
+	}()
+	if _, err := bufio.NewReader(pr).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	for _, args := range [][]string{
+		{"devices", "list", "--dsh-home", home},
+		{"devices", "--dsh-home", home, "list"},
+		{"devices", "add", "phone", "--dsh-home", home},
+		{"devices", "list", "--dsh-home=" + home},
+	} {
+		var out, errb bytes.Buffer
+		if err := run(context.Background(), args, none, &out, &errb); err != nil {
+			t.Errorf("%q: %v: %s", args, err, errb.String())
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(hostFilePath(home)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("host.json after the host stopped: %v", err)
+	}
+}
+
+func TestReadHostFile(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		ok   bool
+	}{
+		{`{"url":"http://127.0.0.1:7340","pid":12}`, true},
+		{`{"url":"https://laptop.example:7340"}`, true},
+		{`{"url":"file:///etc/passwd"}`, false},
+		{`{"url":"http://a b"}`, false},
+		{`not json`, false},
+		{strings.Repeat(" ", 8<<10) + `{"url":"http://x"}`, false},
+	} {
+		home := t.TempDir()
+		os.MkdirAll(filepath.Dir(hostFilePath(home)), 0o700)
+		os.WriteFile(hostFilePath(home), []byte(tc.body), 0o600)
+		if _, err := readHostFile(home); (err == nil) != tc.ok {
+			t.Errorf("readHostFile(%.40q) = %v, want ok %v", tc.body, err, tc.ok)
+		}
 	}
 }

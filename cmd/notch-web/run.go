@@ -233,6 +233,15 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	// Open streams end through the hub, which Shutdown would wait for.
 	httpSrv.RegisterOnShutdown(hub.Close)
 
+	// Commands given only the DSH home find this host (hostfile.go); a
+	// follower shares its DSH home with nobody's hooks, and says nothing.
+	if cfg.follow == "" {
+		if unwrite, err := writeHostFile(cfg.dshHome, base, time.Now()); err != nil {
+			log.Warn("cannot write host.json: commands given only --dsh-home will not find this host", "log_type", logx.TypeHost, logx.Err("HostFileError", err))
+		} else {
+			defer unwrite()
+		}
+	}
 	shown := shownURL(cfg, base, port, tlsConfig != nil)
 	fmt.Fprintln(stdout, shown)
 	startRecord(log, cfg, p, base, shown, pusher, tlsConfig != nil, hub.MaxStreams)
