@@ -26,6 +26,7 @@ var commands = []command{
 	{"notify", "notch-web notify test", "send a test push to every channel of notify.json"},
 	{"history", "notch-web history export|forget", "the lasting history: export it (jsonl, csv) or forget sessions"},
 	{"devices", "notch-web devices add NAME|list|revoke NAME", "pair a phone or another browser with this host (a QR code), list, revoke"},
+	{"service", "notch-web service install|uninstall|status", "run notch-web at login and after a crash (systemd, launchd, Task Scheduler)"},
 	{"version", "notch-web version", "the build's version (also --version)"},
 	{"help", "notch-web help [<command>]", "this list, or a command's own help (the same as notch-web <command> -h)"},
 }
@@ -54,7 +55,7 @@ const helpUsage = `usage: notch-web help [<command>]
 Lists every command with one line each and the host's flags, or prints one
 command's own help: notch-web help <command> says what notch-web <command> -h
 says. Commands: run, hook, hooks, statusline, pair, join, notify, history,
-devices, version, help.
+devices, service, version, help.
 `
 
 const versionUsage = `usage: notch-web version
@@ -95,6 +96,8 @@ func runHelp(args []string, getenv func(string) string, stdout io.Writer) error 
 		fmt.Fprint(stdout, fit(historyUsage))
 	case "devices":
 		fmt.Fprint(stdout, fit(devicesUsage))
+	case "service":
+		fmt.Fprint(stdout, fit(serviceUsage))
 	case "version":
 		fmt.Fprint(stdout, fit(versionUsage))
 	case "help", "-h", "-help", "--help":

@@ -64,6 +64,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return runHistory(ctx, args[1:], getenv, stdout, stderr) // history.go
 		case "devices":
 			return runDevices(ctx, args[1:], getenv, stdout, stderr) // devices.go
+		case "service":
+			return runService(ctx, args[1:], getenv, stdout, stderr) // service.go
 		case "statusline":
 			return runStatusline(ctx, args[1:], getenv, os.Stdin, stdout, stderr) // statusline.go
 		case "--version", "-version":
