@@ -16,10 +16,12 @@ import (
 // home (devices --dsh-home D, doctor, service status) finds it: its
 // address, process and start. Written once it serves, removed as it stops.
 type hostFile struct {
-	URL     string `json:"url"`
-	PID     int    `json:"pid"`
-	Started string `json:"started"`
-	Version string `json:"version"`
+	URL        string   `json:"url"`
+	PID        int      `json:"pid"`
+	Started    string   `json:"started"`
+	Version    string   `json:"version"`
+	TLS        bool     `json:"tls"`
+	AllowHosts []string `json:"allowHosts"`
 }
 
 // maxHostFile bounds what is read of host.json.
@@ -31,9 +33,9 @@ func hostFilePath(dshHome string) string {
 
 // writeHostFile says this host serves at base; the returned func removes
 // the file as the host stops (only while it is still this process's).
-func writeHostFile(dshHome, base string, now time.Time) (remove func(), err error) {
+func writeHostFile(dshHome, base string, tlsOn bool, allowHosts []string, now time.Time) (remove func(), err error) {
 	path := hostFilePath(dshHome)
-	b, _ := json.Marshal(hostFile{URL: base, PID: os.Getpid(), Started: now.UTC().Format(time.RFC3339), Version: version()})
+	b, _ := json.Marshal(hostFile{URL: base, PID: os.Getpid(), Started: now.UTC().Format(time.RFC3339), Version: version(), TLS: tlsOn, AllowHosts: allowHosts})
 	if err := fsx.WriteFileAtomic(path, append(b, '\n')); err != nil {
 		return func() {}, err
 	}

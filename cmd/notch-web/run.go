@@ -66,6 +66,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return runDevices(ctx, args[1:], getenv, stdout, stderr) // devices.go
 		case "service":
 			return runService(ctx, args[1:], getenv, stdout, stderr) // service.go
+		case "doctor":
+			return runDoctor(ctx, args[1:], getenv, stdout, stderr) // doctor.go
 		case "statusline":
 			return runStatusline(ctx, args[1:], getenv, os.Stdin, stdout, stderr) // statusline.go
 		case "--version", "-version":
@@ -112,7 +114,7 @@ func pathsOf(c *config) paths {
 	return paths{
 		pane:    filepath.Join(c.dshHome, "state", "agents-notch", "settings.json"),
 		manual:  filepath.Join(c.dshHome, "state", "session-finished", "manual.json"),
-		devices: filepath.Join(c.dshHome, "state", "agents-notch", "devices.json"),
+		devices: devicesPath(c.dshHome),
 	}
 }
 
@@ -238,7 +240,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	// Commands given only the DSH home find this host (hostfile.go); a
 	// follower shares its DSH home with nobody's hooks, and says nothing.
 	if cfg.follow == "" {
-		if unwrite, err := writeHostFile(cfg.dshHome, base, time.Now()); err != nil {
+		if unwrite, err := writeHostFile(cfg.dshHome, base, tlsConfig != nil, cfg.allowHosts, time.Now()); err != nil {
 			log.Warn("cannot write host.json: commands given only --dsh-home will not find this host", "log_type", logx.TypeHost, logx.Err("HostFileError", err))
 		} else {
 			defer unwrite()
