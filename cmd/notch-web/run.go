@@ -217,6 +217,16 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	if node != nil {
 		hub.Link = node // a joined machine's board says why it is not on its hub
 	}
+	// The board says when an agent's hooks leave its settings (hookwatch.go).
+	var hooks *hookWatch
+	if cfg.follow == "" && !cfg.demo {
+		hooks = newHookWatch(userHome(getenv), getenv, log)
+		words := boardWords{hooks: hooks}
+		if node != nil {
+			words.link = node
+		}
+		hub.Link = words
+	}
 	base := baseURL(cfg.addr, port)
 	webPush := openWebPush(cfg, getenv, devices, log)    // nil in follow mode (push.go)
 	pusher := openPush(cfg, h, node, base, webPush, log) // nil in follow mode
@@ -285,6 +295,9 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	g.Go(func() error { return svc.Watch(gctx) })
 	g.Go(func() error { hub.Run(gctx); return nil })
 	g.Go(func() error { return h.Run(gctx) })
+	if hooks != nil {
+		g.Go(func() error { return hooks.Run(gctx) })
+	}
 	if pusher != nil {
 		g.Go(func() error { return pusher.Run(gctx) })
 	}
