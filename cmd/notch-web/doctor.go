@@ -240,6 +240,12 @@ func (d doctor) slack() check {
 	if err != nil {
 		return check{"--", "timer slack", "no host running in this DSH home", ""}
 	}
+	// host.json outlives a host killed outright: its process id may be
+	// another program's by now.
+	comm, _ := os.ReadFile("/proc/" + strconv.Itoa(f.PID) + "/comm")
+	if !strings.HasPrefix(string(comm), "notch-web") {
+		return check{"--", "timer slack", "no host running in this DSH home (host.json names process " + strconv.Itoa(f.PID) + ", which is not notch-web)", ""}
+	}
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(f.PID) + "/timerslack_ns")
 	if err != nil {
 		return check{"--", "timer slack", "cannot read the host's (process " + strconv.Itoa(f.PID) + ")", ""}
