@@ -22,7 +22,9 @@ trap 'stop 143' TERM HUP
 make=$PPID
 # SIGINT is signal 2: the second bit of ps's mask of blocked signals, in
 # its last hex digit.
+# Without ps (a bare container) only make's end is watched.
 interrupted() {
+	command -v ps >/dev/null 2>&1 || return 1
 	mask=$(ps -o blocked= -p "$make" 2>/dev/null | tr -d ' ')
 	case $mask in
 	'' | *[2367abefABEF]) return 0 ;;
