@@ -41,14 +41,16 @@ web/templates/%_templ.go: web/templates/%.templ
 	$(GO) tool templ generate -log-level error -f $<
 
 # run builds only notch-web, and says what it is doing: the first build on a
-# machine downloads the Go modules and compiles them (a few minutes).
+# machine downloads the Go modules and compiles them (a few minutes). The
+# host stops with make, even when only make's process is sent SIGINT (an
+# IDE's Stop): scripts/run-under-make.sh.
 run: $(TEMPL_GO)
-	@if [ ! -x $(BIN) ]; then echo "make run: building $(BIN) — the first build downloads and compiles the Go modules, about 1–3 minutes; later builds take seconds"; \
+	@if [ ! -x $(BIN) ]; then echo "make run: building $(BIN) — the first build downloads and compiles the Go modules, about 1 minute on a quiet machine, 4–5 on a busy 2-core one; later builds take seconds"; \
 	else echo "make run: building $(BIN)"; fi
 	@$(GO) build -trimpath -o $(BIN) ./cmd/notch-web
 	@mkdir -p .run/dsh
 	@echo "make run: the demo board at http://$(ADDR)/agents-notch/ (the pane: /agents-notch/pane), a throwaway DSH home in .run/dsh; Ctrl-C stops it"
-	./$(BIN) --demo --addr $(ADDR) --dsh-home .run/dsh --patch examples/cordis.patch.yml
+	@scripts/run-under-make.sh ./$(BIN) --demo --addr $(ADDR) --dsh-home .run/dsh --patch examples/cordis.patch.yml
 
 # The browser first: a machine without it learns so at once, not after
 # minutes of Go tests.

@@ -216,7 +216,7 @@ func (h *Host) Run(ctx context.Context) error {
 		return nil
 	})
 	if h.cfg.Demo {
-		logx.Go(g, h.log, func() error { return playDemo(ctx, h.board, h.log) })
+		logx.Go(g, h.log, func() error { return playDemo(ctx, h) })
 	}
 	if h.window != nil {
 		logx.Go(g, h.log, func() error { return h.window.Run(ctx, h.ready) })

@@ -76,7 +76,8 @@ func pairBase(cfg *config, port int, tlsOn bool) func() (string, string) {
 	}
 }
 
-const devicesUsage = `usage: notch-web devices add NAME | list | revoke NAME|ID  [--url URL]
+const devicesUsage = `usage: notch-web devices add NAME | list | revoke NAME|ID
+                         [--url URL] [--dsh-home DIR]
 
 Pairs phones and other browsers with the running host, which answers a
 request that is not plainly local (from another machine, or through a
@@ -88,7 +89,8 @@ proxy or Tailscale Serve) only from a paired device.
   list          the paired devices: name, id, paired, last seen
   revoke NAME   unpair a device by name or id: it is refused at once
 
-The command asks the host at URL: --url, else $NOTCH_URL, else
+The command asks the host at URL: --url, else $NOTCH_URL, else the host
+that serves the DSH home (--dsh-home, else $DSH_HOME, else ~/.dsh), else
 http://` + DefaultAddr + `. The Settings pane's Devices group does the same.
 `
 
@@ -101,9 +103,10 @@ func runDevices(ctx context.Context, args []string, getenv func(string) string, 
 	fs := flag.NewFlagSet("notch-web devices", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	url := fs.String("url", "", "the host's base `URL`")
+	home := fs.String("dsh-home", "", "the DSH home `DIR` of the host to ask")
 	verb, rest, err := splitAgent(fs, args) // the verb may come before or after the flags
 	if errors.Is(err, flag.ErrHelp) || verb == "help" {
-		fmt.Fprint(stdout, devicesUsage)
+		fmt.Fprint(stdout, fit(devicesUsage))
 		return nil
 	}
 	if err != nil {
@@ -121,7 +124,7 @@ func runDevices(ctx context.Context, args []string, getenv func(string) string, 
 	if len(rest) > 0 {
 		return fail(fmt.Errorf("unexpected argument %q (notch-web devices -h)", rest[0]))
 	}
-	base := strings.TrimRight(hostURL(*url, getenv), "/")
+	base := strings.TrimRight(askURL(*url, *home, getenv), "/")
 	switch verb {
 	case "add":
 		if arg == "" {

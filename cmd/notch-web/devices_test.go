@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -8,16 +10,23 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
+	"errors"
+	"io"
 	"math/big"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/notch-web/notch-web/internal/syncbuf"
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 // devicesCmd runs notch-web devices ARGS against the host at base: its
@@ -221,6 +230,115 @@ func TestPairBase(t *testing.T) {
 		got, warn := pairBase(&tt.cfg, 7340, tt.tls)()
 		if got != tt.want || (tt.warn == "") != (warn == "") || !strings.Contains(warn, tt.warn) {
 			t.Errorf("%+v tls %v: %q, %q; want %q, a warning saying %q", tt.cfg, tt.tls, got, warn, tt.want, tt.warn)
+		}
+	}
+}
+
+// With --tls-cert the first line of stdout is the https address a browser
+// opens, and the start-up record says TLS, the names it answers to, where
+// pushes link and the channels.
+func TestTLSStartLine(t *testing.T) {
+	cert, key := selfSigned(t, t.TempDir())
+	home := t.TempDir()
+	notify := filepath.Join(home, "state", "agents-notch", "notify.json")
+	os.MkdirAll(filepath.Dir(notify), 0o700)
+	os.WriteFile(notify, []byte(`{"ntfy":[{"name":"phone","url":"https://ntfy.sh/a-long-random-topic-1234"}]}`), 0o600)
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	var logs syncbuf.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--dsh-home", home, "--allow-host", "phone.example",
+			"--public-url", "https://phone.example", "--tls-cert", cert, "--tls-key", key}, func(string) string { return "" }, pw, &logs)
+		pw.Close()
+	}()
+	defer func() { cancel(); <-done }()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	if line != "https://phone.example/agents-notch/\n" {
+		t.Errorf("the first line: %q, want the https address a phone opens (--public-url)", line)
+	}
+	var rec struct {
+		Data struct {
+			Shown      string   `json:"shown"`
+			TLS        bool     `json:"tls"`
+			AllowHosts []string `json:"allowHosts"`
+			PublicURL  string   `json:"publicUrl"`
+			Channels   []string `json:"channels"`
+		} `json:"data"`
+	}
+	waitfor.Until(t, "the start-up record", func() bool {
+		for l := range strings.Lines(logs.String()) {
+			if strings.Contains(l, `"message":"serving"`) {
+				return json.Unmarshal([]byte(l), &rec) == nil
+			}
+		}
+		return false
+	})
+	d := rec.Data
+	if !d.TLS || d.Shown != strings.TrimSpace(line) || !slices.Equal(d.AllowHosts, []string{"phone.example"}) ||
+		d.PublicURL != "https://phone.example" || !slices.Contains(d.Channels, "ntfy phone") {
+		t.Errorf("the start-up record: %+v", d)
+	}
+}
+
+// devices takes --dsh-home as pair and the host do, before or after its
+// verb and name, and asks the host that serves that DSH home (host.json),
+// which removes the file as it stops.
+func TestDevicesFindTheHostByItsDSHHome(t *testing.T) {
+	home := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	none := func(string) string { return "" }
+	go func() {
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--dsh-home", home, "--log-level", "error"}, none, pw, io.Discard)
+		pw.Close()
+	}()
+	if _, err := bufio.NewReader(pr).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	for _, args := range [][]string{
+		{"devices", "list", "--dsh-home", home},
+		{"devices", "--dsh-home", home, "list"},
+		{"devices", "add", "phone", "--dsh-home", home},
+		{"devices", "list", "--dsh-home=" + home},
+	} {
+		var out, errb bytes.Buffer
+		if err := run(context.Background(), args, none, &out, &errb); err != nil {
+			t.Errorf("%q: %v: %s", args, err, errb.String())
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(hostFilePath(home)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("host.json after the host stopped: %v", err)
+	}
+}
+
+func TestReadHostFile(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		ok   bool
+	}{
+		{`{"url":"http://127.0.0.1:7340","pid":12}`, true},
+		{`{"url":"https://laptop.example:7340"}`, true},
+		{`{"url":"file:///etc/passwd"}`, false},
+		{`{"url":"http://a b"}`, false},
+		{`not json`, false},
+		{strings.Repeat(" ", 8<<10) + `{"url":"http://x"}`, false},
+	} {
+		home := t.TempDir()
+		os.MkdirAll(filepath.Dir(hostFilePath(home)), 0o700)
+		os.WriteFile(hostFilePath(home), []byte(tc.body), 0o600)
+		if _, err := readHostFile(home); (err == nil) != tc.ok {
+			t.Errorf("readHostFile(%.40q) = %v, want ok %v", tc.body, err, tc.ok)
 		}
 	}
 }

@@ -101,9 +101,11 @@ func printUsage(w io.Writer) {
 	var c config
 	var lv string
 	fs := flagSet(&c, &lv)
-	fmt.Fprint(w, usageHead, commandList(), "\nFlags (notch-web [run] [flags]):\n")
-	fs.SetOutput(w)
+	var b strings.Builder
+	fmt.Fprint(&b, usageHead, commandList(), "\nFlags (notch-web [run] [flags]):\n")
+	fs.SetOutput(&b)
 	fs.PrintDefaults()
+	fmt.Fprint(w, fit(b.String())) // help.go: 80 columns
 }
 
 // parseFlags reads the command line. Its errors say what was wrong and what

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // command is one of notch-web's commands, as help lists it.
@@ -25,6 +26,8 @@ var commands = []command{
 	{"notify", "notch-web notify test", "send a test push to every channel of notify.json"},
 	{"history", "notch-web history export|forget", "the lasting history: export it (jsonl, csv) or forget sessions"},
 	{"devices", "notch-web devices add NAME|list|revoke NAME", "pair a phone or another browser with this host (a QR code), list, revoke"},
+	{"service", "notch-web service install|uninstall|status", "run notch-web at login and after a crash (systemd, launchd, Task Scheduler)"},
+	{"doctor", "notch-web doctor", "check everything (hooks, host, tmux, pushes, history, service, phones), each with its fix"},
 	{"version", "notch-web version", "the build's version (also --version)"},
 	{"help", "notch-web help [<command>]", "this list, or a command's own help (the same as notch-web <command> -h)"},
 }
@@ -38,15 +41,12 @@ func commandNames() []string {
 	return names
 }
 
-// commandList is help's list of commands, aligned.
+// commandList is help's list of commands: each synopsis on its line, its
+// summary under it (the two side by side would not fit 80 columns).
 func commandList() string {
-	width := 0
-	for _, c := range commands {
-		width = max(width, len(c.synopsis))
-	}
 	var b strings.Builder
 	for _, c := range commands {
-		fmt.Fprintf(&b, "  %-*s  %s\n", width, c.synopsis, c.summary)
+		fmt.Fprintf(&b, "  %s\n      %s\n", c.synopsis, c.summary)
 	}
 	return b.String()
 }
@@ -56,7 +56,7 @@ const helpUsage = `usage: notch-web help [<command>]
 Lists every command with one line each and the host's flags, or prints one
 command's own help: notch-web help <command> says what notch-web <command> -h
 says. Commands: run, hook, hooks, statusline, pair, join, notify, history,
-devices, version, help.
+devices, service, doctor, version, help.
 `
 
 const versionUsage = `usage: notch-web version
@@ -84,23 +84,27 @@ func runHelp(args []string, getenv func(string) string, stdout io.Writer) error 
 	case "hooks":
 		return runHooks([]string{"help"}, getenv, stdout, stdout)
 	case "hook":
-		fmt.Fprint(stdout, hookUsage)
+		fmt.Fprint(stdout, fit(hookUsage))
 	case "statusline":
-		fmt.Fprint(stdout, statuslineUsage)
+		fmt.Fprint(stdout, fit(statuslineUsage))
 	case "pair":
-		fmt.Fprint(stdout, pairUsage)
+		fmt.Fprint(stdout, fit(pairUsage))
 	case "join":
-		fmt.Fprint(stdout, joinUsage)
+		fmt.Fprint(stdout, fit(joinUsage))
 	case "notify":
-		fmt.Fprint(stdout, notifyUsage)
+		fmt.Fprint(stdout, fit(notifyUsage))
 	case "history":
-		fmt.Fprint(stdout, historyUsage)
+		fmt.Fprint(stdout, fit(historyUsage))
 	case "devices":
-		fmt.Fprint(stdout, devicesUsage)
+		fmt.Fprint(stdout, fit(devicesUsage))
+	case "service":
+		fmt.Fprint(stdout, fit(serviceUsage))
+	case "doctor":
+		fmt.Fprint(stdout, fit(doctorUsage))
 	case "version":
-		fmt.Fprint(stdout, versionUsage)
+		fmt.Fprint(stdout, fit(versionUsage))
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, helpUsage)
+		fmt.Fprint(stdout, fit(helpUsage))
 	default:
 		return fmt.Errorf("help: no command %q%s", topic, nearest(topic))
 	}
@@ -113,7 +117,7 @@ func runVersion(args []string, stdout io.Writer) error {
 	case len(args) == 0:
 		fmt.Fprintln(stdout, versionLine())
 	case isHelp(args[0]):
-		fmt.Fprint(stdout, versionUsage)
+		fmt.Fprint(stdout, fit(versionUsage))
 	default:
 		return fmt.Errorf("version: unexpected argument %q (notch-web version takes none)", args[0])
 	}
@@ -187,4 +191,87 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// helpWidth is the width every help text fits: a terminal's 80 columns.
+const helpWidth = 80
+
+// fit wraps each line of a help text that is wider than helpWidth at its
+// spaces, tabs expanded (to multiples of 8, as a terminal shows them). A
+// continued line starts under the line's own text: under the second
+// column of a two-column line (a word, two spaces or more, the rest), else
+// at the line's indentation. A single word wider than the room (a URL)
+// stays whole.
+func fit(text string) string {
+	var b strings.Builder
+	for line := range strings.Lines(text) {
+		nl := strings.HasSuffix(line, "\n")
+		line = expandTabs(strings.TrimSuffix(line, "\n"))
+		if utf8.RuneCountInString(line) <= helpWidth {
+			b.WriteString(line)
+		} else {
+			wrapLine(&b, line)
+		}
+		if nl {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// wrapLine writes one wide line of fit's, wrapped.
+func wrapLine(b *strings.Builder, line string) {
+	line = strings.TrimRight(line, " ")
+	body := strings.TrimLeft(line, " ")
+	indent := len(line) - len(body)
+	cont := indent
+	// A two-column line: its second column starts after the first run of
+	// two spaces or more (within the first half of the width).
+	if i := strings.Index(body, "  "); i > 0 {
+		j := i + len(body[i:]) - len(strings.TrimLeft(body[i:], " "))
+		if indent+j <= helpWidth/2 {
+			cont = indent + j
+		}
+	}
+	out := line[:indent]
+	col := indent
+	rest := body
+	for rest != "" {
+		// The next word and the spaces before it.
+		w := strings.TrimLeft(rest, " ")
+		gap := rest[:len(rest)-len(w)]
+		if k := strings.IndexByte(w, ' '); k >= 0 {
+			w = w[:k]
+		}
+		rest = rest[len(gap)+len(w):]
+		n := utf8.RuneCountInString(w)
+		if col > cont && col+len(gap)+n > helpWidth {
+			out += "\n" + strings.Repeat(" ", cont)
+			col = cont
+			gap = ""
+		}
+		out += gap + w
+		col += len(gap) + n
+	}
+	b.WriteString(out)
+}
+
+// expandTabs replaces each tab with the spaces to the next multiple of 8.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		if r == '\t' {
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col++
+	}
+	return b.String()
 }

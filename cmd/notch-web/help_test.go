@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // runCmd runs one command line in process and returns what it printed.
@@ -52,14 +53,14 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		t.Fatalf("help: %v, stderr %q", err, stderr)
 	}
 	for _, want := range []string{
-		"  notch-web [run] [flags]                             run the host: the live board, the Settings pane, state.json (the flags below)\n",
-		"  notch-web hook <agent> [--url URL]                  an agent's command hook: stdin → the host\n",
-		"  notch-web hooks install|uninstall|status [<agent>]  put the hooks into an agent's settings, or say where they are\n",
-		"  notch-web statusline [--url URL] [--chain B64]      Claude Code's statusLine: its line, and the plan's usage for the board\n",
-		"  notch-web pair [--address HOST:PORT]                on the hub: print a one-time join code\n",
-		"  notch-web join CODE [--machine NAME]                pair this machine with a hub (then notch-web --join)\n",
-		"  notch-web version                                   the build's version (also --version)\n",
-		"  notch-web help [<command>]                          this list, or a command's own help (the same as notch-web <command> -h)\n",
+		"  notch-web [run] [flags]\n      run the host: the live board, the Settings pane, state.json (the flags\n      below)\n",
+		"  notch-web hook <agent> [--url URL]\n      an agent's command hook: stdin → the host\n",
+		"  notch-web hooks install|uninstall|status [<agent>]\n      put the hooks into an agent's settings, or say where they are\n",
+		"  notch-web statusline [--url URL] [--chain B64]\n      Claude Code's statusLine: its line, and the plan's usage for the board\n",
+		"  notch-web pair [--address HOST:PORT]\n      on the hub: print a one-time join code\n",
+		"  notch-web join CODE [--machine NAME]\n      pair this machine with a hub (then notch-web --join)\n",
+		"  notch-web version\n      the build's version (also --version)\n",
+		"  notch-web help [<command>]\n      this list, or a command's own help (the same as notch-web <command> -h)\n",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help does not list %q:\n%s", want, stdout)
@@ -115,7 +116,7 @@ func TestMistypedCommand(t *testing.T) {
 		{[]string{"versoin"}, `notch-web: unknown command "versoin": did you mean "version"? (notch-web help lists the commands)`},
 		{[]string{"demo"}, `notch-web: unknown command "demo": did you mean "--demo"? (notch-web -h lists the flags)`},
 		{[]string{"hub"}, `notch-web: unknown command "hub": did you mean "--hub"? (notch-web -h lists the flags)`},
-		{[]string{"xyzzy"}, `notch-web: unknown command "xyzzy" (notch-web help lists the commands: run, hook, hooks, statusline, pair, join, notify, history, devices, version, help)`},
+		{[]string{"xyzzy"}, `notch-web: unknown command "xyzzy" (notch-web help lists the commands: run, hook, hooks, statusline, pair, join, notify, history, devices, service, doctor, version, help)`},
 		{[]string{"help", "hoks"}, `notch-web: help: no command "hoks": did you mean "hooks"? (notch-web help lists the commands)`},
 		{[]string{"help", "statusine"}, `notch-web: help: no command "statusine": did you mean "statusline"? (notch-web help lists the commands)`},
 		{[]string{"version", "x"}, `notch-web: version: unexpected argument "x" (notch-web version takes none)`},
@@ -152,5 +153,62 @@ func TestEditDistance(t *testing.T) {
 		if got := editDistance(tc.a, tc.b); got != tc.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+// Every help text fits a terminal's 80 columns: help, each command's help
+// and its -h (tabs as a terminal shows them).
+func TestHelpFits80Columns(t *testing.T) {
+	pages := [][]string{{"help"}, {"-h"}}
+	for _, c := range commands {
+		pages = append(pages, []string{"help", c.name}, []string{c.name, "-h"})
+	}
+	for _, args := range pages {
+		stdout, stderr, _ := runCmd(t, args...)
+		for i, line := range strings.Split(expandTabs(stdout+stderr), "\n") {
+			if n := utf8.RuneCountInString(line); n > helpWidth {
+				t.Errorf("notch-web %s, line %d: %d columns: %q", strings.Join(args, " "), i+1, n, line)
+			}
+		}
+	}
+}
+
+func TestFit(t *testing.T) {
+	long := strings.TrimSpace(strings.Repeat("word ", 30))
+	url := "https://" + strings.Repeat("x", 90)
+	for _, tc := range []struct {
+		name, in string
+		cont     string // how each continued line starts
+	}{
+		{"a paragraph wraps at its indentation", "  " + long, "  w"},
+		{"a two-column line wraps under its second column", "  name    " + long, "          w"},
+		{"a flag's tab-indented usage", "\t" + long, "        w"},
+		{"a word wider than the room stays whole", "see " + url + " then more", ""},
+		{"hostile text", "\u202e" + long + " <b>" + long, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := fit(tc.in + "\n")
+			lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+			if len(lines) < 2 {
+				t.Fatalf("not wrapped: %q", got)
+			}
+			for i, l := range lines {
+				if utf8.RuneCountInString(l) > helpWidth && !strings.Contains(l, url) {
+					t.Errorf("line %d: %d columns: %q", i+1, utf8.RuneCountInString(l), l)
+				}
+				if l != strings.TrimRight(l, " ") {
+					t.Errorf("line %d ends in spaces: %q", i+1, l)
+				}
+				if i > 0 && !strings.HasPrefix(l, tc.cont) {
+					t.Errorf("continued line %d: %q, want it to start %q", i+1, l, tc.cont)
+				}
+			}
+			if w, g := strings.Fields(expandTabs(tc.in)), strings.Fields(got); !slices.Equal(w, g) {
+				t.Errorf("the words changed: %q", got)
+			}
+		})
+	}
+	if got := fit("a\n  b\tc\n"); got != "a\n  b     c\n" {
+		t.Errorf("short lines: %q", got)
 	}
 }

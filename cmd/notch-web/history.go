@@ -68,7 +68,7 @@ func runHistory(ctx context.Context, args []string, getenv func(string) string, 
 		return fail(errors.New("want export or forget (notch-web history -h)"))
 	}
 	if isHelp(args[0]) {
-		fmt.Fprint(stdout, historyUsage)
+		fmt.Fprint(stdout, fit(historyUsage))
 		return nil
 	}
 	sub := args[0]
@@ -83,7 +83,7 @@ func runHistory(ctx context.Context, args []string, getenv func(string) string, 
 	format := fs.String("format", store.FormatJSONL, "")
 	target, rest, err := splitAgent(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, historyUsage)
+		fmt.Fprint(stdout, fit(historyUsage))
 		return nil
 	}
 	if err != nil {

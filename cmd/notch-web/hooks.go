@@ -109,7 +109,7 @@ func runHook(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stderr, hookUsage)
+		fmt.Fprint(stderr, fit(hookUsage))
 		return
 	case err != nil:
 		say(err)
@@ -237,10 +237,12 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 	fs := flag.NewFlagSet("notch-web hooks", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // a failure is one line, said by runAgentHooks
 	usage := func() {
-		fmt.Fprint(stdout, hooksUsage)
-		fs.SetOutput(stdout)
+		var b strings.Builder
+		b.WriteString(hooksUsage)
+		fs.SetOutput(&b)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
+		fmt.Fprint(stdout, fit(b.String()))
 	}
 	scope := fs.String("scope", "", "`user`, project or local (default user)")
 	url := fs.String("url", "", "the host's base `URL` (default $NOTCH_URL, else http://"+DefaultAddr+")")

@@ -40,7 +40,7 @@ func runNotify(ctx context.Context, args []string, getenv func(string) string, s
 		return fail(errors.New("want a subcommand: notch-web notify test (notch-web notify -h)"))
 	}
 	if isHelp(args[0]) {
-		fmt.Fprint(stdout, notifyUsage)
+		fmt.Fprint(stdout, fit(notifyUsage))
 		return nil
 	}
 	if args[0] != "test" {
@@ -51,7 +51,7 @@ func runNotify(ctx context.Context, args []string, getenv func(string) string, s
 	home := fs.String("dsh-home", "", "")
 	url := fs.String("url", "", "")
 	if err := fs.Parse(args[1:]); errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, notifyUsage)
+		fmt.Fprint(stdout, fit(notifyUsage))
 		return nil
 	} else if err != nil {
 		return fail(fmt.Errorf("%v (notch-web notify -h)", err))

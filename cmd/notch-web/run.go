@@ -18,6 +18,7 @@ import (
 
 	"github.com/notch-web/notch-web/adapters/install"
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/push"
 	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/internal/fdlimit"
 	"github.com/notch-web/notch-web/internal/fsx"
@@ -63,6 +64,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return runHistory(ctx, args[1:], getenv, stdout, stderr) // history.go
 		case "devices":
 			return runDevices(ctx, args[1:], getenv, stdout, stderr) // devices.go
+		case "service":
+			return runService(ctx, args[1:], getenv, stdout, stderr) // service.go
+		case "doctor":
+			return runDoctor(ctx, args[1:], getenv, stdout, stderr) // doctor.go
 		case "statusline":
 			return runStatusline(ctx, args[1:], getenv, os.Stdin, stdout, stderr) // statusline.go
 		case "--version", "-version":
@@ -109,7 +114,7 @@ func pathsOf(c *config) paths {
 	return paths{
 		pane:    filepath.Join(c.dshHome, "state", "agents-notch", "settings.json"),
 		manual:  filepath.Join(c.dshHome, "state", "session-finished", "manual.json"),
-		devices: filepath.Join(c.dshHome, "state", "agents-notch", "devices.json"),
+		devices: devicesPath(c.dshHome),
 	}
 }
 
@@ -212,6 +217,16 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	if node != nil {
 		hub.Link = node // a joined machine's board says why it is not on its hub
 	}
+	// The board says when an agent's hooks leave its settings (hookwatch.go).
+	var hooks *hookWatch
+	if cfg.follow == "" && !cfg.demo {
+		hooks = newHookWatch(userHome(getenv), getenv, log)
+		words := boardWords{hooks: hooks}
+		if node != nil {
+			words.link = node
+		}
+		hub.Link = words
+	}
 	base := baseURL(cfg.addr, port)
 	webPush := openWebPush(cfg, getenv, devices, log)    // nil in follow mode (push.go)
 	pusher := openPush(cfg, h, node, base, webPush, log) // nil in follow mode
@@ -234,8 +249,18 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	// Open streams end through the hub, which Shutdown would wait for.
 	httpSrv.RegisterOnShutdown(hub.Close)
 
-	fmt.Fprintln(stdout, base+"/agents-notch/")
-	startRecord(log, cfg, p, base, hub.MaxStreams)
+	// Commands given only the DSH home find this host (hostfile.go); a
+	// follower shares its DSH home with nobody's hooks, and says nothing.
+	if cfg.follow == "" {
+		if unwrite, err := writeHostFile(cfg.dshHome, base, tlsConfig != nil, cfg.allowHosts, time.Now()); err != nil {
+			log.Warn("cannot write host.json: commands given only --dsh-home will not find this host", "log_type", logx.TypeHost, logx.Err("HostFileError", err))
+		} else {
+			defer unwrite()
+		}
+	}
+	shown := shownURL(cfg, base, port, tlsConfig != nil)
+	fmt.Fprintln(stdout, shown)
+	startRecord(log, cfg, p, base, shown, pusher, tlsConfig != nil, hub.MaxStreams)
 	if !cfg.explicitPatches {
 		if _, err := os.Stat(cfg.homePatch); errors.Is(err, os.ErrNotExist) {
 			log.Info("no patch file: the built-in defaults are in use (a plugin row there is read as soon as it appears)",
@@ -272,6 +297,9 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	logx.Go(g, log, func() error { return svc.Watch(gctx) })
 	logx.Go(g, log, func() error { hub.Run(gctx); return nil })
 	logx.Go(g, log, func() error { return h.Run(gctx) })
+	if hooks != nil {
+		logx.Go(g, log, func() error { return hooks.Run(gctx) })
+	}
 	if pusher != nil {
 		logx.Go(g, log, func() error { return pusher.Run(gctx) })
 	}
@@ -298,9 +326,22 @@ func baseURL(addr string, port int) string {
 	return fmt.Sprintf("http://%s", net.JoinHostPort(strings.Trim(host, "[]"), fmt.Sprint(port)))
 }
 
+// shownURL is the board's address as the first line of stdout says it:
+// with --tls-cert the https one a browser opens (the name the certificate
+// is for, --allow-host's first, when there is one), else base's.
+func shownURL(cfg *config, base string, port int, tlsOn bool) string {
+	if tlsOn {
+		u, _ := pairBase(cfg, port, true)()
+		return strings.TrimRight(u, "/") + "/agents-notch/"
+	}
+	return base + "/agents-notch/"
+}
+
 // startRecord logs where everything lives, so one line answers "which files
-// is it using, and where do my agents point".
-func startRecord(log *slog.Logger, cfg *config, p paths, base string, maxStreams int) {
+// is it using, where do my agents point, and who may reach it": the URL
+// shown, whether it serves TLS, the extra names it answers to
+// (--allow-host), where pushes link (--public-url) and the push channels.
+func startRecord(log *slog.Logger, cfg *config, p paths, base, shown string, pusher *push.Engine, tlsOn bool, maxStreams int) {
 	mode := "host"
 	if cfg.follow != "" {
 		mode = "follow"
@@ -320,5 +361,19 @@ func startRecord(log *slog.Logger, cfg *config, p paths, base string, maxStreams
 		"url", base+"/agents-notch/", "mode", mode, "version", version(), "dshHome", cfg.dshHome,
 		slog.Group("files", files...),
 		slog.Group("hooks", hooks...),
-		"demo", cfg.demo, "window", cfg.window, "maxStreams", maxStreams))
+		"demo", cfg.demo, "window", cfg.window, "maxStreams", maxStreams,
+		"shown", shown, "tls", tlsOn, "allowHosts", []string(cfg.allowHosts), "publicUrl", cfg.publicURL,
+		"channels", channelNames(pusher)))
+}
+
+// channelNames are the push channels' names, as the pane lists them.
+func channelNames(e *push.Engine) []string {
+	names := []string{}
+	if e == nil {
+		return names
+	}
+	for _, v := range e.Views() {
+		names = append(names, v.Type+" "+v.Name)
+	}
+	return names
 }

@@ -48,7 +48,7 @@ func startRun(t *testing.T, args ...string) (string, func() error) {
 		t.Fatalf("no URL printed: %v (run: %v)", err, <-done)
 	}
 	go io.Copy(io.Discard, pr)
-	base := strings.TrimSuffix(strings.TrimSpace(line), "/agents-notch/")
+	base := localBase(line)
 	stopped := false
 	stop := func() error {
 		if stopped {
@@ -669,4 +669,15 @@ func TestStartNowIsAnHonest429(t *testing.T) {
 	if n := spawns(); n > 2 || refused == 0 {
 		t.Errorf("a second of Start now: %d windows spawned, %d requests refused; want at most 2 and refusals", n, refused)
 	}
+}
+
+// localBase is the base URL this machine's tests reach the host at, from
+// the first line of its stdout: an https line (--tls-cert) names the
+// certificate's host, so the same port's plain http on loopback.
+func localBase(line string) string {
+	base := strings.TrimSuffix(strings.TrimSpace(line), "/agents-notch/")
+	if rest, ok := strings.CutPrefix(base, "https://"); ok {
+		return "http://127.0.0.1:" + rest[strings.LastIndexByte(rest, ':')+1:]
+	}
+	return base
 }

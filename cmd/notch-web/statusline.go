@@ -190,7 +190,7 @@ func statusline(ctx context.Context, args []string, getenv func(string) string, 
 	chain := fs.String("chain", "", "the previous statusLine command, base64 (RawURL)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stderr, statuslineUsage)
+			fmt.Fprint(stderr, fit(statuslineUsage))
 			return nil
 		}
 		return fmt.Errorf("statusline: %w", err)

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/notch-web/notch-web/internal/timerslack"
@@ -81,5 +84,70 @@ func TestHostRunsRelaxed(t *testing.T) {
 	})
 	if mine < timerslack.Slack.Nanoseconds() && strings.TrimSpace(string(got)) != strconv.FormatInt(mine, 10) {
 		t.Errorf("the window's timer slack: %q, want %d (the host's before it relaxed)", got, mine)
+	}
+}
+
+// A host keeps its name through the timer slack's re-execution: ps, top,
+// pgrep and a service manager see notch-web, not "exe" (the kernel names a
+// process after the path it was executed by).
+func TestHostKeepsItsName(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the timer slack is Linux's")
+	}
+	runtime.LockOSThread()
+	mine := timerslack.Current()
+	runtime.UnlockOSThread()
+	if mine >= timerslack.Slack.Nanoseconds() {
+		t.Skipf("this test runs at a slack of %d ns already: the host would not execute itself again", mine)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// This test binary, as notch-web (TestMain runs the host).
+	bin := filepath.Join(t.TempDir(), "notch-web")
+	b, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "NOTCH_WEB_RUN_ARGS="+strings.Join([]string{"--addr", "127.0.0.1:0", "--dsh-home", t.TempDir(), "--log-level", "error"}, "\x1f"))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatalf("the host printed no URL: %v", err)
+	}
+	pid := strconv.Itoa(cmd.Process.Pid)
+	slack, err := os.ReadFile("/proc/" + pid + "/timerslack_ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := strconv.ParseInt(strings.TrimSpace(string(slack)), 10, 64); n < timerslack.Slack.Nanoseconds() {
+		t.Fatalf("the host's slack is %s ns: it was not executed again, so its name proves nothing", slack)
+	}
+	tasks, err := os.ReadDir("/proc/" + pid + "/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range tasks {
+		comm, err := os.ReadFile("/proc/" + pid + "/task/" + e.Name() + "/comm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(string(comm)); got != "notch-web" {
+			t.Errorf("the host's thread %s is named %q, want notch-web", e.Name(), got)
+		}
 	}
 }

@@ -10,7 +10,9 @@ import (
 )
 
 // exe is this program, as the kernel holds it: still the same file after
-// the path it was started by is replaced or removed (an upgrade).
+// the path it was started by is replaced or removed (an upgrade). Relax
+// executes it by a path to the same file when it has one (program), for
+// the process's name.
 const exe = "/proc/self/exe"
 
 func relax() error {
@@ -29,10 +31,11 @@ func relax() error {
 		return nil
 	}
 	env := append(os.Environ(), again+"="+strconv.FormatInt(max(was, 1), 10))
-	err := unix.Exec(exe, os.Args, env)
+	path := program(exe, os.Args[0], os.Executable)
+	err := unix.Exec(path, os.Args, env)
 	// Still here: the slack is this thread's alone, and goes with it.
 	unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(was), 0, 0, 0)
-	return fmt.Errorf("executing %s again for a timer slack of %v: %w", exe, Slack, err)
+	return fmt.Errorf("executing %s again for a timer slack of %v: %w", path, Slack, err)
 }
 
 // Current is the calling thread's timer slack in nanoseconds, or -1 when

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/notch-web/notch-web/adapters/install"
+	"github.com/notch-web/notch-web/internal/syncbuf"
+	"github.com/notch-web/notch-web/internal/waitfor"
+)
+
+// The host notices when another tool takes notch-web's hooks out of an
+// agent's settings, or leaves the file unparsable: the board's status line
+// and a log record say so, with the command that puts them back; put back,
+// the word goes.
+func TestHookWatchNoticesRemovedHooks(t *testing.T) {
+	home := t.TempDir()
+	getenv := func(k string) string { return map[string]string{"HOME": home}[k] }
+	o := install.Options{Agent: "claude-code", Home: home, Dir: home, URL: "http://127.0.0.1:7340", Exe: "/opt/notch-web/notch-web", Getenv: getenv}
+	if _, err := install.Install(o); err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(home, ".claude", "settings.json")
+	var logs syncbuf.Buffer
+	w := newHookWatch(home, getenv, slog.New(slog.NewJSONHandler(&logs, nil)))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	waitfor.Until(t, "the watch to hold the settings", func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return len(w.base) == 1
+	})
+	if got := w.HubLink(); got != "" {
+		t.Fatalf("with the hooks in place the board says %q", got)
+	}
+	rewrite := func(edit func(map[string]any)) {
+		var doc map[string]any
+		b, _ := os.ReadFile(settings)
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		edit(doc)
+		b, _ = json.Marshal(doc)
+		os.WriteFile(settings+".tmp", b, 0o644)
+		os.Rename(settings+".tmp", settings) // as another tool writes it
+	}
+	says := func(what string, want ...string) {
+		t.Helper()
+		waitfor.Until(t, what, func() bool {
+			got := w.HubLink()
+			for _, s := range want {
+				if !strings.Contains(got, s) {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	rewrite(func(doc map[string]any) { delete(doc["hooks"].(map[string]any), "Stop") })
+	says("the Stop hook's removal", "claude-code's hooks for Stop were removed from "+settings, "reinstall: notch-web hooks install claude-code")
+	os.WriteFile(settings, []byte(`{"hooks": {`), 0o644)
+	says("an unparsable file", "no longer parses")
+	os.Remove(settings)
+	if _, err := install.Install(o); err != nil {
+		t.Fatal(err)
+	}
+	waitfor.Until(t, "the word to go once the hooks are back", func() bool { return w.HubLink() == "" })
+	for _, want := range []string{`"level":"WARN","msg":"claude-code's hooks for Stop were removed`, `no longer parses`, `an agent's hooks are back`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the log lacks %q:\n%s", want, logs.String())
+		}
+	}
+}
