@@ -58,7 +58,7 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		data := []any{"method", r.Method, "path", r.URL.Path, "route", c.Path(),
 			"status", c.Response().Status,
-			"duration_ms", float64(time.Since(start).Microseconds())/1000}
+			"duration_ms", float64(time.Since(start).Microseconds()) / 1000}
 		if released.ID != "" {
 			// A held hook's reply: the operation of the click that released it.
 			data = append(data, "releasedBy", released.ID)
