@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -144,7 +143,9 @@ func TestSteerOnlyIntoTheAgentsPane(t *testing.T) {
 				p.tmux("send-keys", "-t", p.pane, "C-z")
 				p.foreground(true)
 			case "killed": // before the host has seen it end
-				if err := syscall.Kill(agent.PID, syscall.SIGKILL); err != nil {
+				if pr, err := os.FindProcess(agent.PID); err != nil {
+					t.Fatal(err)
+				} else if err := pr.Kill(); err != nil { // SIGKILL
 					t.Fatal(err)
 				}
 				p.foreground(true)
