@@ -4,10 +4,10 @@ package conformance
 
 import (
 	"encoding/json"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
