@@ -4,6 +4,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
@@ -500,6 +501,27 @@ func TestLifecycleClaude(t *testing.T) {
 		tm.waitQuiet("after /compact", "esc to interrupt", 30*time.Second)
 		tm.log("after /compact")
 		r.holdBoard("after /compact", 3*time.Second, onlyRow(state.StatusDone))
+		// The compaction's own result, before any next turn: the figure
+		// drops to what it left (its boundary line's postTokens).
+		d = r.waitBoard("the context once /compact is done", 5*time.Second, func(d state.Document) error {
+			if c := ctxOf(d); c >= before {
+				return errf("contextTokens %d, still the %d before /compact", c, before)
+			}
+			return nil
+		})
+		compacted := ctxOf(d)
+		// What the real CLI wrote for the compaction (docs/agents.md).
+		filepath.WalkDir(r.home, func(path string, e fs.DirEntry, err error) error {
+			if err == nil && strings.HasSuffix(path, ".jsonl") && !strings.Contains(path, "subagents") {
+				b, _ := os.ReadFile(path)
+				for l := range strings.Lines(string(b)) {
+					if strings.Contains(l, `"compact_boundary"`) {
+						t.Logf("%s: %s", filepath.Base(path), strings.TrimSpace(l))
+					}
+				}
+			}
+			return nil
+		})
 		tm.typeLine("scenario:plain Say hello once more.", a.prompt)
 		r.waitFor("the third turn's Stop", 60*time.Second, func() bool { return r.count("Stop") >= 3 })
 		d = r.waitBoard("the context after /compact and a turn", 15*time.Second, func(d state.Document) error {
@@ -511,7 +533,7 @@ func TestLifecycleClaude(t *testing.T) {
 			}
 			return nil
 		})
-		t.Logf("contextTokens: first turn %d, second %d, after /compact and a turn %d", first, before, ctxOf(d))
+		t.Logf("contextTokens: first turn %d, second %d, once /compact is done %d, after it and a turn %d", first, before, compacted, ctxOf(d))
 		r.logEvents()
 	})
 }

@@ -1064,8 +1064,8 @@ func (a *approvals) reassert() {
 }
 
 // CardSet is what the board draws of approvals: the cards, which agent
-// each row is (for the note of a row whose approval has no card), and
-// whether approvals are off.
+// each row is (its badge, its context meter's words, the note of a row
+// whose approval has no card), and whether approvals are off.
 type CardSet struct {
 	Cards  []Card
 	Agents map[string]string
@@ -1092,6 +1092,7 @@ func (b *Board) Cards() CardSet {
 		own = *c
 	}
 	own.Steer, own.SteerOff = b.steerRows(), b.steerOff
+	own.Agents = b.withRowAgents(own.Agents)
 	if b.remote == nil {
 		return own
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/internal/golden"
+	"github.com/notch-web/notch-web/internal/proc"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -116,6 +117,7 @@ func TestReplayRecorded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkAgents(t, h, doc, agent)
 			base := strings.TrimSuffix(file, ".jsonl")
 			golden.Check(t, base+".rows.golden.json", base+".rows.actual.json", append(got, '\n'), *updateRecorded)
 			if final == "" {
@@ -132,6 +134,24 @@ func TestReplayRecorded(t *testing.T) {
 				t.Errorf("listed in knownFailures (%s) but passes now: take it off the list", why)
 			}
 		})
+	}
+}
+
+// checkAgents checks that every row of doc says which agent it is (its
+// badge, its context meter's words and its note come from that agent's
+// Spec), and still does once its agent's process ended with no word.
+func checkAgents(t *testing.T, h *Host, doc state.Document, agent string) {
+	t.Helper()
+	for _, when := range []string{"at the end", "once its process ended"} {
+		agents := h.Board().Cards().Agents
+		for _, s := range doc.Sessions {
+			if agents[s.ID] != agent {
+				t.Errorf("%s, row %s is agent %q, want %q", when, s.ID, agents[s.ID], agent)
+			}
+		}
+		for _, s := range doc.Sessions {
+			h.agentGone(s.ID, proc.ID{PID: 1}, time.UnixMilli(replayT0+int64(len(doc.Sessions))*1000))
+		}
 	}
 }
 

@@ -88,6 +88,27 @@ func (b *Board) agentOf(id string) string {
 	return b.facts[id].agent
 }
 
+// withRowAgents is agents (which agent each row asking is, as the
+// approvals registry keeps it) with every row of the fold whose hooks
+// named its agent: a row wears its agent's badge and words for as long as
+// it is on the board — after its process ended with no word (a headless
+// Qwen Code never says goodbye) and after a restart (the sidecar keeps
+// the facts), not only while the registry remembers it.
+func (b *Board) withRowAgents(agents map[string]string) map[string]string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make(map[string]string, len(agents)+len(b.facts))
+	for id, f := range b.facts {
+		if f.agent != "" && b.fold.Has(id) {
+			out[id] = f.agent
+		}
+	}
+	for id, a := range agents {
+		out[id] = a
+	}
+	return out
+}
+
 // procIDs is the set of processes the board's rows name.
 func (b *Board) procIDs() map[proc.ID]bool {
 	b.mu.Lock()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/notch-web/notch-web/security"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -173,23 +174,69 @@ func TestPairAPhoneThenRevokeIt(t *testing.T) {
 	}
 }
 
+// TestPairingNeedsHTTPS: a pairing link is spent only on a request whose
+// browser will keep the Secure device cookie — https (this host's TLS or a
+// proxy's word), or plain http at a loopback name; any other plain http
+// request gets a page saying why, on the GET and on the POST, and the code
+// stays good.
 func TestPairingNeedsHTTPS(t *testing.T) {
 	e := newEnv(t, envOpts{allowHosts: []string{"phone.example"}})
-	link := e.addDevice(t, "phone")
-	req, _ := http.NewRequest(http.MethodGet, e.base+link, nil)
-	req.Host = "phone.example"
-	req.Header.Set("X-Forwarded-Proto", "http") // a proxy that took plain http
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	if body := readAll(t, res); res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "https") {
-		t.Errorf("a pairing link over plain http: %d %s, want 400 saying https", res.StatusCode, body)
-	}
-	// The code was not spent.
-	if res := e.phoneReq(t, http.MethodGet, link, "", nil, ""); res.StatusCode != 200 {
-		t.Errorf("the link over https afterwards: %d, want 200", res.StatusCode)
+	port := e.base[strings.LastIndex(e.base, ":"):]
+	for i, c := range []struct {
+		name string
+		host string
+		hdr  map[string]string
+		ok   bool
+	}{
+		{"a proxy that took plain http", "phone.example", map[string]string{"X-Forwarded-Proto": "http"}, false},
+		{"a proxy that took plain http, in Forwarded", "phone.example", map[string]string{"Forwarded": `for=192.0.2.7;proto=http;host=phone.example`}, false},
+		{"a browser on this machine at an --allow-host name (it resolves to loopback)", "phone.example" + port, nil, false},
+		{"a proxy that took https", "phone.example", map[string]string{"X-Forwarded-Proto": "https"}, true},
+		{"https in Forwarded", "phone.example", map[string]string{"Forwarded": `for=192.0.2.7;proto=https`}, true},
+		{"a proxy on this machine that names whom it forwards for (Tailscale Serve: https)", "phone.example", map[string]string{"X-Forwarded-For": "100.64.0.7", "Tailscale-User-Login": "me@example.com"}, true},
+		{"a browser at localhost", "localhost" + port, nil, true},
+		{"a browser at 127.0.0.1", "127.0.0.1" + port, nil, true},
+	} {
+		name := "phone" + strconv.Itoa(i)
+		t.Run(c.name, func(t *testing.T) {
+			link := e.addDevice(t, name)
+			send := func(method string) *http.Response {
+				req, _ := http.NewRequest(method, e.base+link, nil)
+				req.Host = c.host
+				for k, v := range c.hdr {
+					req.Header.Set(k, v)
+				}
+				if method == http.MethodPost {
+					req.Header.Set("Origin", "http://"+c.host)
+					req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				}
+				cl := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+				res, err := cl.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { res.Body.Close() })
+				return res
+			}
+			get := send(http.MethodGet)
+			body := readAll(t, get)
+			if !c.ok {
+				if get.StatusCode != http.StatusBadRequest || !strings.Contains(body, "https") {
+					t.Errorf("the page: %d %s, want 400 saying https", get.StatusCode, body)
+				}
+				if post := send(http.MethodPost); post.StatusCode != http.StatusBadRequest || len(post.Cookies()) != 0 {
+					t.Errorf("the button: %d %v, want 400 and no cookie", post.StatusCode, post.Cookies())
+				}
+				// The code was not spent.
+				if res := e.phoneReq(t, http.MethodGet, link, "", nil, ""); res.StatusCode != 200 {
+					t.Errorf("the link over https afterwards: %d, want 200", res.StatusCode)
+				}
+				return
+			}
+			if get.StatusCode != 200 || !strings.Contains(body, "Pair as "+name) {
+				t.Errorf("the page: %d %s, want 200", get.StatusCode, body)
+			}
+		})
 	}
 }
 

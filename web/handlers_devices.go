@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -239,23 +238,10 @@ func pairFailure(err error) (status int, title string) {
 	return http.StatusNotFound, "This pairing link is not known"
 }
 
-// secure reports whether the browser will keep a Secure cookie from r: it
-// came over this host's TLS; or a proxy says which scheme it took
-// (X-Forwarded-Proto); or it came from loopback — a proxy on this machine
-// (Tailscale Serve is https) or a loopback name, which browsers treat as
-// secure. Plain http from another machine is not.
-func secure(r *http.Request) bool {
-	if r.TLS != nil {
-		return true
-	}
-	if proto := r.Header.Get("X-Forwarded-Proto"); proto != "" {
-		return strings.EqualFold(proto, "https")
-	}
-	peer, err := netip.ParseAddrPort(r.RemoteAddr)
-	return err == nil && peer.Addr().Unmap().IsLoopback()
-}
-
-const notSecure = "This page was opened over plain http, and a browser keeps the device cookie only over https: open the link through https (notch-web --tls-cert/--tls-key, or your own proxy or Tailscale Serve)."
+// notSecure is why a pairing link is refused on a request whose browser
+// would drop the device cookie (security.KeepsSecureCookie): the link is
+// not spent.
+const notSecure = "This page was opened over plain http, and a browser keeps the device cookie only over https (or at http://localhost on the host's own machine): open the link through https (notch-web --tls-cert/--tls-key, or your own proxy or Tailscale Serve). The link was not used: it still works."
 
 // getPair is GET /agents-notch/pair/CODE: a page that asks before the
 // link is used (a link preview or a scanner spends nothing).
@@ -270,7 +256,7 @@ func (s *Server) getPair(c echo.Context) error {
 		status, title := pairFailure(err)
 		return renderStatus(c, status, templates.PairFailedPage(title, err.Error()))
 	}
-	if !secure(c.Request()) {
+	if !security.KeepsSecureCookie(c.Request()) {
 		return renderStatus(c, http.StatusBadRequest, templates.PairFailedPage("This link needs https", notSecure))
 	}
 	// The page's form must carry its Origin (the Form lock checks it):
@@ -287,7 +273,7 @@ func (s *Server) postPair(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if !secure(c.Request()) {
+	if !security.KeepsSecureCookie(c.Request()) {
 		return renderStatus(c, http.StatusBadRequest, templates.PairFailedPage("This link needs https", notSecure))
 	}
 	dev, cookie, err := d.Redeem(c.Param("code"))

@@ -258,13 +258,8 @@ func (d Dialect) reason(tool string, input json.RawMessage) string {
 	switch tool {
 	case "":
 	case d.Question:
-		var in struct {
-			Questions []struct {
-				Question string `json:"question"`
-			} `json:"questions"`
-		}
-		if json.Unmarshal(input, &in) == nil && len(in.Questions) > 0 {
-			return hookjson.OneLine(in.Questions[0].Question, hookjson.MaxReason)
+		if s := hookjson.FirstQuestion(input); s != "" {
+			return s
 		}
 	case d.Plan:
 		var in struct {

@@ -19,7 +19,11 @@ import (
 // written as several lines sharing a requestId, so the lines of the latest
 // requestId count once (the largest sum among them, since streaming may
 // record an early block's usage before it is final). Subagent (sidechain)
-// lines and synthetic messages are skipped.
+// lines and synthetic messages are skipped. A compaction's boundary line
+// after the latest assistant message (/compact, or an automatic one) is
+// the answer instead: the context it left (compactMetadata.postTokens; 0
+// when it says not), so the row's figure drops once the compaction is
+// done, not at the next reply.
 //
 // It never fails a hook: any problem (no such file, not an absolute .jsonl
 // path, not a regular file, no assistant line within the limits) gives
@@ -74,7 +78,37 @@ type usageLine struct {
 var (
 	usageKey     = []byte(`"usage"`)
 	assistantKey = []byte(`"assistant"`)
+	compactKey   = []byte(`"compact_boundary"`)
 )
+
+// compactLine is the part of a compaction's boundary line ContextTokens
+// reads: Claude Code writes it once a compaction (/compact, or an
+// automatic one) is done, with the context before it and what it left.
+type compactLine struct {
+	Type        string `json:"type"`
+	Subtype     string `json:"subtype"`
+	IsSidechain bool   `json:"isSidechain"`
+	Meta        *struct {
+		Post json.Number `json:"postTokens"`
+	} `json:"compactMetadata"`
+}
+
+// compacted reads line as a compaction's boundary of the scan's side: its
+// postTokens (0 when it gives none), and whether it is one.
+func (u *usageScan) compacted(line []byte) (int64, bool) {
+	var l compactLine
+	if json.Unmarshal(line, &l) != nil || l.Type != "system" || l.Subtype != "compact_boundary" || l.IsSidechain != u.sidechain {
+		return 0, false
+	}
+	if l.Meta == nil {
+		return 0, true
+	}
+	n, err := l.Meta.Post.Int64()
+	if err != nil || n < 0 {
+		return 0, true
+	}
+	return min(n, state.MaxInteger), true
+}
 
 // usageScan finds the latest assistant message's context size, fed lines
 // from the last back (see ContextTokens).
@@ -87,6 +121,17 @@ type usageScan struct {
 
 // line takes the next line back; false: the answer is found.
 func (u *usageScan) line(line []byte) bool {
+	if bytes.Contains(line, compactKey) {
+		// A compaction after the latest reply: the context is what it
+		// left, not that reply's usage (which is before it, and stale);
+		// one before the reply found ends the scan.
+		if post, ok := u.compacted(line); ok {
+			if !u.found {
+				u.found, u.best = true, post
+			}
+			return false
+		}
+	}
 	if !bytes.Contains(line, usageKey) || !bytes.Contains(line, assistantKey) {
 		return true
 	}

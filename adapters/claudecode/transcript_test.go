@@ -19,6 +19,15 @@ func line(typ, requestID string, input, creation, read int64, extra string) stri
 		typ, requestID, input, creation, read, extra)
 }
 
+// compactBoundary is the line Claude Code writes when a compaction is
+// done: the context before it and what it left.
+func compactBoundary(pre, post int64) string {
+	return fmt.Sprintf(`{"parentUuid":null,"logicalParentUuid":"p","isSidechain":false,"type":"system","subtype":"compact_boundary","content":"Conversation compacted","level":"info","compactMetadata":{"trigger":"manual","preTokens":%d,"postTokens":%d}}`, pre, post)
+}
+
+// compactSummary is the summary line that follows a compaction's boundary.
+const compactSummary = `{"parentUuid":"c","isSidechain":false,"type":"user","isCompactSummary":true,"isVisibleInTranscriptOnly":true,"message":{"role":"user","content":"This session is being continued from a previous conversation…"}}`
+
 const userLine = `{"parentUuid":"p","isSidechain":false,"type":"user","message":{"role":"user","content":[{"tool_use_id":"t","type":"tool_result","content":"ok"}]}}`
 
 // writeTranscript writes lines (each followed by a newline unless noEOL) to
@@ -73,6 +82,20 @@ func TestContextTokens(t *testing.T) {
 		{"bounded by entries", line("assistant", "req_1", 1, 1, 1, "") + "\n" + strings.Repeat(userLine+"\n", 5),
 			tail.Limits{MaxLines: 5, MaxBytes: 1 << 20, MaxLine: 1 << 20}, 0, false},
 		{"negative counts are 0, a huge sum is bounded", line("assistant", "req_1", -5, 1<<62, 1<<62, "") + "\n", tail.DefaultLimits, 1<<53 - 1, true},
+		// After /compact (or an auto-compaction) the context is what the
+		// compaction left, in its boundary line, not the last reply's
+		// usage before it — until the next reply.
+		{"a compaction after the reply: what it left", strings.Join([]string{
+			line("assistant", "req_1", 3, 1000, 82_000, ""), userLine, compactBoundary(83_000, 9_000), compactSummary, big, ""}, "\n"), tail.DefaultLimits, 9_000, true},
+		{"a reply after the compaction: its usage", strings.Join([]string{
+			line("assistant", "req_1", 3, 1000, 82_000, ""), compactBoundary(83_000, 9_000), compactSummary,
+			line("assistant", "req_2", 3, 200, 9_500, ""), ""}, "\n"), tail.DefaultLimits, 9_703, true},
+		{"a compaction that says not what it left: nothing known, not the old figure", strings.Join([]string{
+			line("assistant", "req_1", 3, 1000, 82_000, ""), strings.Replace(compactBoundary(83_000, 0), `,"postTokens":0`, "", 1), compactSummary, ""}, "\n"), tail.DefaultLimits, 0, true},
+		{"a subagent's compaction is not the session's", strings.Join([]string{
+			line("assistant", "req_1", 1, 1, 1, ""), strings.Replace(compactBoundary(83_000, 9_000), `"isSidechain":false`, `"isSidechain":true`, 1), ""}, "\n"), tail.DefaultLimits, 3, true},
+		{"another system line is no compaction", line("assistant", "req_1", 1, 1, 1, "") + "\n" +
+			`{"type":"system","subtype":"turn_duration","isSidechain":false,"content":"compact_boundary","durationMs":5}` + "\n", tail.DefaultLimits, 3, true},
 		{"no assistant message", userLine + "\n", tail.DefaultLimits, 0, false},
 		{"empty", "", tail.DefaultLimits, 0, false},
 	} {
@@ -151,6 +174,9 @@ func FuzzLatestUsage(f *testing.F) {
 	f.Add([]byte(`{"type":"assistant","requestId":"r","message":{"usage":{"input_tokens":1,"cache_creation_input_tokens":2,"cache_read_input_tokens":3}}}` + "\n"))
 	f.Add([]byte(`ge":{"input_tokens":5}}}` + "\n" + `{"type":"assistant","requestId":"a","message":{"usage":{"input_tokens":9e999}}}` + "\n"))
 	f.Add([]byte("\n\n{}\n[1]\nnot json\n"))
+	// A compaction's boundary, whole and odd.
+	f.Add([]byte(`{"type":"system","subtype":"compact_boundary","isSidechain":false,"compactMetadata":{"trigger":"auto","preTokens":5,"postTokens":2}}` + "\n"))
+	f.Add([]byte(`{"type":"system","subtype":"compact_boundary","compactMetadata":{"postTokens":-7}}` + "\n" + `{"type":"system","subtype":"compact_boundary","compactMetadata":{"postTokens":1e400}}` + "\n"))
 	f.Fuzz(func(t *testing.T, tail []byte) {
 		for _, sidechain := range []bool{false, true} {
 			n, ok := latestUsage(tail, sidechain)

@@ -21,7 +21,7 @@
 //	                     (waiting for a prompt) unless source is "compact"
 //	UserPromptSubmit     turn.started; session.titled from the prompt's first line when the row has
 //	                     no title yet (hookjson.PromptTitle)
-//	PreToolUse           tool.started; request_user_input also approval.requested (the agent asks)
+//	PreToolUse           tool.started; request_user_input also approval.requested (the agent asks: its first question)
 //	PermissionRequest    approval.requested: tool_name, reason from tool_input (description, else command)
 //	PostToolUse          tool.ended ok
 //	Stop                 turn.ended completed
@@ -120,8 +120,13 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 		b.Progress(tool)
 		b.ToolStarted(tool)
 		if asksHuman[tool] {
-			in := p.Object("tool_input")
-			b.Ask(tool, hookjson.First(in, hookjson.MaxReason, "question", "prompt", "message", "description"))
+			// 0.169's arguments are {"questions":[{"id","header",
+			// "question","options"}]}: the first question is the reason.
+			why := hookjson.FirstQuestion(p.Fields["tool_input"])
+			if why == "" {
+				why = hookjson.First(p.Object("tool_input"), hookjson.MaxReason, "question", "prompt", "message", "description")
+			}
+			b.Ask(tool, why)
 		}
 	case PermissionRequest:
 		b.Ask(tool, hookjson.Reason(p.Fields["tool_input"]))

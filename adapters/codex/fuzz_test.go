@@ -27,6 +27,9 @@ func FuzzMap(f *testing.F) {
 		`{"type":"other","thread-id":"t"}`,
 		`{"type":1}`,
 		`{"session_id":"t","hook_event_name":"PreToolUse","tool_name":"request_user_input","tool_input":{"question":7}}`,
+		// request_user_input as 0.169 sends it, and its questions odd.
+		`{"session_id":"t","hook_event_name":"PreToolUse","tool_name":"request_user_input","tool_input":{"questions":[{"id":"c","header":"Colour","question":"Which?","options":[{"label":"Teal"}]}]}}`,
+		`{"session_id":"t","hook_event_name":"PreToolUse","tool_name":"request_user_input","tool_input":{"questions":[{"question":null},{"question":"\u202e\n"},7]}}`,
 		`[]`,
 	} {
 		f.Add([]byte(seed), true)

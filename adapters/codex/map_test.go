@@ -95,3 +95,39 @@ func TestMapSubagent(t *testing.T) {
 		}
 	}
 }
+
+// TestMapAskShowsTheQuestion: request_user_input's PreToolUse asks the
+// human, and the row's approval says what: Codex 0.169's arguments are
+// {"questions":[{"id","header","question","options"}]} (the first
+// question is the row's reason), an older single "question" is read too,
+// and hostile text is one bounded line.
+func TestMapAskShowsTheQuestion(t *testing.T) {
+	for _, tc := range []struct{ name, input, want string }{
+		{"questions", `{"questions":[{"id":"colour","header":"Colour","question":"Which colour should the button be?","options":[{"label":"Teal","description":"The teal option."}]},{"id":"b","question":"And the border?"}]}`, "Which colour should the button be?"},
+		{"a question", `{"question":"Ship it now?"}`, "Ship it now?"},
+		{"a blank first question", `{"questions":[{"question":"  "},{"question":"Second?"}]}`, "Second?"},
+		{"control and bidi characters", `{"questions":[{"question":"Pick\u202e one\n\u001b[31mnow"}]}`, "Pick one [31mnow"},
+		{"no question at all", `{"questions":[{"id":"x"}]}`, ""},
+		{"not an object", `{"questions":7}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"session_id":"t","hook_event_name":"PreToolUse","tool_name":"request_user_input","tool_use_id":"c","tool_input":` + tc.input + `}`
+			m, err := Map([]byte(body), func(string) (state.Session, bool) { return state.Session{}, false })
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got *state.Event
+			for i := range m.Events {
+				if m.Events[i].Type == state.TypeApprovalRequested {
+					got = &m.Events[i]
+				}
+			}
+			if got == nil {
+				t.Fatalf("no approval.requested in %+v", m.Events)
+			}
+			if got.Reason != tc.want {
+				t.Errorf("reason %q, want %q", got.Reason, tc.want)
+			}
+		})
+	}
+}

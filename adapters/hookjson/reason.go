@@ -29,3 +29,27 @@ func First(f Fields, max int, keys ...string) string {
 	}
 	return ""
 }
+
+// FirstQuestion is the first question that is not blank of a question
+// tool's input in the shape Claude Code's AskUserQuestion and Codex's
+// request_user_input share ({"questions":[{"question": …}, …]}), one line
+// cut to MaxReason; "" when it has none.
+func FirstQuestion(toolInput json.RawMessage) string {
+	var in struct {
+		Questions []struct {
+			Question json.RawMessage `json:"question"`
+		} `json:"questions"`
+	}
+	if json.Unmarshal(toolInput, &in) != nil {
+		return ""
+	}
+	for _, q := range in.Questions {
+		var s string
+		if json.Unmarshal(q.Question, &s) == nil {
+			if s = OneLine(s, MaxReason); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}

@@ -116,8 +116,9 @@ func decodeQuestions(ws []wireQuestion) ([]hookjson.Question, bool) {
 	return out, true
 }
 
-// wireCards is a machine's cards, and which agent each of its asking rows
-// is (for the note of a row that asks with no card).
+// wireCards is a machine's cards, and which agent each of its rows
+// is (its badge, its context meter's words, the note of a row that asks
+// with no card).
 type wireCards struct {
 	Cards  []wireCard        `json:"cards"`
 	Agents map[string]string `json:"agents,omitempty"`
@@ -126,8 +127,8 @@ type wireCards struct {
 }
 
 // encodeCards is what a machine publishes of its cards: at most
-// maxWireCards (the waiting ones first, then the newest), and the agents of
-// the rows of its board that ask.
+// maxWireCards (the waiting ones first, then the newest), and the agent of
+// each row of its board (its badge and words on a hub, as here).
 func encodeCards(cs host.CardSet, doc state.Document) []byte {
 	cards := slices.Clone(cs.Cards)
 	slices.SortStableFunc(cards, func(a, b host.Card) int {
@@ -153,7 +154,7 @@ func encodeCards(cs host.CardSet, doc state.Document) []byte {
 		})
 	}
 	for _, s := range doc.Sessions {
-		if a := cs.Agents[s.ID]; a != "" && s.Approval != nil {
+		if a := cs.Agents[s.ID]; a != "" {
 			if w.Agents == nil {
 				w.Agents = map[string]string{}
 			}

@@ -181,15 +181,20 @@ func answersJS() string {
 }
 
 // answerJS is a button's Datastar action: the card's session, call and
-// nonce from its data attributes, the decision, and for a deny the reason
-// typed in the card's field.
+// nonce from its data attributes, and the decision.
 func answerJS(decision string) string {
-	msg := ""
-	if decision == "deny" {
-		msg = ", message: el.closest('.card').querySelector('.card-reason').value"
-	}
 	return "@post('/agents-notch/approve', {payload: {sessionId: el.closest('.card').dataset.session, " +
-		"call: el.closest('.card').dataset.call, nonce: el.closest('.card').dataset.nonce, decision: '" + decision + "'" + msg + "}})"
+		"call: el.closest('.card').dataset.call, nonce: el.closest('.card').dataset.nonce, decision: '" + decision + "'}})"
+}
+
+// denyWithReasonJS is a Deny that sends the reason typed in its card's
+// field: only permission and plan cards have one (a question card's
+// Decline is answerJS("deny"); reading a field a card lacks throws, and
+// the button would do nothing).
+func denyWithReasonJS() string {
+	return "@post('/agents-notch/approve', {payload: {sessionId: el.closest('.card').dataset.session, " +
+		"call: el.closest('.card').dataset.call, nonce: el.closest('.card').dataset.nonce, decision: 'deny', " +
+		"message: el.closest('.card').querySelector('.card-reason').value}})"
 }
 
 // alwaysCounted reports whether the Always label counts the rules rather

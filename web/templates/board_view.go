@@ -76,8 +76,9 @@ type rowCtx struct {
 	Depth       int  // how far under its parent the row sits (0 = top level)
 	Unknown     bool // its machine has gone quiet (BoardView.UnknownRows)
 	Remote      bool // another machine's row (BoardView.RemoteRows): no local Open
-	// Window is the context window Claude Code reports for the session (its
-	// statusline; 0: none), and WindowPct its own share in use: a real
+	// Window is the context window the row's agent reports for the session
+	// (Claude Code's statusline, Copilot CLI's session file, Qwen Code's
+	// Stop; 0: none), and WindowPct its own share in use: a real
 	// budget for the page's bar when the row gives none (rule 1).
 	Window    int64
 	WindowPct *float64
@@ -89,7 +90,8 @@ type rowCtx struct {
 	WindowTokens int64
 	// Agent is the agent whose own hooks drive the row ("claude-code",
 	// "codex", "gemini"; Approvals.Agents), "" for a harness's or a
-	// script's row: the dashboard's agent column, which the notch hides.
+	// script's row: its badge, the dashboard's agent column (which the
+	// notch hides) and whose window its context bar is drawn against.
 	Agent string
 	// InLane: the row waits on the human and its cards are drawn in the
 	// lane (BoardView.lane), not under it.

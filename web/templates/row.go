@@ -139,7 +139,13 @@ func writeRow(m *markup, s state.Session, c rowCtx) {
 				`" aria-valuetext="`, strconv.FormatInt(pct, 10), `% (`, t, ` tokens)`,
 				`" title="`, t, ` of `, fmtTokens(*budget), ` tokens`)
 			if reported {
-				m.raw(` (the window Claude Code reports)`)
+				// The window is the row's own agent's word (Claude Code's
+				// statusline, Copilot CLI's session file, Qwen Code's Stop).
+				who := agentName(c.Agent)
+				if who == "" {
+					who = "the agent"
+				}
+				m.raw(` (the window `, who, ` reports)`)
 			}
 			// A style value gets a closing ";" from templ's sanitizer.
 			m.raw(`"><span class="ctx-bar" aria-hidden="true"><span class="ctx-fill" style="--fill:`, fill,
