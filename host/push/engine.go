@@ -305,6 +305,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	defer wg.Wait()
 	if e.opts.ConfigPath != "" {
 		wg.Go(func() {
+			defer logx.Guard(e.log)()
 			err := fsx.Watch(ctx, []string{e.opts.ConfigPath}, e.reload, func(err error) {
 				e.log.Warn("the channels file's watch", "log_type", logx.TypePush, logx.Err("WatchError", err))
 			})
@@ -351,7 +352,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 			l := lane{key: keys[i], ch: c.Channel, q: make(chan op, queueLen)}
 			next[i] = l
-			wg.Go(func() { e.deliver(ctx, l.ch, l.q) })
+			e.startLane(ctx, &wg, l)
 		}
 		for _, l := range old {
 			close(l.q)
@@ -431,6 +432,15 @@ func (e *Engine) enqueue(l lane, o op) {
 		e.log.Warn("a push channel is behind: an operation was dropped", "log_type", logx.TypePush,
 			slog.Group("data", "channel", l.ch.Name(), "rows", len(o.rows)))
 	}
+}
+
+// startLane runs l's deliveries on a goroutine of wg's: a panic in its
+// channel is the standard fatal record and exit 2, never a raw trace.
+func (e *Engine) startLane(ctx context.Context, wg *sync.WaitGroup, l lane) {
+	wg.Go(func() {
+		defer logx.Guard(e.log)()
+		e.deliver(ctx, l.ch, l.q)
+	})
 }
 
 // deliver runs one channel's operations in order.

@@ -1,0 +1,44 @@
+package push
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/syncbuf"
+)
+
+// broken is a channel whose Send panics: a defect in a channel.
+type broken struct{}
+
+func (broken) Name() string                           { return "broken" }
+func (broken) Send(context.Context, Message) error    { panic("a channel's defect") }
+func (broken) Withdraw(context.Context, string) error { return nil }
+
+// A panic in a channel's deliveries (its lane's goroutine) is the standard
+// fatal ERROR record and exit 2, never a raw trace that takes the host down
+// without a record.
+func TestALanePanicIsTheFatalRecord(t *testing.T) {
+	var buf syncbuf.Buffer
+	e := &Engine{log: logx.New(&buf, slog.LevelInfo), now: time.Now}
+	codes := make(chan int, 1)
+	defer logx.SetExit(func(c int) { codes <- c })()
+	var wg sync.WaitGroup
+	l := lane{key: "broken", ch: broken{}, q: make(chan op, 1)}
+	e.startLane(context.Background(), &wg, l)
+	l.q <- op{msg: &Message{Kind: KindTest}}
+	if c := <-codes; c != 2 {
+		t.Fatalf("exit %d, want 2", c)
+	}
+	wg.Wait()
+	out := buf.String()
+	for _, want := range []string{`"level":"ERROR"`, `"fatal":true`, `"name":"Panic"`, `a channel's defect`, "deliver"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("record lacks %s: %s", want, out)
+		}
+	}
+}
