@@ -108,15 +108,14 @@ func TestGuardUsesSetExit(t *testing.T) {
 	go func() {
 		defer close(done)
 		defer Guard(l)()
-		var m map[string]int
-		m["boom"] = 1
+		panic("a goroutine's defect")
 	}()
 	<-done
 	restore()
 	if c := <-codes; c != 2 {
 		t.Fatalf("exit %d, want 2", c)
 	}
-	if !strings.Contains(buf.String(), `"fatal":true`) || !strings.Contains(buf.String(), `"name":"Panic"`) {
+	if !strings.Contains(buf.String(), `"fatal":true`) || !strings.Contains(buf.String(), `"name":"Panic"`) || !strings.Contains(buf.String(), "a goroutine's defect") {
 		t.Errorf("record %s", buf.String())
 	}
 	if exitFn.Load() != nil {
