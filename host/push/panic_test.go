@@ -42,3 +42,19 @@ func TestALanePanicIsTheFatalRecord(t *testing.T) {
 		}
 	}
 }
+
+// The pane's test of the channels runs each channel on a goroutine of its
+// own: a channel's panic there is the fatal record too.
+func TestATestSendsPanicIsTheFatalRecord(t *testing.T) {
+	var buf syncbuf.Buffer
+	e := &Engine{log: logx.New(&buf, slog.LevelInfo), now: time.Now, chans: []Configured{{Channel: broken{}}}}
+	codes := make(chan int, 1)
+	defer logx.SetExit(func(c int) { codes <- c })()
+	e.Test(context.Background())
+	if c := <-codes; c != 2 {
+		t.Fatalf("exit %d, want 2", c)
+	}
+	if out := buf.String(); !strings.Contains(out, `"fatal":true`) || !strings.Contains(out, "a channel's defect") {
+		t.Errorf("record %s", out)
+	}
+}
