@@ -22,6 +22,7 @@ func playDemo(ctx context.Context, h *Host) error {
 		asked := make(chan struct{})
 		go func() {
 			defer close(asked)
+			defer logx.Guard(h.log)()
 			h.demoAsk(ctx, loop, start, defaultDemoAsk)
 		}()
 		for _, te := range state.DemoScript(loop) {

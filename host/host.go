@@ -303,6 +303,7 @@ func (h *Host) watchMarks(ctx context.Context) error {
 		changes, stop := h.board.Subscribe()
 		defer stop()
 		go func() {
+			defer logx.Guard(h.log)() // a remote row's look-up on another machine's board
 			for {
 				select {
 				case <-ctx.Done():

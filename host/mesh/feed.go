@@ -213,7 +213,7 @@ func (n *Node) SetHistory(h History) error {
 	n.hist = h
 	n.boardMu.Unlock()
 	if h != nil && n.joined {
-		if _, err := n.nc.Subscribe(histSubject(n.name), n.onHistAsk); err != nil {
+		if _, err := n.nc.Subscribe(histSubject(n.name), guard(n.log, n.onHistAsk)); err != nil {
 			return err
 		}
 	}

@@ -239,7 +239,7 @@ func verifyNonce(pub, sig string, nonce []byte) bool {
 
 // servePairing answers pairing requests on nc.
 func (h *hub) servePairing(nc *nats.Conn) error {
-	_, err := nc.Subscribe(pairSubject+"*", func(m *nats.Msg) {
+	_, err := nc.Subscribe(pairSubject+"*", guard(h.log, func(m *nats.Msg) {
 		id := strings.TrimPrefix(m.Subject, pairSubject)
 		if !strings.HasPrefix(m.Reply, pairInbox(id)+".") {
 			return // only the code's own pairing connection is answered
@@ -247,7 +247,7 @@ func (h *hub) servePairing(nc *nats.Conn) error {
 		rep := h.pair(id, m.Data, time.Now())
 		b, _ := json.Marshal(rep)
 		_ = m.Respond(b)
-	})
+	}))
 	return err
 }
 

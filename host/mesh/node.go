@@ -166,15 +166,15 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, err
 	}
 	if n.publish {
-		if _, err := n.nc.Subscribe(finishSubject(n.name), n.onFinish); err != nil {
+		if _, err := n.nc.Subscribe(finishSubject(n.name), guard(n.log, n.onFinish)); err != nil {
 			n.Close()
 			return nil, err
 		}
-		if _, err := n.nc.Subscribe(approveSubject(n.name), n.onApprove); err != nil {
+		if _, err := n.nc.Subscribe(approveSubject(n.name), guard(n.log, n.onApprove)); err != nil {
 			n.Close()
 			return nil, err
 		}
-		if _, err := n.nc.Subscribe(steerSubject(n.name), n.onSteer); err != nil {
+		if _, err := n.nc.Subscribe(steerSubject(n.name), guard(n.log, n.onSteer)); err != nil {
 			n.Close()
 			return nil, err
 		}
@@ -381,7 +381,7 @@ func (n *Node) openViewer(ctx context.Context) error {
 	// falls between; a stored board never replaces a live one.
 	// One subscription for all a machine publishes: its messages are taken
 	// in the order it sent them.
-	if _, err := n.nc.Subscribe(machineSubject("*", pubSpace+"*"), func(m *nats.Msg) {
+	if _, err := n.nc.Subscribe(machineSubject("*", pubSpace+"*"), guard(n.log, func(m *nats.Msg) {
 		name, what := published(m.Subject)
 		switch {
 		case name == "":
@@ -399,13 +399,14 @@ func (n *Node) openViewer(ctx context.Context) error {
 		case what == "hist" && n.hub != nil:
 			n.onHistSays(name, m.Data)
 		}
-	}); err != nil {
+	})); err != nil {
 		stop()
 		return err
 	}
 	n.wg.Add(1)
 	go func() {
 		defer n.wg.Done()
+		defer logx.Guard(n.log)() // the machines' entries are outside input
 		if err := n.remote.watch(wctx, n.kvB, n.kvP, ready); err != nil {
 			n.log.Error("watching the machines stopped", "log_type", logx.TypeMesh, slog.Group("error", "name", "WatchError", "message", err.Error()))
 		}
@@ -414,6 +415,7 @@ func (n *Node) openViewer(ctx context.Context) error {
 		n.wg.Add(1)
 		go func() {
 			defer n.wg.Done()
+			defer logx.Guard(n.log)()
 			t := time.NewTicker(storePace)
 			defer t.Stop()
 			for {
@@ -542,6 +544,7 @@ func (n *Node) Revoke(name string) error {
 func (n *Node) sendFinish(machine string, ids []string) {
 	body, _ := json.Marshal(finishRequest{IDs: ids})
 	go func() {
+		defer logx.Guard(n.log)()
 		if _, err := n.nc.Request(finishSubject(machine), body, 2*time.Second); err != nil {
 			n.log.Warn("close-out not delivered to its machine", "log_type", logx.TypeMesh,
 				slog.Group("data", "machine", machine), slog.Group("error", "name", "FinishError", "message", err.Error()))

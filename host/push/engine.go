@@ -305,6 +305,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	defer wg.Wait()
 	if e.opts.ConfigPath != "" {
 		wg.Go(func() {
+			defer logx.Guard(e.log)()
 			err := fsx.Watch(ctx, []string{e.opts.ConfigPath}, e.reload, func(err error) {
 				e.log.Warn("the channels file's watch", "log_type", logx.TypePush, logx.Err("WatchError", err))
 			})
@@ -351,7 +352,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 			l := lane{key: keys[i], ch: c.Channel, q: make(chan op, queueLen)}
 			next[i] = l
-			wg.Go(func() { e.deliver(ctx, l.ch, l.q) })
+			e.startLane(ctx, &wg, l)
 		}
 		for _, l := range old {
 			close(l.q)
@@ -431,6 +432,15 @@ func (e *Engine) enqueue(l lane, o op) {
 		e.log.Warn("a push channel is behind: an operation was dropped", "log_type", logx.TypePush,
 			slog.Group("data", "channel", l.ch.Name(), "rows", len(o.rows)))
 	}
+}
+
+// startLane runs l's deliveries on a goroutine of wg's: a panic in its
+// channel is the standard fatal record and exit 2, never a raw trace.
+func (e *Engine) startLane(ctx context.Context, wg *sync.WaitGroup, l lane) {
+	wg.Go(func() {
+		defer logx.Guard(e.log)()
+		e.deliver(ctx, l.ch, l.q)
+	})
 }
 
 // deliver runs one channel's operations in order.
@@ -516,7 +526,7 @@ func final(err error) bool {
 // Test sends a test message to every channel now, whatever its kinds and
 // quiet hours, and reports each channel's result.
 func (e *Engine) Test(ctx context.Context) []TestResult {
-	return SendTest(ctx, e.Channels(), e.opts.BoardURL, e.now())
+	return sendTest(ctx, e.log, e.Channels(), e.opts.BoardURL, e.now())
 }
 
 // TestResult is one channel's answer to a test.
@@ -528,12 +538,23 @@ type TestResult struct {
 // SendTest sends a test message to each channel, all at once: the whole
 // test takes at most sendTimeout however many channels stall.
 func SendTest(ctx context.Context, chans []Configured, boardURL string, now time.Time) []TestResult {
+	return sendTest(ctx, nil, chans, boardURL, now)
+}
+
+// sendTest is SendTest; with a log, a channel's panic is the standard fatal
+// record and exit 2 (the host's pane asks from a handler, whose recovery
+// does not reach these goroutines). Without one (the notify test command,
+// a process of its own) a panic is Go's.
+func sendTest(ctx context.Context, log *slog.Logger, chans []Configured, boardURL string, now time.Time) []TestResult {
 	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 	defer cancel()
 	out := make([]TestResult, len(chans))
 	var wg sync.WaitGroup
 	for i, c := range chans {
 		wg.Go(func() {
+			if log != nil {
+				defer logx.Guard(log)()
+			}
 			err := c.Channel.Send(ctx, Message{Tag: "test", Kind: KindTest, Title: "notch-web", Body: "a test from notch-web: pushes reach you here", URL: boardURL, At: now})
 			out[i] = TestResult{Channel: c.Channel.Name(), Err: err}
 		})

@@ -440,6 +440,7 @@ func (w *WebPush) deliver(ctx context.Context, topic string, t pushTiming, paylo
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			defer logx.Guard(w.o.Log)()
 			gone[i], errs[i] = w.post(ctx, s, body, keys, topic, t)
 		}()
 	}

@@ -245,6 +245,9 @@ type exportedAns struct {
 	By       string `json:"by"`
 	Device   string `json:"device,omitempty"` // a board or push answer's, where known
 	Outcome  string `json:"outcome"`
+	// OperationID is the answering request's operation id (a board
+	// click's), as on its approval and completion log records.
+	OperationID string `json:"operationId,omitempty"`
 }
 
 func stamp(ms int64) string {
@@ -322,7 +325,7 @@ func (s *Store) Export(ctx context.Context, w io.Writer, since time.Time, format
 		}
 		for _, a := range answers {
 			x.Answers = append(x.Answers, exportedAns{Call: a.Call, Tool: a.Tool, Asked: stamp(a.AskedMs), Answered: stamp(a.AnsweredMs),
-				WaitedMs: a.AnsweredMs - a.AskedMs, By: a.By, Device: a.Device, Outcome: a.Outcome})
+				WaitedMs: a.AnsweredMs - a.AskedMs, By: a.By, Device: a.Device, Outcome: a.Outcome, OperationID: a.OperationID})
 		}
 		if err := enc.Encode(x); err != nil {
 			return err

@@ -144,11 +144,13 @@ type Turn struct {
 
 // Answer is a card's end: asked, answered how and by whom, and the wait.
 // Device is where a board or push answer was given (host.RecordedAnswer's),
-// "" for none known.
+// "" for none known. OperationID is the answering request's operation id
+// (a board click's; "" for none).
 type Answer struct {
 	Session, Call, Tool string
 	AskedMs, AnsweredMs int64
 	By, Device, Outcome string
+	OperationID         string
 }
 
 // Span is a band of a session's day: the status it was in, from, to (0:

@@ -146,7 +146,7 @@ func (s *Store) Turns(ctx context.Context, machine, id string) ([]Turn, error) {
 
 // Answers are a session's answered cards, first first.
 func (s *Store) Answers(ctx context.Context, machine, id string) ([]Answer, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT session, call, tool, asked_ms, answered_ms, by, device, outcome FROM answers WHERE machine = ? AND session = ? ORDER BY asked_ms`, machine, id)
+	rows, err := s.db.QueryContext(ctx, `SELECT session, call, tool, asked_ms, answered_ms, by, device, outcome, operation_id FROM answers WHERE machine = ? AND session = ? ORDER BY asked_ms`, machine, id)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +154,7 @@ func (s *Store) Answers(ctx context.Context, machine, id string) ([]Answer, erro
 	var out []Answer
 	for rows.Next() {
 		var a Answer
-		if err := rows.Scan(&a.Session, &a.Call, &a.Tool, &a.AskedMs, &a.AnsweredMs, &a.By, &a.Device, &a.Outcome); err != nil {
+		if err := rows.Scan(&a.Session, &a.Call, &a.Tool, &a.AskedMs, &a.AnsweredMs, &a.By, &a.Device, &a.Outcome, &a.OperationID); err != nil {
 			return nil, err
 		}
 		out = append(out, a)
@@ -201,7 +201,7 @@ func (s *Store) Details(ctx context.Context, sessions []Session) ([][]Turn, [][]
 	if err := rows.Err(); err != nil {
 		return nil, nil, err
 	}
-	rows, err = s.db.QueryContext(ctx, `SELECT machine, session, call, tool, asked_ms, answered_ms, by, device, outcome FROM answers
+	rows, err = s.db.QueryContext(ctx, `SELECT machine, session, call, tool, asked_ms, answered_ms, by, device, outcome, operation_id FROM answers
 		WHERE (machine, session) IN `+keys+` ORDER BY machine, session, asked_ms`, args...)
 	if err != nil {
 		return nil, nil, err
@@ -210,7 +210,7 @@ func (s *Store) Details(ctx context.Context, sessions []Session) ([][]Turn, [][]
 	for rows.Next() {
 		var m string
 		var a Answer
-		if err := rows.Scan(&m, &a.Session, &a.Call, &a.Tool, &a.AskedMs, &a.AnsweredMs, &a.By, &a.Device, &a.Outcome); err != nil {
+		if err := rows.Scan(&m, &a.Session, &a.Call, &a.Tool, &a.AskedMs, &a.AnsweredMs, &a.By, &a.Device, &a.Outcome, &a.OperationID); err != nil {
 			return nil, nil, err
 		}
 		if i, ok := at[[2]string{m, a.Session}]; ok {

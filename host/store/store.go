@@ -396,6 +396,13 @@ var migrations = []string{
 	// a file may be at 4 already, and a step that shipped is never edited.
 	// Answers from before say nothing of a device: ''.
 	`ALTER TABLE answers ADD COLUMN device TEXT NOT NULL DEFAULT '';`,
+	// 6: the operation id of the request that answered
+	// (host.RecordedAnswer.OperationID): a board click's, also on its
+	// approval record and its request's completion record, so the row is
+	// found from the log and the log from the row. '' for an answer from
+	// the terminal, a push's button without one, another machine's, or
+	// from before.
+	`ALTER TABLE answers ADD COLUMN operation_id TEXT NOT NULL DEFAULT '';`,
 }
 
 // Version is the schema version this build writes.

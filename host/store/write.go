@@ -808,8 +808,8 @@ func (s *Store) applyAnswer(ctx context.Context, tx dbtx, machine string, seq in
 	} else if !s.knows(ctx, tx, machine, a.Session) {
 		return nil
 	}
-	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO answers (machine, session, call, asked_ms, answered_ms, agent, tool, by, device, outcome, oseq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		machine, a.Session, a.Call, a.Asked.UnixMilli(), a.Answered.UnixMilli(), a.Agent, state.Cut(a.Tool, 100), a.By, host.AnswerDevice(a.Device), a.Outcome, seq)
+	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO answers (machine, session, call, asked_ms, answered_ms, agent, tool, by, device, outcome, oseq, operation_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		machine, a.Session, a.Call, a.Asked.UnixMilli(), a.Answered.UnixMilli(), a.Agent, state.Cut(a.Tool, 100), a.By, host.AnswerDevice(a.Device), a.Outcome, seq, operationID(a.OperationID))
 	if err != nil {
 		return err
 	}
@@ -817,6 +817,24 @@ func (s *Store) applyAnswer(ctx context.Context, tx dbtx, machine string, seq in
 		s.oseq = seq // a card recorded twice takes no second number
 	}
 	return nil
+}
+
+// maxOperationID bounds a stored operation id: this host's are 16 hex
+// digits (web.OperationID); anything longer is not one of ours.
+const maxOperationID = 64
+
+// operationID is id as the answers table keeps it: ” unless it is at
+// most maxOperationID bytes of letters, digits, '-' and '_'.
+func operationID(id string) string {
+	if len(id) > maxOperationID {
+		return ""
+	}
+	for _, r := range id {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' || r == '_') {
+			return ""
+		}
+	}
+	return id
 }
 
 // applyCost writes a cost an agent reported for machine's session, and

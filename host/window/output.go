@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/internal/textrule"
 )
 
@@ -78,7 +79,11 @@ func (w *lineWriter) started(pid int) {
 	close(w.known)
 }
 
+// Write runs on os/exec's copying goroutine, which recovers nothing: a panic
+// in it (the window's output is outside input) is the standard fatal
+// record and exit 2 (logx.Guard), never a raw trace.
 func (w *lineWriter) Write(p []byte) (int, error) {
+	defer logx.Guard(w.log)()
 	<-w.known
 	w.mu.Lock()
 	defer w.mu.Unlock()

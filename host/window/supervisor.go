@@ -258,6 +258,7 @@ func (s *Supervisor) spawn(reason string) (*child, error) {
 	cmd.Stdout, cmd.Stderr = c.out, c.err
 	started := make(chan error, 1)
 	go func() {
+		defer logx.Guard(s.cfg.Log)()
 		if lockThread {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()

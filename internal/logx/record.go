@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
@@ -120,7 +121,34 @@ func Fatal(log *slog.Logger, v any, stack []byte) {
 // an exit (Recover): a goroutine's panic is never a raw trace.
 func Go(g *errgroup.Group, log *slog.Logger, f func() error) {
 	g.Go(func() error {
-		defer Recover(log, os.Exit)()
+		defer Guard(log)()
 		return f()
 	})
+}
+
+// Guard is Recover with Exit: `defer logx.Guard(log)()` at the top of a
+// goroutine the host starts on its own (a channel's deliveries, the mesh's
+// watchers, a NATS handler) makes its panic the standard fatal record and
+// exit 2.
+func Guard(log *slog.Logger) func() { return Recover(log, Exit) }
+
+// exitFn is what Exit calls: os.Exit, or a test's stand-in (SetExit).
+var exitFn atomic.Pointer[func(int)]
+
+// Exit ends the process with code after a recovered panic: os.Exit, unless
+// a test has put a stand-in (SetExit).
+func Exit(code int) {
+	if f := exitFn.Load(); f != nil {
+		(*f)(code)
+		return
+	}
+	os.Exit(code)
+}
+
+// SetExit makes Exit call f until the returned restore is called: a test's
+// way to see a goroutine's panic become the fatal record without ending
+// the test binary. After f returns, the panicking goroutine ends.
+func SetExit(f func(int)) (restore func()) {
+	old := exitFn.Swap(&f)
+	return func() { exitFn.Store(old) }
 }

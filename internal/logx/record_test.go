@@ -96,3 +96,29 @@ func TestPanicIsTheFatalRecord(t *testing.T) {
 		t.Errorf("without a panic: exit %d, %q", code, buf.String())
 	}
 }
+
+// Guard ends a goroutine's panic with the fatal record and Exit, which a
+// test replaces (SetExit); restored, Exit is os.Exit again.
+func TestGuardUsesSetExit(t *testing.T) {
+	var buf bytes.Buffer
+	l := New(&buf, slog.LevelInfo)
+	codes := make(chan int, 1)
+	restore := SetExit(func(c int) { codes <- c })
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer Guard(l)()
+		panic("a goroutine's defect")
+	}()
+	<-done
+	restore()
+	if c := <-codes; c != 2 {
+		t.Fatalf("exit %d, want 2", c)
+	}
+	if !strings.Contains(buf.String(), `"fatal":true`) || !strings.Contains(buf.String(), `"name":"Panic"`) || !strings.Contains(buf.String(), "a goroutine's defect") {
+		t.Errorf("record %s", buf.String())
+	}
+	if exitFn.Load() != nil {
+		t.Errorf("restore left a stand-in")
+	}
+}

@@ -1,0 +1,65 @@
+package host
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/syncbuf"
+	"github.com/notch-web/notch-web/internal/waitfor"
+	"github.com/notch-web/notch-web/settings"
+	"github.com/notch-web/notch-web/state"
+)
+
+// brokenRemote is awayRemote whose Has panics once armed: a defect met on
+// the goroutine that waits for a closed-out remote row.
+type brokenRemote struct {
+	awayRemote
+	armed atomic.Bool
+}
+
+func (r *brokenRemote) Has(id string) bool {
+	if r.armed.Load() {
+		panic("a defect looking up " + id)
+	}
+	return r.awayRemote.Has(id)
+}
+
+// A panic on the goroutine that waits for a remote row a ✕ closed out
+// (started by watchMarks, not by Run's group) is the standard fatal ERROR
+// record and exit 2, never a raw trace.
+func TestAMarkWaitersPanicIsTheFatalRecord(t *testing.T) {
+	home := t.TempDir()
+	manual := filepath.Join(home, "manual.json")
+	if err := state.MergeMark(manual, "box/s1", state.Mark{State: state.MarkFinished, At: time.Now().UnixMilli()}); err != nil {
+		t.Fatal(err)
+	}
+	var buf syncbuf.Buffer
+	codes := make(chan int, 1)
+	defer logx.SetExit(func(c int) { codes <- c })()
+	r := &brokenRemote{}
+	h := New(Config{
+		StatePath: filepath.Join(home, "state.json"), ManualPath: manual, Remote: r,
+		Log: logx.New(&buf, slog.LevelInfo),
+	}, settings.NewService(settings.Options{PanePath: filepath.Join(home, "settings.json")}))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { h.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	waitfor.Until(t, "the host to have read manual.json", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.consulted > 0 })
+	r.armed.Store(true)
+	r.back(state.Session{ID: "box/s2", Status: state.StatusWorking})
+	if c := <-codes; c != 2 {
+		t.Fatalf("exit %d, want 2", c)
+	}
+	for _, want := range []string{`"level":"ERROR"`, `"fatal":true`, `"name":"Panic"`, "a defect looking up box/s1"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("record lacks %s: %s", want, buf.String())
+		}
+	}
+}
