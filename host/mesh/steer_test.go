@@ -7,7 +7,10 @@ import (
 	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +18,7 @@ import (
 	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/terminal"
+	"github.com/notch-web/notch-web/internal/proc"
 	"github.com/notch-web/notch-web/internal/waitfor"
 	"github.com/notch-web/notch-web/state"
 )
@@ -73,7 +77,12 @@ func TestRemoteSteer(t *testing.T) {
 	bin := filepath.Join(dir, "bin")
 	os.Mkdir(bin, 0o755)
 	log := filepath.Join(dir, "argv")
-	script := "#!/bin/sh\nprintf '%s\\0' \"$@\" >> '" + log + "'\necho >> '" + log + "'\nif [ \"$3\" = list-panes ]; then echo '%3'; fi\nexit 0\n"
+	agent := ttyAgent(t)
+	// list-panes names the pane's process (the agent, its terminal's
+	// foreground); asked for the input's screen, Claude Code's empty box.
+	script := "#!/bin/sh\nprintf '%s\\0' \"$@\" >> '" + log + "'\necho >> '" + log + "'\n" +
+		"if [ \"$3\" = list-panes ]; then echo '%3 " + strconv.Itoa(agent.PID) + "'; fi\n" +
+		"if [ \"$8\" = display-message ]; then printf '%s\\n────\\n❯ \\n────\\n' \"${10}\"; fi\nexit 0\n"
 	os.WriteFile(filepath.Join(bin, "tmux"), []byte(script), 0o755)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 
@@ -81,7 +90,7 @@ func TestRemoteSteer(t *testing.T) {
 	hh := hubHost(t, hub)
 	mh, stop := testMachineHost(t, hub, "box")
 	start := []byte(`{"session_id":"s1","hook_event_name":"SessionStart","source":"startup"}`)
-	if _, err := mh.HookFrom("claude-code", start, time.Now(), host.Origin{Where: terminal.Where{TmuxPane: "%3", TmuxSocket: sock}}); err != nil {
+	if _, err := mh.HookFrom("claude-code", start, time.Now(), host.Origin{Where: terminal.Where{TmuxPane: "%3", TmuxSocket: sock}, Proc: agent}); err != nil {
 		t.Fatal(err)
 	}
 	waitfor.Until(t, "box/s1 taking a reply on the hub", func() bool { return hh.Board().Cards().Steer["box/s1"] })
@@ -104,6 +113,40 @@ func TestRemoteSteer(t *testing.T) {
 	if err := hh.Steer(context.Background(), host.SteerRequest{Session: "box/s1", Text: "hi"}); !errors.Is(err, host.ErrMachineAway) {
 		t.Errorf("a reply to a stopped machine: %v, want ErrMachineAway", err)
 	}
+}
+
+// ttyAgent starts a process that leads a pseudo-terminal of its own
+// (script(1) gives it one), as an agent run in a tmux pane does, until the
+// test ends, and returns it.
+func ttyAgent(t *testing.T) proc.ID {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("the processes are read from /proc")
+	}
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) is not installed: no terminal for the agent")
+	}
+	cmd := exec.Command("script", "-qfec", "exec sleep 600", "/dev/null")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var id proc.ID
+	waitfor.Until(t, "the agent on its terminal", func() bool {
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			if in, err := proc.Lookup(pid); err == nil && in.PPID == cmd.Process.Pid && in.Name == "sleep" && in.TPgrp == in.Pgrp {
+				id, err = proc.Of(pid)
+				return err == nil
+			}
+		}
+		return false
+	})
+	return id
 }
 
 func FuzzDecodeSteer(f *testing.F) {
