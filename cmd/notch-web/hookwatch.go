@@ -12,9 +12,11 @@ import (
 
 	"github.com/notch-web/notch-web/adapters/install"
 	"github.com/notch-web/notch-web/adapters/registry"
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/internal/fsx"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/internal/notify"
+	"github.com/notch-web/notch-web/internal/textrule"
 	"github.com/notch-web/notch-web/web"
 	"github.com/notch-web/notch-web/web/templates"
 )
@@ -40,7 +42,10 @@ type hookWatch struct {
 	base  map[string]install.Installed // by path: as at start, notch-web's hooks there
 	words map[string]string            // by path: what the board says now
 	keys  map[string]string            // by path: the fault said, less its time
-	subs  notify.Broadcast
+	// silent are the hook channels gone silent while their agent works
+	// (host.Host.OnSilence), said after the files' words.
+	silent []host.Silence
+	subs   notify.Broadcast
 }
 
 // newHookWatch watches the user scope under home. base is this host's
@@ -103,6 +108,10 @@ func (w *hookWatch) Reinstall(agent string) (install.Result, error) {
 func (w *hookWatch) held(agent string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	return w.heldLocked(agent)
+}
+
+func (w *hookWatch) heldLocked(agent string) bool {
 	for _, b := range w.base {
 		if b.Agent == agent {
 			return true
@@ -115,9 +124,12 @@ func (w *hookWatch) held(agent string) bool {
 func (w *hookWatch) Faults() []templates.HookFault {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := make([]templates.HookFault, 0, len(w.words))
+	out := make([]templates.HookFault, 0, len(w.words)+len(w.silent))
 	for _, p := range slices.Sorted(mapKeys(w.words)) {
 		out = append(out, templates.HookFault{Agent: w.base[p].Agent, Text: w.words[p], Reinstall: true})
+	}
+	for _, s := range w.silent {
+		out = append(out, templates.HookFault{Agent: s.Agent, Text: silenceWord(s), Reinstall: w.heldLocked(s.Agent)})
 	}
 	return out
 }
@@ -232,13 +244,38 @@ func tildePath(path, home string) string {
 
 // HubLink is what the board's status line says of the hooks.
 func (w *hookWatch) HubLink() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	words := make([]string, 0, len(w.words))
-	for _, p := range slices.Sorted(mapKeys(w.words)) {
-		words = append(words, w.words[p])
+	words := []string{}
+	for _, f := range w.Faults() {
+		words = append(words, f.Text)
 	}
 	return strings.Join(words, " · ")
+}
+
+// setSilent is host.Host.OnSilence's: the hook channels silent now. A
+// channel that falls silent is logged once; one that speaks again too.
+func (w *hookWatch) setSilent(now []host.Silence) {
+	w.mu.Lock()
+	was := w.silent
+	w.silent = now
+	w.mu.Unlock()
+	for _, s := range now {
+		if !slices.ContainsFunc(was, func(o host.Silence) bool { return o.Session == s.Session }) {
+			w.log.Warn(silenceWord(s), "log_type", logx.TypeHooks, slog.Group("data", "agent", s.Agent, "session", s.Session))
+		}
+	}
+	for _, s := range was {
+		if !slices.ContainsFunc(now, func(o host.Silence) bool { return o.Session == s.Session }) {
+			w.log.Info("an agent's hooks are heard again", "log_type", logx.TypeHooks, slog.Group("data", "agent", s.Agent, "session", s.Session))
+		}
+	}
+	w.subs.Notify()
+}
+
+// silenceWord is what the board and the pane say of a silent channel:
+// the connection's fault, not the agent's.
+func silenceWord(s host.Silence) string {
+	return fmt.Sprintf("no hook from %s for %d min while it works (session %s, busy since %s) — the hook connection is broken? notch-web hooks status %s",
+		displayName(s.Agent), int(host.SilentAfter/time.Minute), textrule.Quote(s.Session), s.Since.Format("15:04"), s.Agent)
 }
 
 // SubscribeLink wakes the board when the word changes.

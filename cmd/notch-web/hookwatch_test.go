@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/notch-web/notch-web/adapters/install"
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/internal/syncbuf"
 	"github.com/notch-web/notch-web/internal/waitfor"
 	"github.com/notch-web/notch-web/web"
@@ -134,5 +136,33 @@ func TestHookWatchReinstall(t *testing.T) {
 	}
 	if _, err := w.Reinstall("codex"); !errors.Is(err, web.ErrNotWatched) {
 		t.Errorf("Reinstall of an agent not watched: %v, want ErrNotWatched", err)
+	}
+}
+
+// A silent hook channel is said on the board and the pane as a fault of
+// the connection, logged once, and goes when the host hears it again.
+func TestHookWatchSaysASilentChannel(t *testing.T) {
+	var logs syncbuf.Buffer
+	w := newHookWatch(t.TempDir(), "http://127.0.0.1:7340", func(string) string { return "" }, slog.New(slog.NewJSONHandler(&logs, nil)))
+	since := time.Date(2026, 12, 7, 14, 2, 0, 0, time.Local)
+	s := host.Silence{Agent: "claude-code", Session: "s1\u202e", Since: since}
+	w.setSilent([]host.Silence{s})
+	w.setSilent([]host.Silence{s})
+	want := `no hook from Claude Code for 1 min while it works (session "s1\u202e", busy since 14:02) — the hook connection is broken?`
+	if f := w.Faults(); len(f) != 1 || !strings.HasPrefix(f[0].Text, want) || f[0].Reinstall {
+		t.Errorf("the pane says %+v, want %q without Reinstall (no hooks of it were watched)", f, want)
+	}
+	if !strings.Contains(w.HubLink(), want) {
+		t.Errorf("the board says %q", w.HubLink())
+	}
+	w.setSilent(nil)
+	if w.HubLink() != "" {
+		t.Errorf("heard again, the board still says %q", w.HubLink())
+	}
+	if n := strings.Count(logs.String(), "no hook from Claude Code"); n != 1 {
+		t.Errorf("%d records of the silence, want 1:\n%s", n, logs.String())
+	}
+	if !strings.Contains(logs.String(), "heard again") {
+		t.Errorf("no record of the channel heard again:\n%s", logs.String())
 	}
 }

@@ -228,6 +228,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 			words.link = node
 		}
 		hub.Link, hub.Hooks = words, hooks
+		h.OnSilence(hooks.setSilent) // a hook channel silent while its agent works (host/silence.go)
 	}
 	webPush := openWebPush(cfg, getenv, devices, log)    // nil in follow mode (push.go)
 	pusher := openPush(cfg, h, node, base, webPush, log) // nil in follow mode
