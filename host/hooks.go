@@ -91,6 +91,9 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, from
 		return 0, nil, err
 	}
 	m, n, warns, err := h.board.applyHook(adapt, payload, now)
+	for _, ev := range m.Events {
+		h.silence.heardHook(ev.Session, now)
+	}
 	for _, w := range warns {
 		h.log.Warn("hook applied with a correction", "log_type", logx.TypeHooks, slog.Group("data", "agent", agent, "warning", w))
 	}

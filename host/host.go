@@ -87,6 +87,9 @@ type Host struct {
 	ready     chan struct{} // closed after the first state.json is written
 
 	beats []func(time.Time) // OnBeat's, called by the writer on every beat
+	// silence is the hook channels gone silent while their agent works
+	// (silence.go), looked at on the beat.
+	silence silenceWatch
 }
 
 // OnBeat has fn called on every beat of state.json's heartbeat
@@ -197,12 +200,12 @@ func (h *Host) Run(ctx context.Context) error {
 		},
 		OnWritten: func() { h.readyOnce.Do(func() { close(h.ready) }) },
 	}
-	if beats := h.beats; len(beats) > 0 {
-		w.OnBeat = func(now time.Time) {
-			for _, fn := range beats {
-				fn(now)
-			}
+	beats := h.beats
+	w.OnBeat = func(now time.Time) {
+		for _, fn := range beats {
+			fn(now)
 		}
+		h.checkSilence(now)
 	}
 	logx.Go(g, h.log, func() error { return w.Run(ctx, notify) })
 	logx.Go(g, h.log, func() error { return h.watchMarks(ctx) })

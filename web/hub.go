@@ -47,6 +47,10 @@ type Hub struct {
 	// Link is a joined machine's word on its hub (host/mesh); nil when
 	// this machine joined none. Set it before Run.
 	Link HubLink
+	// Hooks are the agents' hooks' health, the pane's banners and their
+	// Reinstall (nil: none watched). Its changes are signalled through
+	// Link, whose word says the same on the board. Set it before Run.
+	Hooks HookHealth
 	// Devices are the paired devices the pane lists (nil: none). Set it
 	// before Run.
 	Devices *security.Devices
@@ -221,6 +225,9 @@ func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
 	if h.Devices != nil {
 		pv.Devices = deviceViews(h.Devices.List())
 	}
+	if h.Hooks != nil {
+		pv.HookFaults = h.Hooks.Faults()
+	}
 	if h.Mesh != nil {
 		bv.UnknownRows, pv.Machines = h.board.Unknown(), machineViews(h.Mesh.Machines())
 		pv.Summary, pv.UnknownRows = templates.TabSummary(doc, bv.UnknownRows)
@@ -348,12 +355,13 @@ type paneKey struct {
 	unknown     bool
 	window      windowKey
 	pushes      uint64 // the push channels' version (the list is theirs)
+	link        string // the board's status line: the hooks' banners change with it
 }
 
 func newPaneKey(in inputs, pv templates.PaneView) paneKey {
 	w := pv.Window
 	return paneKey{settings: in.settings, devices: in.devices, summary: pv.Summary, unknownRows: pv.UnknownRows, unknown: pv.Unknown,
-		window: windowKey{w.State, w.Since.UnixMilli(), w.Next.UnixMilli(), w.Crashed, w.LastExit}, pushes: in.pushes}
+		window: windowKey{w.State, w.Since.UnixMilli(), w.Next.UnixMilli(), w.Crashed, w.LastExit}, pushes: in.pushes, link: in.link}
 }
 
 // idsHash is FNV-1a over the rows' ids, in order.

@@ -70,6 +70,7 @@ func (s *Server) routes() {
 	n.POST("/looking", s.postLooking, write(smallBodyLimit)...)
 	n.POST("/act", s.postAct, write(smallBodyLimit)...)
 	n.POST("/notify/test", s.postNotifyTest, write(smallBodyLimit)...)
+	n.POST("/reinstall", s.postReinstall, write(smallBodyLimit)...)
 
 	n.GET("/devices", s.getDevices)
 	n.POST("/devices/add", s.postDeviceAdd, write(smallBodyLimit)...)

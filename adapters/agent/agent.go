@@ -127,6 +127,13 @@ type Spec struct {
 	// fires no hook and writes no transcript line); nil when the agent
 	// keeps no such word. The host asks it while a row works.
 	Idle func(transcript string, since time.Time) bool
+	// Busy reports that the agent's process says, outside its hooks, that
+	// the session whose transcript this is works now, and since when it
+	// has (Claude Code's status file "busy", its statusUpdatedAt); nil when
+	// the agent keeps no such word. The host compares it with the hooks it
+	// heard: busy a minute with no hook since is a broken hook connection,
+	// said beside the row, never on it (host/silence.go).
+	Busy func(transcript string) (since time.Time, ok bool)
 	// Failed reports whether the agent says, outside its hooks, that the
 	// turn that began at since ended in an error no hook reports (GitHub
 	// Copilot CLI's TUI after a failed model call fires no Stop, and its

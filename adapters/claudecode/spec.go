@@ -20,6 +20,7 @@ var Spec = agent.Spec{
 	Tokens:      Tokens,
 	Interrupted: Interrupted,
 	Idle:        Idle,
+	Busy:        Busy,
 	Settled:     agent.ByTranscript(Settled),
 	Process:     Process,
 	Hooks:       hooks(),

@@ -65,6 +65,21 @@ func Idle(path string, since time.Time) bool {
 	return ok && st.Status == "idle" && st.StatusUpdatedAt > since.UnixMilli()
 }
 
+// Busy reports that Claude Code's status file says the session whose
+// transcript is at path works now ("busy"), and since when: its
+// statusUpdatedAt. Any problem is false, as for Idle.
+func Busy(path string) (since time.Time, ok bool) {
+	dir, session, ok := statusDir(path)
+	if !ok {
+		return time.Time{}, false
+	}
+	st, ok := sessionStatus(dir, session)
+	if !ok || st.Status != "busy" || st.StatusUpdatedAt <= 0 {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(st.StatusUpdatedAt), true
+}
+
 // Settled reports that the session whose transcript is at path has ended
 // its turn since: its status file says "idle", changed after since (a
 // completed turn, an Esc, a failed request alike: the file does not say

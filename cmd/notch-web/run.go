@@ -217,17 +217,19 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	if node != nil {
 		hub.Link = node // a joined machine's board says why it is not on its hub
 	}
-	// The board says when an agent's hooks leave its settings (hookwatch.go).
+	base := baseURL(cfg.addr, port)
+	// The board and the pane say when an agent's hooks leave its settings
+	// (hookwatch.go); the pane's Reinstall puts them back, pointing here.
 	var hooks *hookWatch
 	if cfg.follow == "" && !cfg.demo {
-		hooks = newHookWatch(userHome(getenv), getenv, log)
+		hooks = newHookWatch(userHome(getenv), base, getenv, log)
 		words := boardWords{hooks: hooks}
 		if node != nil {
 			words.link = node
 		}
-		hub.Link = words
+		hub.Link, hub.Hooks = words, hooks
+		h.OnSilence(hooks.setSilent) // a hook channel silent while its agent works (host/silence.go)
 	}
-	base := baseURL(cfg.addr, port)
 	webPush := openWebPush(cfg, getenv, devices, log)    // nil in follow mode (push.go)
 	pusher := openPush(cfg, h, node, base, webPush, log) // nil in follow mode
 	if pusher != nil {

@@ -29,6 +29,16 @@ type PaneView struct {
 	Pushes *Pushes
 	// Devices are the paired browsers (the gate's device store).
 	Devices []DeviceRow
+	// HookFaults are the banners of the agents' hooks: gone from a
+	// settings file, or a hook channel gone silent (none: nothing wrong).
+	HookFaults []HookFault
+}
+
+// HookFault is one banner of the hooks' health, on the pane.
+type HookFault struct {
+	Agent     string // the agent's install name ("claude-code"), which Reinstall takes
+	Text      string // what is wrong, when, and the command that fixes it
+	Reinstall bool   // offer the one-click Reinstall (this machine's browser only)
 }
 
 // Pushes is the pane's Pushes group.
