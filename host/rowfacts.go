@@ -128,3 +128,12 @@ func (b *Board) factsOf(id string) rowFacts {
 	defer b.mu.Unlock()
 	return b.facts[id]
 }
+
+// Agent is the agent a row of this machine's board is (its hooks said
+// so: "claude-code", "codex" …), or "" when none said or the row is
+// another machine's.
+func (b *Board) Agent(id string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.facts[id].agent
+}

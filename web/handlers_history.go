@@ -41,7 +41,9 @@ func (s *Server) getHistory(c echo.Context) error {
 }
 
 // getRowHistory is GET /agents-notch/history?session=ID: an unfolded row's
-// short history, as an HTML fragment notch.js lays under the row. It is
+// short history, as an HTML fragment notch.js lays under the row (or,
+// asked with Accept: application/json, as rowHistoryReply: notch-web mcp's
+// session_events). It is
 // not part of the board's stream: only a viewer who unfolds a row asks,
 // so the board's render and its bytes per change stay as they were.
 func (s *Server) getRowHistory(c echo.Context) error {
@@ -65,6 +67,10 @@ func (s *Server) getRowHistory(c echo.Context) error {
 			h = s.lastingHistory(c, machine, sid)
 			known, lasting = len(h) > 0, len(h) > 0
 		}
+	}
+	if wantsJSON(c.Request()) {
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return c.JSON(http.StatusOK, rowHistoryJSON(id, h, known, lasting))
 	}
 	var buf bytes.Buffer
 	if err := templates.History(id, h, known, lasting).Render(c.Request().Context(), &buf); err != nil {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/store"
 	"github.com/notch-web/notch-web/web/templates"
 )
@@ -135,4 +136,32 @@ func waitedMs(a store.Answer) int64 {
 		return 0
 	}
 	return max(a.AnsweredMs-a.AskedMs, 0)
+}
+
+// rowHistoryReply is a row's short history as JSON (getRowHistory), the
+// same entries the ▸ panel shows, oldest first.
+type rowHistoryReply struct {
+	OK      bool   `json:"ok"`
+	Session string `json:"session"`
+	// Known: the board holds the row; Lasting: its entries were read from
+	// the history file (the row came back with the host, or is another
+	// machine's on a hub), not the host's memory.
+	Known   bool             `json:"known"`
+	Lasting bool             `json:"lasting"`
+	Events  []rowHistoryItem `json:"events"`
+}
+
+type rowHistoryItem struct {
+	AtMs    int64  `json:"atMs"`
+	What    string `json:"what"`
+	Tool    string `json:"tool,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+}
+
+func rowHistoryJSON(id string, h []host.HistoryEntry, known, lasting bool) rowHistoryReply {
+	r := rowHistoryReply{OK: true, Session: id, Known: known, Lasting: lasting, Events: make([]rowHistoryItem, 0, len(h))}
+	for _, e := range h {
+		r.Events = append(r.Events, rowHistoryItem{AtMs: e.AtMs, What: e.What, Tool: e.Tool, Outcome: e.Outcome})
+	}
+	return r
 }

@@ -52,6 +52,7 @@ func (s *Server) routes() {
 	n.POST("/push/unsubscribe", s.postPushUnsubscribe, write(smallBodyLimit)...)
 
 	n.GET("/state", s.getState)
+	n.GET("/sessions", s.getSessions)
 	n.GET("/history", s.getHistory, page)
 	n.GET("/history/stream", s.historyStream)
 	n.GET("/settings", s.getSettings)

@@ -28,6 +28,7 @@ var commands = []command{
 	{"devices", "notch-web devices add NAME|list|revoke NAME", "pair a phone or another browser with this host (a QR code), list, revoke"},
 	{"service", "notch-web service install|uninstall|status", "run notch-web at login and after a crash (systemd, launchd, Task Scheduler)"},
 	{"doctor", "notch-web doctor", "check everything (hooks, host, tmux, pushes, history, service, phones), each with its fix"},
+	{"mcp", "notch-web mcp [--url URL]", "an MCP server on stdio: agents read the board and the history (never answer)"},
 	{"version", "notch-web version", "the build's version (also --version)"},
 	{"help", "notch-web help [<command>]", "this list, or a command's own help (the same as notch-web <command> -h)"},
 }
@@ -56,7 +57,7 @@ const helpUsage = `usage: notch-web help [<command>]
 Lists every command with one line each and the host's flags, or prints one
 command's own help: notch-web help <command> says what notch-web <command> -h
 says. Commands: run, hook, hooks, statusline, pair, join, notify, history,
-devices, service, doctor, version, help.
+devices, service, doctor, mcp, version, help.
 `
 
 const versionUsage = `usage: notch-web version
@@ -101,6 +102,8 @@ func runHelp(args []string, getenv func(string) string, stdout io.Writer) error 
 		fmt.Fprint(stdout, fit(serviceUsage))
 	case "doctor":
 		fmt.Fprint(stdout, fit(doctorUsage))
+	case "mcp":
+		fmt.Fprint(stdout, fit(mcpUsage))
 	case "version":
 		fmt.Fprint(stdout, fit(versionUsage))
 	case "help", "-h", "-help", "--help":

@@ -68,6 +68,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return runService(ctx, args[1:], getenv, stdout, stderr) // service.go
 		case "doctor":
 			return runDoctor(ctx, args[1:], getenv, stdout, stderr) // doctor.go
+		case "mcp":
+			return runMCP(ctx, args[1:], getenv, os.Stdin, stdout, stderr) // mcp.go
 		case "statusline":
 			return runStatusline(ctx, args[1:], getenv, os.Stdin, stdout, stderr) // statusline.go
 		case "--version", "-version":

@@ -325,6 +325,8 @@ func anthropicToolInput(t turn) map[string]any {
 		return copilotToolInput(t.tool)
 	case "Write":
 		return map[string]any{"file_path": t.path, "content": t.content}
+	case MCPListSessions:
+		return map[string]any{}
 	}
 	return map[string]any{"description": "Colour sentence", "prompt": SubagentPrompt, "subagent_type": "general-purpose"}
 }

@@ -71,7 +71,14 @@ const (
 	// with one question
 	// (AskQuestion, AskOptions), then answers its result with text.
 	AskUser Scenario = "askuser"
+	// MCP calls notch-web mcp's list_sessions (MCPListSessions, as Claude
+	// Code names an MCP server's tool), then answers its result with text.
+	MCP Scenario = "mcp"
 )
+
+// MCPListSessions is the name Claude Code gives list_sessions of the MCP
+// server it was configured with as "notch-web".
+const MCPListSessions = "mcp__notch-web__list_sessions"
 
 // ToolCommand is the shell command the Tool scenario runs: harmless, and
 // not on any agent's list of commands it runs without asking.
@@ -288,6 +295,10 @@ func (s *Server) script(p plan, shell, agent string) turn {
 	case Ask, AskMulti:
 		if p.step == 0 && p.tools["AskUserQuestion"] {
 			return turn{tool: "AskUserQuestion", multi: p.scenario == AskMulti}
+		}
+	case MCP:
+		if p.step == 0 && p.tools[MCPListSessions] {
+			return turn{tool: MCPListSessions}
 		}
 	case Plan:
 		switch {
