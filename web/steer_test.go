@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,13 +14,13 @@ import (
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/internal/proc"
-	"github.com/notch-web/notch-web/internal/waitfor"
+	"github.com/notch-web/notch-web/internal/proc/proctest"
 )
 
 // fakeTmux puts a tmux on PATH that records every argv it is run with
 // (each argument ended by a NUL, each run by a newline) and answers
 // list-panes with panes (one id a line), each with the pid of an agent
-// that leads a terminal of its own (ttyAgent: the host checks that the
+// that leads a terminal of its own (proctest.TTYAgent: the host checks that the
 // pane's foreground is the row's agent), and a screen read with Claude
 // Code's empty input; it returns the socket a hook may name and a reader
 // of the recorded runs. The agent's Notch-Proc is in the file "proc"
@@ -43,7 +40,7 @@ func fakeTmux(t *testing.T, panes string) (sock string, runs func() [][]string) 
 	bin := filepath.Join(dir, "bin")
 	os.Mkdir(bin, 0o755)
 	log := filepath.Join(dir, "argv")
-	agent := ttyAgent(t)
+	agent := proctest.TTYAgent(t)
 	var lines strings.Builder
 	for _, p := range strings.Fields(panes) {
 		fmt.Fprintf(&lines, "%s %d\n", p, agent.PID)
@@ -69,40 +66,6 @@ func fakeTmux(t *testing.T, panes string) (sock string, runs func() [][]string) 
 		}
 		return out
 	}
-}
-
-// ttyAgent starts a process that leads a pseudo-terminal of its own
-// (script(1) gives it one), as an agent run in a tmux pane does, until the
-// test ends, and returns it.
-func ttyAgent(t *testing.T) proc.ID {
-	t.Helper()
-	if runtime.GOOS != "linux" {
-		t.Skip("the processes are read from /proc")
-	}
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("script(1) is not installed: no terminal for the agent")
-	}
-	cmd := exec.Command("script", "-qfec", "exec sleep 600", "/dev/null")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	var id proc.ID
-	waitfor.Until(t, "the agent on its terminal", func() bool {
-		entries, _ := os.ReadDir("/proc")
-		for _, e := range entries {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil {
-				continue
-			}
-			if in, err := proc.Lookup(pid); err == nil && in.PPID == cmd.Process.Pid && in.Name == "sleep" && in.TPgrp == in.Pgrp {
-				id, err = proc.Of(pid)
-				return err == nil
-			}
-		}
-		return false
-	})
-	return id
 }
 
 // syncBuffer is a log sink tests read while the server writes.

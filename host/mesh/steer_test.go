@@ -7,9 +7,7 @@ import (
 	"errors"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,7 +16,7 @@ import (
 	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/terminal"
-	"github.com/notch-web/notch-web/internal/proc"
+	"github.com/notch-web/notch-web/internal/proc/proctest"
 	"github.com/notch-web/notch-web/internal/waitfor"
 	"github.com/notch-web/notch-web/state"
 )
@@ -77,7 +75,7 @@ func TestRemoteSteer(t *testing.T) {
 	bin := filepath.Join(dir, "bin")
 	os.Mkdir(bin, 0o755)
 	log := filepath.Join(dir, "argv")
-	agent := ttyAgent(t)
+	agent := proctest.TTYAgent(t)
 	// list-panes names the pane's process (the agent, its terminal's
 	// foreground); asked for the input's screen, Claude Code's empty box.
 	script := "#!/bin/sh\nprintf '%s\\0' \"$@\" >> '" + log + "'\necho >> '" + log + "'\n" +
@@ -113,40 +111,6 @@ func TestRemoteSteer(t *testing.T) {
 	if err := hh.Steer(context.Background(), host.SteerRequest{Session: "box/s1", Text: "hi"}); !errors.Is(err, host.ErrMachineAway) {
 		t.Errorf("a reply to a stopped machine: %v, want ErrMachineAway", err)
 	}
-}
-
-// ttyAgent starts a process that leads a pseudo-terminal of its own
-// (script(1) gives it one), as an agent run in a tmux pane does, until the
-// test ends, and returns it.
-func ttyAgent(t *testing.T) proc.ID {
-	t.Helper()
-	if runtime.GOOS != "linux" {
-		t.Skip("the processes are read from /proc")
-	}
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("script(1) is not installed: no terminal for the agent")
-	}
-	cmd := exec.Command("script", "-qfec", "exec sleep 600", "/dev/null")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	var id proc.ID
-	waitfor.Until(t, "the agent on its terminal", func() bool {
-		entries, _ := os.ReadDir("/proc")
-		for _, e := range entries {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil {
-				continue
-			}
-			if in, err := proc.Lookup(pid); err == nil && in.PPID == cmd.Process.Pid && in.Name == "sleep" && in.TPgrp == in.Pgrp {
-				id, err = proc.Of(pid)
-				return err == nil
-			}
-		}
-		return false
-	})
-	return id
 }
 
 func FuzzDecodeSteer(f *testing.F) {

@@ -8,12 +8,10 @@
 // the terminal's foreground, as the host checks before it types.
 // Screenshots at 1280 and 390 px.
 import { test, expect, type Page } from '@playwright/test';
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { postJSON, startHost, type Host } from './host';
+import { openPane, type Pane } from './pane';
 import { expectAxeClean, openBoard, row } from './ui';
 
 const SESSION = '7d1c2e19-8b3d-4f6a-9e05-1c2d3e4f5a6b';
@@ -23,61 +21,19 @@ let host: Host;
 let transcript: string;
 let argvLog: string;
 let sock: string;
-let server: net.Server;
-let agent: ChildProcess;
-let agentProc: string; // the Notch-Proc header naming it
+let pane: Pane;
 
 test.beforeAll(async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notch-pw-tmux-'));
-  sock = path.join(dir, 'tmux-sock');
-  server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(sock, resolve));
-  const bin = path.join(dir, 'bin');
-  fs.mkdirSync(bin);
-  argvLog = path.join(dir, 'argv');
-  // The agent: a process that leads a terminal of its own and is its
-  // foreground (the pane's process, as Claude Code run in a pane is).
-  agent = spawn('script', ['-qfec', 'exec sleep 600', '/dev/null'], { stdio: 'ignore' });
-  const pid = await childOf(agent.pid!, 'sleep');
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  const boot = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-  agentProc = new URLSearchParams({ pid: String(pid), start, boot }).toString();
-  // list-panes names the pane's process; with the input's screen asked
-  // for, the nonce line and Claude Code's empty input box follow.
-  fs.writeFileSync(
-    path.join(bin, 'tmux'),
-    `#!/bin/sh\nprintf '%s\\0' "$@" >> '${argvLog}'\necho >> '${argvLog}'\nif [ "$3" = list-panes ]; then echo '%3 ${pid}'; fi\n` +
-      `if [ "$8" = display-message ]; then printf '%s\\n────\\n❯ \\n────\\n' "\${10}"; fi\nexit 0\n`,
-    { mode: 0o755 },
-  );
-  host = await startHost(['--approval-hold', '5m'], undefined, { PATH: `${bin}:${process.env.PATH}` });
+  pane = await openPane('%3');
+  ({ sock, argvLog } = pane);
+  host = await startHost(['--approval-hold', '5m'], undefined, { PATH: `${pane.bin}:${process.env.PATH}` });
   transcript = path.join(host.home, 'transcript.jsonl');
   fs.writeFileSync(transcript, '');
 });
 test.afterAll(async () => {
   await host?.stop();
-  server?.close();
-  agent?.kill();
+  pane?.close();
 });
-
-// childOf waits for parent's child named name and returns its pid.
-async function childOf(parent: number, name: string): Promise<number> {
-  for (let i = 0; i < 500; i++) {
-    for (const e of fs.readdirSync('/proc')) {
-      if (!/^\d+$/.test(e)) continue;
-      try {
-        const st = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
-        const rest = st.slice(st.lastIndexOf(')') + 2).split(' ');
-        if (st.includes(`(${name})`) && Number(rest[1]) === parent) return Number(e);
-      } catch {
-        // gone meanwhile
-      }
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`no ${name} under ${parent}`);
-}
 
 function hook(session: string, event: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { session_id: session, transcript_path: transcript, cwd: '/home/me/src/argon', hook_event_name: event, ...extra };
@@ -207,7 +163,7 @@ test('a session in tmux takes a Reply when done and a Stop while it works', asyn
   test.slow();
   await openBoard(page, host.url);
   const where = new URLSearchParams({ 'tmux-pane': '%3', 'tmux-socket': sock }).toString();
-  await send(hook(TMUXED, 'SessionStart', { source: 'startup' }), { 'Notch-Where': where, 'Notch-Proc': agentProc });
+  await send(hook(TMUXED, 'SessionStart', { source: 'startup' }), { 'Notch-Where': where, 'Notch-Proc': pane.agentProc });
   await send(hook(TMUXED, 'UserPromptSubmit', { prompt: 'Tidy the docs' }));
   const r = row(page, TMUXED);
   const stop = page.locator(`.steer[data-session="${TMUXED}"]`).getByRole('button', { name: /^Stop / });

@@ -290,8 +290,15 @@ test.describe('plan usage from the statusline', () => {
 
   test('the plan bars and a context bar against the window Claude Code reports', async ({ page }) => {
     const id = 'plan-a';
+    // A Claude Code session (its hook names the agent): the statusline is
+    // Claude Code's, and the row's words are its own agent's.
+    const hook = await fetch(h.url + '/agents-notch/hooks/claude-code', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id: id, cwd: '/srv/plan', hook_event_name: 'SessionStart', source: 'startup' }),
+    });
+    expect(hook.status).toBe(200);
     await sendEvents(h.url, [
-      ev('session.opened', id, { cwd: '/srv/plan', title: 'Plan' }),
       ev('turn.started', id),
       ev('context.tokens', id, { tokens: 84000 }),
     ]);

@@ -257,7 +257,7 @@ test.describe('title and icon', () => {
     await host.stop();
   });
 
-  test('the title carries the count that needs you; the icon is the status dot; unknown shows neither', async ({ page }) => {
+  test('the title carries the count that needs you (and the oldest wait); the icon is the status dot; unknown shows neither', async ({ page }) => {
     const a = uid('title-a');
     const b = uid('title-b');
     await page.goto(host.url + '/agents-notch/');
@@ -272,23 +272,23 @@ test.describe('title and icon', () => {
       ev('session.opened', b, { cwd: '/srv/b' }),
       ev('approval.requested', b, { tool: 'git' }),
     ]);
-    await expect(page).toHaveTitle('(2) needs you · notch');
+    await expect(page).toHaveTitle(/^\(2\) needs you · (\S+ · )?notch$/);
     await expect(icon).toHaveAttribute('data-status', 'attention');
     await expect(icon).toHaveAttribute('href', /^data:image\/svg\+xml,/);
     expect(decodeURIComponent((await icon.getAttribute('href'))!)).toContain('#fbbf24'); // amber
 
     await sendEvents(host.url, [ev('approval.resolved', a, { outcome: 'allowed-once' })]);
-    await expect(page).toHaveTitle('(1) needs you · notch');
+    await expect(page).toHaveTitle(/^\(1\) needs you · (\S+ · )?notch$/);
     await sendEvents(host.url, [ev('approval.resolved', b, { outcome: 'rejected' })]);
     await expect(page).toHaveTitle('agents notch');
     await expect(icon).toHaveAttribute('data-status', 'working');
 
     await sendEvents(host.url, [ev('approval.requested', a, { tool: 'bash' })]);
-    await expect(page).toHaveTitle('(1) needs you · notch');
+    await expect(page).toHaveTitle(/^\(1\) needs you · (\S+ · )?notch$/);
     host.proc.kill('SIGSTOP');
     await expect(page).toHaveTitle('status unknown · notch', { timeout: 6_000 });
     await expect(icon).toHaveAttribute('data-status', 'unknown');
     host.proc.kill('SIGCONT');
-    await expect(page).toHaveTitle('(1) needs you · notch', { timeout: 10_000 });
+    await expect(page).toHaveTitle(/^\(1\) needs you · (\S+ · )?notch$/, { timeout: 10_000 });
   });
 });
