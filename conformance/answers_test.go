@@ -51,6 +51,27 @@ func (r *run) wantPost(step, path string, payload any, want int) {
 	}
 }
 
+// replyWhenReady posts a Reply as a person does once the agent's input is
+// empty on its screen: the host refuses a reply over what the input holds
+// (409, docs/terminal.md), and an agent redraws its input a moment after
+// its turn's last hook, so a 409 for a non-empty input is asked again
+// until it clears, within 30 s; any other answer is the step's.
+func (r *run) replyWhenReady(step, id, text string) {
+	r.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, body := r.post("/agents-notch/reply", map[string]string{"sessionId": id, "text": text})
+		if got == http.StatusConflict && strings.Contains(body, "input is not empty") && time.Now().Before(deadline) {
+			time.Sleep(250 * time.Millisecond)
+			continue
+		}
+		if got != http.StatusOK {
+			r.t.Errorf("%s: POST /agents-notch/reply answered %d, want %d: %s", step, got, http.StatusOK, strings.TrimSpace(body))
+		}
+		return
+	}
+}
+
 // kindCard waits for the board's waiting card of a kind, of a call not in
 // seen.
 func (r *run) kindCard(step, kind string, seen map[string]bool) boardCard {
@@ -119,14 +140,14 @@ func replyAndStop(t *testing.T, r *run, event string, twoLines bool, afterStop f
 	from := len(suite.standin.Requests())
 	before := r.count(event)
 	sent := time.Now()
-	r.wantPost("Reply", "/agents-notch/reply", map[string]string{"sessionId": id, "text": text}, http.StatusOK)
+	r.replyWhenReady("Reply", id, text)
 	r.waitFor("the reply's "+event, 30*time.Second, func() bool { return r.count(event) > before })
 	t.Logf("Reply: %s %v after the POST", event, time.Since(sent).Round(10*time.Millisecond))
 	promptWith(t, from, want, 30*time.Second)
 	r.waitBoard("after the reply", 60*time.Second, oneMain(state.StatusDone))
 
 	// Stop while the model holds its answer.
-	r.wantPost("Reply (slow)", "/agents-notch/reply", map[string]string{"sessionId": id, "text": r.slow}, http.StatusOK)
+	r.replyWhenReady("Reply (slow)", id, r.slow)
 	r.waitFor("the model holding the slow turn", 60*time.Second, func() bool { return suite.standin.Held(r.slow) > 0 })
 	r.waitBoard("while the model streams", 30*time.Second, oneMain(state.StatusWorking))
 	r.wantPost("Reply while working", "/agents-notch/reply", map[string]string{"sessionId": id, "text": "more"}, http.StatusConflict)
