@@ -280,23 +280,25 @@ func (h *Host) watchMarks(ctx context.Context) error {
 		if err != nil {
 			h.log.Warn("manual.json not fully read", "log_type", logx.TypeState, logx.Err("MarksError", err))
 		}
-		var ids []string
-		mu.Lock()
-		fresh := seen.closedOut(marks, shape, info, err != nil)
-		for _, id := range fresh {
-			at := marks[id].At
-			if at <= 0 {
-				at = time.Now().UnixMilli() // a mark without at is as old as its reading
-			}
-			if remote != nil && remote.Owns(id) && !remote.Has(id) {
-				if time.Since(time.UnixMilli(at)) < markAwait && len(awaiting) < maxAwaiting {
-					awaiting[id] = true
+		ids := func() (ids []string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fresh := seen.closedOut(marks, shape, info, err != nil)
+			for _, id := range fresh {
+				at := marks[id].At
+				if at <= 0 {
+					at = time.Now().UnixMilli() // a mark without at is as old as its reading
 				}
-			} else {
-				ids = append(ids, id)
+				if remote != nil && remote.Owns(id) && !remote.Has(id) {
+					if time.Since(time.UnixMilli(at)) < markAwait && len(awaiting) < maxAwaiting {
+						awaiting[id] = true
+					}
+				} else {
+					ids = append(ids, id)
+				}
 			}
-		}
-		mu.Unlock()
+			return ids
+		}()
 		if len(ids) > 0 {
 			h.board.Retire(ids...)
 		}
@@ -313,15 +315,19 @@ func (h *Host) watchMarks(ctx context.Context) error {
 					return
 				case <-changes:
 				}
-				var back []string
-				mu.Lock()
-				for id := range awaiting {
-					if remote.Has(id) {
-						back = append(back, id)
-						delete(awaiting, id)
+				// Unlocked by defer: a panic in Has (the fatal record, or a
+				// test's stand-in exit) never leaves read blocked on mu.
+				back := func() (back []string) {
+					mu.Lock()
+					defer mu.Unlock()
+					for id := range awaiting {
+						if remote.Has(id) {
+							back = append(back, id)
+							delete(awaiting, id)
+						}
 					}
-				}
-				mu.Unlock()
+					return back
+				}()
 				if len(back) > 0 {
 					h.board.Retire(back...)
 				}
