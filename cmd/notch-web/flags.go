@@ -102,7 +102,7 @@ func printUsage(w io.Writer) {
 	var lv string
 	fs := flagSet(&c, &lv)
 	var b strings.Builder
-	fmt.Fprint(&b, usageHead, commandList(), "\nFlags (notch-web [run] [flags]):\n")
+	fmt.Fprint(&b, usageHead, commandList(), globalsHelp, "\nFlags (notch-web [run] [flags]):\n")
 	fs.SetOutput(&b)
 	fs.PrintDefaults()
 	fmt.Fprint(w, fit(b.String())) // help.go: 80 columns

@@ -47,8 +47,7 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, in i
 	}
 	fs := flag.NewFlagSet("notch-web mcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	flagURL := fs.String("url", "", "the host's base `URL`")
-	home := fs.String("dsh-home", "", "the DSH home `DIR` of the host to ask")
+	g := addGlobals(fs)
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(out, fit(mcpUsage))
 		return nil
@@ -60,7 +59,7 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, in i
 	}
 	// The host is found at each call, not once: a host restarted (or
 	// started after the agent) on another port is found again.
-	base := func() string { return strings.TrimRight(askURL(*flagURL, *home, getenv), "/") }
+	base := func() string { return g.hostURL(getenv) }
 	srv := newMCPServer(base)
 	err := srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {

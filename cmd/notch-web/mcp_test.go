@@ -76,7 +76,8 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any,
 // text, bounded; and no tool answers anything.
 func TestMCPAgainstARealHost(t *testing.T) {
 	home := t.TempDir()
-	base, _ := startIn(t, home)
+	base, stop := startIn(t, home)
+	t.Cleanup(stop) // before the temporary home is removed
 	hostile := `<script>alert("x")</script> ` + strings.Repeat("é", 900)
 	mcpPost(t, base+"/agents-notch/events", strings.Join([]string{
 		`{"type":"session.opened","session":"s1","title":"argon build","cwd":"/src/argon"}`,

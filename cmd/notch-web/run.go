@@ -41,6 +41,7 @@ const shutdownGrace = 1500 * time.Millisecond
 // the "stopped" record of a served run. A command's error (hooks, pair, …)
 // is always its one plain line: a person ran it.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	args = hoistGlobals(args) // notch-web --dsh-home D devices list
 	if len(args) > 0 {
 		switch args[0] {
 		case "hook", "hooks":
