@@ -254,6 +254,7 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 	approvals := fs.Bool("approvals", false, "codex, qwen: let the board answer the agent's permission requests (delays its own prompt by up to --wait)")
 	wait := fs.Duration("wait", 0, "codex, qwen --approvals: how long the PermissionRequest hook waits on the board (default 10s)")
 	codexWait := fs.Duration("codex-wait", 0, "the older name of --wait")
+	mcpFlag := fs.Bool("mcp", false, "also make notch-web mcp one of the agent's MCP servers, user-wide (uninstall takes it out)")
 	statusline := fs.Bool("statusline", false, "claude-code: also make the statusLine notch-web's, chaining yours (plan usage for the board)")
 	if len(args) == 0 {
 		return errors.New("hooks: want install, uninstall or status" + seeHelp)
@@ -285,7 +286,7 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 		return fmt.Errorf("hooks %s: --dir %s: %w", verb, textrule.Quote(*dir), err)
 	}
 	home := homeDir(getenv, runtime.GOOS)
-	o := install.Options{Agent: agent, Scope: *scope, Home: home, Dir: project, DryRun: *dry, Getenv: getenv, ApprovalHold: *hold, Statusline: *statusline}
+	o := install.Options{Agent: agent, Scope: *scope, Home: home, Dir: project, DryRun: *dry, Getenv: getenv, ApprovalHold: *hold, Statusline: *statusline, MCP: *mcpFlag, MCPURL: g.url}
 	if *hold <= 0 || *hold > maxHold {
 		return fmt.Errorf("hooks %s: --approval-hold %v: want a duration above 0 and at most %v", verb, *hold, maxHold)
 	}

@@ -175,6 +175,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 		Demo: cfg.demo, Window: cfg.window, DSHHome: cfg.dshHome, Log: log,
 		Approvals: host.ApprovalConfig{Off: cfg.approvals == "off", Hold: cfg.approvalHold},
 		SteerOff:  cfg.steer == "off",
+		MCPSteer:  cfg.mcpSteer,
 	}
 	if cfg.finishedURL != "" {
 		hcfg.Board.FinishedURL = &cfg.finishedURL
