@@ -57,6 +57,10 @@ type Config struct {
 	// SteerOff turns off Reply and Stop from the board (--steer off,
 	// steer.go).
 	SteerOff bool
+	// MCPSteer lets an agent send another session of this machine a
+	// message through notch-web mcp (--mcp-steer; message.go): off, an
+	// agent's MCP tools only read.
+	MCPSteer bool
 	// Log receives the host's records; nil discards.
 	Log *slog.Logger
 }

@@ -72,6 +72,7 @@ func (s *Server) routes() {
 	n.POST("/act", s.postAct, write(smallBodyLimit)...)
 	n.POST("/notify/test", s.postNotifyTest, write(smallBodyLimit)...)
 	n.POST("/reinstall", s.postReinstall, write(smallBodyLimit)...)
+	n.POST("/mcp/message", s.postMCPMessage, write(smallBodyLimit)...)
 
 	n.GET("/devices", s.getDevices)
 	n.POST("/devices/add", s.postDeviceAdd, write(smallBodyLimit)...)

@@ -59,9 +59,20 @@ type Options struct {
 	// chaining the one that was there (statusline.go). Uninstall always
 	// puts a chained statusLine back.
 	Statusline bool
-	DryRun     bool                // compute and return the diff, write nothing
-	Now        func() time.Time    // names backups; nil is time.Now
-	Getenv     func(string) string // CLAUDE_CONFIG_DIR, CODEX_HOME; nil reads none
+	// MCP (hooks install <agent> --mcp) also makes notch-web mcp one of
+	// the agent's MCP servers, user-wide (mcp.go). Uninstall always takes
+	// notch-web's server out.
+	MCP bool
+	// MCPURL is the --url notch-web mcp runs with: "" lets it find the host
+	// as every command does ($NOTCH_URL, the DSH home's host.json …).
+	MCPURL string
+	DryRun bool                // compute and return the diff, write nothing
+	Now    func() time.Time    // names backups; nil is time.Now
+	Getenv func(string) string // CLAUDE_CONFIG_DIR, CODEX_HOME; nil reads none
+
+	// newMode is the mode of a file the edit creates (0: 0644). An
+	// existing file keeps its own.
+	newMode fs.FileMode
 
 	raceAt func() // a test's save racing the write, in the last moment before it is put in place
 }
@@ -201,7 +212,16 @@ func (o Options) scope() string {
 // one line without disturbing the rest; otherwise it writes nothing there
 // and says in Notes which line to add where.
 func Install(o Options) (Result, error) {
-	return o.run(true)
+	if o.MCP {
+		if _, err := o.mcpPath(); err != nil {
+			return Result{}, err // before any file is written
+		}
+	}
+	res, err := o.run(true)
+	if err == nil && o.MCP {
+		err = o.runMCP(&res, true)
+	}
+	return res, err
 }
 
 // Uninstall removes notch-web's hooks, and only those (an http hook to the
@@ -209,7 +229,15 @@ func Install(o Options) (Result, error) {
 // <agent>"), from the agent's settings file for the scope; for Codex also
 // its notify line when it is notch-web's. Same guarantees as Install.
 func Uninstall(o Options) (Result, error) {
-	return o.run(false)
+	res, err := o.run(false)
+	if err == nil {
+		// notch-web's MCP server goes too; a file it cannot edit is said,
+		// never a failure of the hooks' uninstall.
+		if merr := o.runMCP(&res, false); merr != nil {
+			res.Notes = append(res.Notes, "notch-web mcp was not looked for: "+oneLine(merr.Error()))
+		}
+	}
+	return res, err
 }
 
 func (o Options) run(install bool) (Result, error) {
@@ -379,6 +407,9 @@ func (o Options) editOnce(path string, edit func(src []byte, exists bool) ([]byt
 	if err != nil {
 		return ch, err
 	}
+	if !was.exists && o.newMode != 0 {
+		was.mode = o.newMode
+	}
 	ch.Created = !was.exists
 	out, err := edit(was.src, was.exists)
 	if err != nil {
@@ -487,6 +518,9 @@ func Status(o Options) ([]Installed, error) {
 	}
 	if spec.Install.CodexConfig && (o.Scope == "" || o.Scope == ScopeUser) && o.Home != "" {
 		out = append(out, codexConfigStatus(filepath.Join(o.codexHome(), "config.toml")))
+	}
+	if note := o.mcpStatus(); note != "" && len(out) > 0 && (o.Scope == "" || o.Scope == ScopeUser) {
+		out[0].Notes = append(out[0].Notes, note)
 	}
 	return out, nil
 }

@@ -102,8 +102,7 @@ func runDevices(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	fs := flag.NewFlagSet("notch-web devices", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	url := fs.String("url", "", "the host's base `URL`")
-	home := fs.String("dsh-home", "", "the DSH home `DIR` of the host to ask")
+	g := addGlobals(fs)
 	verb, rest, err := splitAgent(fs, args) // the verb may come before or after the flags
 	if errors.Is(err, flag.ErrHelp) || verb == "help" {
 		fmt.Fprint(stdout, fit(devicesUsage))
@@ -124,7 +123,7 @@ func runDevices(ctx context.Context, args []string, getenv func(string) string, 
 	if len(rest) > 0 {
 		return fail(fmt.Errorf("unexpected argument %q (notch-web devices -h)", rest[0]))
 	}
-	base := strings.TrimRight(askURL(*url, *home, getenv), "/")
+	base := g.hostURL(getenv)
 	switch verb {
 	case "add":
 		if arg == "" {

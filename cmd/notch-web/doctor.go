@@ -54,8 +54,7 @@ type doctor struct {
 func runDoctor(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("notch-web doctor", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	home := fs.String("dsh-home", "", "")
-	url := fs.String("url", "", "")
+	g := addGlobals(fs)
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) || (len(args) > 0 && args[0] == "help") {
 		fmt.Fprint(stdout, fit(doctorUsage))
 		return nil
@@ -66,13 +65,13 @@ func runDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		fmt.Fprintln(stderr, "notch-web doctor:", err, "(notch-web doctor -h)")
 		return err
 	}
-	dsh, err := dshHomeOf(*home, getenv)
+	dsh, err := g.home(getenv)
 	if err != nil {
 		fmt.Fprintln(stderr, "notch-web doctor:", err)
 		return err
 	}
 	dir, _ := os.Getwd()
-	d := doctor{getenv: getenv, lookPath: exec.LookPath, home: dsh, url: *url, dir: dir,
+	d := doctor{getenv: getenv, lookPath: exec.LookPath, home: dsh, url: g.url, dir: dir,
 		svc: serviceCmd{goos: runtime.GOOS, exec: runCommand, now: time.Now, exe: executable}}
 	checks := d.run(ctx)
 	bad := printChecks(stdout, checks)

@@ -49,7 +49,10 @@ type config struct {
 	approvals string
 	// steer is "on" or "off": whether the board types Reply and Stop into
 	// sessions' tmux panes.
-	steer        string
+	steer string
+	// mcpSteer lets agents message other sessions through notch-web mcp
+	// (send_message): off unless given.
+	mcpSteer     bool
 	approvalHold time.Duration
 	// publicURL is the board's address as a phone reaches it: where a
 	// push's click and buttons go (push.go).
@@ -85,6 +88,7 @@ func flagSet(c *config, logLevel *string) *flag.FlagSet {
 	fs.DurationVar(&c.retireAfter, "retire-after", state.DefaultRetireAfter, "how long a settled row stays when the row says retire: timer")
 	fs.StringVar(&c.approvals, "approvals", "on", "on: the board answers agents' permission requests (Allow / Deny); off: its cards are read-only")
 	fs.StringVar(&c.steer, "steer", "on", "on: the board's Reply and Stop type into sessions' tmux panes; off: the rows offer neither")
+	fs.BoolVar(&c.mcpSteer, "mcp-steer", false, "let agents send this machine's other sessions a message through notch-web mcp (send_message), with every check of the board's Reply; each use is logged")
 	fs.DurationVar(&c.approvalHold, "approval-hold", host.DefaultApprovalHold, "how long an agent's permission request waits on the board before its own prompt decides alone")
 	fs.StringVar(&c.publicURL, "public-url", "", "the board's address as your phone reaches it (`URL`, e.g. https://laptop.tailnet.ts.net): pushes link there (default: this machine's own address)")
 	fs.StringVar(&c.history, "history", "on", "on: keep every session, turn and answer in $DSH_HOME/state/agents-notch/history.db (the History page); off: keep none")
@@ -102,7 +106,7 @@ func printUsage(w io.Writer) {
 	var lv string
 	fs := flagSet(&c, &lv)
 	var b strings.Builder
-	fmt.Fprint(&b, usageHead, commandList(), "\nFlags (notch-web [run] [flags]):\n")
+	fmt.Fprint(&b, usageHead, commandList(), globalsHelp, "\nFlags (notch-web [run] [flags]):\n")
 	fs.SetOutput(&b)
 	fs.PrintDefaults()
 	fmt.Fprint(w, fit(b.String())) // help.go: 80 columns

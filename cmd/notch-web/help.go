@@ -18,9 +18,9 @@ type command struct {
 // run's switch; TestEveryCommandHasHelp keeps the two in step.
 var commands = []command{
 	{"run", "notch-web [run] [flags]", "run the host: the live board, the Settings pane, state.json (the flags below)"},
-	{"hook", "notch-web hook <agent> [--url URL]", "an agent's command hook: stdin → the host"},
+	{"hook", "notch-web hook <agent>", "an agent's command hook: stdin → the host"},
 	{"hooks", "notch-web hooks install|uninstall|status [<agent>]", "put the hooks into an agent's settings, or say where they are"},
-	{"statusline", "notch-web statusline [--url URL] [--chain B64]", "Claude Code's statusLine: its line, and the plan's usage for the board"},
+	{"statusline", "notch-web statusline [--chain B64]", "Claude Code's statusLine: its line, and the plan's usage for the board"},
 	{"pair", "notch-web pair [--address HOST:PORT]", "on the hub: print a one-time join code"},
 	{"join", "notch-web join CODE [--machine NAME]", "pair this machine with a hub (then notch-web --join)"},
 	{"notify", "notch-web notify test", "send a test push to every channel of notify.json"},
@@ -28,7 +28,7 @@ var commands = []command{
 	{"devices", "notch-web devices add NAME|list|revoke NAME", "pair a phone or another browser with this host (a QR code), list, revoke"},
 	{"service", "notch-web service install|uninstall|status", "run notch-web at login and after a crash (systemd, launchd, Task Scheduler)"},
 	{"doctor", "notch-web doctor", "check everything (hooks, host, tmux, pushes, history, service, phones), each with its fix"},
-	{"mcp", "notch-web mcp [--url URL]", "an MCP server on stdio: agents read the board and the history (never answer)"},
+	{"mcp", "notch-web mcp", "an MCP server on stdio: agents read the board and the history (never answer)"},
 	{"version", "notch-web version", "the build's version (also --version)"},
 	{"help", "notch-web help [<command>]", "this list, or a command's own help (the same as notch-web <command> -h)"},
 }

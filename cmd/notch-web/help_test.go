@@ -54,9 +54,9 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	}
 	for _, want := range []string{
 		"  notch-web [run] [flags]\n      run the host: the live board, the Settings pane, state.json (the flags\n      below)\n",
-		"  notch-web hook <agent> [--url URL]\n      an agent's command hook: stdin → the host\n",
+		"  notch-web hook <agent>\n      an agent's command hook: stdin → the host\n",
 		"  notch-web hooks install|uninstall|status [<agent>]\n      put the hooks into an agent's settings, or say where they are\n",
-		"  notch-web statusline [--url URL] [--chain B64]\n      Claude Code's statusLine: its line, and the plan's usage for the board\n",
+		"  notch-web statusline [--chain B64]\n      Claude Code's statusLine: its line, and the plan's usage for the board\n",
 		"  notch-web pair [--address HOST:PORT]\n      on the hub: print a one-time join code\n",
 		"  notch-web join CODE [--machine NAME]\n      pair this machine with a hub (then notch-web --join)\n",
 		"  notch-web version\n      the build's version (also --version)\n",

@@ -88,7 +88,8 @@ the board, and only that decision is printed. Agents: ` + strings.Join(registry.
 the headers a hook of this process's parent would carry (its process and
 terminal), for an agent's own plugin to send with its events (OpenCode's).
 
-URL is --url, else $NOTCH_URL, else http://` + DefaultAddr + `.
+URL is --url, else $NOTCH_URL, else the host serving the DSH home
+(--dsh-home, else $DSH_HOME, else ~/.dsh), else http://` + DefaultAddr + `.
 `
 
 // runHook relays one payload. Problems are reported on stderr with
@@ -97,7 +98,7 @@ URL is --url, else $NOTCH_URL, else http://` + DefaultAddr + `.
 func runHook(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) {
 	fs := flag.NewFlagSet("notch-web hook", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	url := fs.String("url", "", "the host's base `URL`")
+	g := addGlobals(fs)
 	verbose := fs.Bool("verbose", false, "say on stderr why a payload was not delivered")
 	wait := fs.Duration("wait", 0, "codex, qwen: wait up to this long for the board's answer to a PermissionRequest, and print it")
 	origin := fs.Bool("origin", false, "print the host's URL and this hook's headers as JSON; relay nothing")
@@ -125,14 +126,14 @@ func runHook(ctx context.Context, args []string, getenv func(string) string, std
 		return
 	}
 	if *origin {
-		printOrigin(stdout, agent, hostURL(*url, getenv), terminal.FromEnv(getenv), agentProcess(), say)
+		printOrigin(stdout, agent, g.hostURL(getenv), terminal.FromEnv(getenv), agentProcess(), say)
 		return
 	}
 	// Where the agent runs (tmux, WezTerm, kitty) rides along, validated,
 	// for the board's Go to terminal.
 	// So does the agent's process (this command's parent, past any shell),
 	// for the host to watch.
-	req := relay.Request{Agent: agent, URL: hostURL(*url, getenv), Stdin: stdin, Wait: *wait, Where: terminal.FromEnv(getenv), Proc: agentProcess()}
+	req := relay.Request{Agent: agent, URL: g.hostURL(getenv), Stdin: stdin, Wait: *wait, Where: terminal.FromEnv(getenv), Proc: agentProcess()}
 	if len(rest) == 1 {
 		req.Arg = rest[0]
 	}
@@ -245,7 +246,7 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 		fmt.Fprint(stdout, fit(b.String()))
 	}
 	scope := fs.String("scope", "", "`user`, project or local (default user)")
-	url := fs.String("url", "", "the host's base `URL` (default $NOTCH_URL, else http://"+DefaultAddr+")")
+	g := addGlobals(fs)
 	dir := fs.String("dir", ".", "the project `DIR` for the project and local scopes")
 	exe := fs.String("exe", "", "the notch-web `PATH` command hooks run (default this executable)")
 	dry := fs.Bool("dry-run", false, "print the change as a diff and write nothing")
@@ -253,6 +254,7 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 	approvals := fs.Bool("approvals", false, "codex, qwen: let the board answer the agent's permission requests (delays its own prompt by up to --wait)")
 	wait := fs.Duration("wait", 0, "codex, qwen --approvals: how long the PermissionRequest hook waits on the board (default 10s)")
 	codexWait := fs.Duration("codex-wait", 0, "the older name of --wait")
+	mcpFlag := fs.Bool("mcp", false, "also make notch-web mcp one of the agent's MCP servers, user-wide (uninstall takes it out)")
 	statusline := fs.Bool("statusline", false, "claude-code: also make the statusLine notch-web's, chaining yours (plan usage for the board)")
 	if len(args) == 0 {
 		return errors.New("hooks: want install, uninstall or status" + seeHelp)
@@ -284,7 +286,7 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 		return fmt.Errorf("hooks %s: --dir %s: %w", verb, textrule.Quote(*dir), err)
 	}
 	home := homeDir(getenv, runtime.GOOS)
-	o := install.Options{Agent: agent, Scope: *scope, Home: home, Dir: project, DryRun: *dry, Getenv: getenv, ApprovalHold: *hold, Statusline: *statusline}
+	o := install.Options{Agent: agent, Scope: *scope, Home: home, Dir: project, DryRun: *dry, Getenv: getenv, ApprovalHold: *hold, Statusline: *statusline, MCP: *mcpFlag, MCPURL: g.url}
 	if *hold <= 0 || *hold > maxHold {
 		return fmt.Errorf("hooks %s: --approval-hold %v: want a duration above 0 and at most %v", verb, *hold, maxHold)
 	}
@@ -324,7 +326,7 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 	if agent == "" {
 		return fmt.Errorf("hooks %s: name an agent (%s)", verb, strings.Join(install.Agents, ", "))
 	}
-	base := hostURL(*url, getenv)
+	base := g.hostURL(getenv)
 	if _, err := relay.Endpoint(base, agent); err != nil {
 		return fmt.Errorf("hooks %s: --url: %w", verb, err)
 	}
@@ -336,8 +338,12 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 	}
 	if spec, _ := registry.Get(agent); !spec.HTTP() {
 		// Command hooks find the host the way the hook command does
-		// (NOTCH_URL, else the default) unless told otherwise here.
-		o.URL = *url
+		// ($NOTCH_URL, else the host serving ~/.dsh, else the default)
+		// unless told otherwise here: --url, or --dsh-home's host.
+		o.URL = ""
+		if g.url != "" || g.dshHome != "" {
+			o.URL = base
+		}
 	}
 	// Every agent has a command hook now (Claude Code's SessionStart).
 	// Uninstall writes none, so it needs no executable of its own.

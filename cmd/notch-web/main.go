@@ -43,7 +43,7 @@ func main() {
 // is the one line and exit 1 of any bad input; a failure to execute the
 // program again is said on one line, and the host runs on.
 func relaxTimers(args []string) {
-	if !hosting(args) {
+	if !hosting(hoistGlobals(args)) {
 		return
 	}
 	if err := timerslack.Relax(os.Getenv, os.Unsetenv); err != nil {

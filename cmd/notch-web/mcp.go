@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/notch-web/notch-web/internal/proc"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -47,8 +49,7 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, in i
 	}
 	fs := flag.NewFlagSet("notch-web mcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	flagURL := fs.String("url", "", "the host's base `URL`")
-	home := fs.String("dsh-home", "", "the DSH home `DIR` of the host to ask")
+	g := addGlobals(fs)
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(out, fit(mcpUsage))
 		return nil
@@ -60,8 +61,8 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, in i
 	}
 	// The host is found at each call, not once: a host restarted (or
 	// started after the agent) on another port is found again.
-	base := func() string { return strings.TrimRight(askURL(*flagURL, *home, getenv), "/") }
-	srv := newMCPServer(base)
+	base := func() string { return g.hostURL(getenv) }
+	srv := newMCPServer(base, agentProcess()) // the agent that started this server
 	err := srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
 		return fail(err)
@@ -74,7 +75,7 @@ type nopWriteCloser struct{ io.Writer }
 func (nopWriteCloser) Close() error { return nil }
 
 // newMCPServer is the MCP server with its tools; base is the host's URL.
-func newMCPServer(base func() string) *mcp.Server {
+func newMCPServer(base func() string, caller proc.ID) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "notch-web", Version: version()}, &mcp.ServerOptions{
 		Instructions: "notch-web's board of AI coding-agent sessions, read-only. It never answers an approval, a question or a plan: a human does, on the board.",
 	})
@@ -158,7 +159,57 @@ func newMCPServer(base func() string) *mcp.Server {
 			}
 			return nil, r, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "send_message",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(false), OpenWorldHint: new(false)},
+		Description: "Type a message into another session of this machine, as a human's Reply from the board: only when that session's turn is over, its agent still in its tmux pane and its input empty. Off unless this machine's notch-web runs with --mcp-steer; each use is logged with your session. It never answers an approval, a question or a plan."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpMessageIn) (*mcp.CallToolResult, mcpMessageOut, error) {
+			if !state.ValidSessionID(in.Session) {
+				return nil, mcpMessageOut{}, errors.New("session must be a session id from list_sessions")
+			}
+			body, _ := json.Marshal(map[string]string{"sessionId": in.Session, "text": in.Text})
+			if err := askPost(ctx, base(), "/agents-notch/mcp/message", body, caller); err != nil {
+				return nil, mcpMessageOut{}, err
+			}
+			return nil, mcpMessageOut{Sent: true}, nil
+		})
 	return s
+}
+
+type mcpMessageIn struct {
+	Session string `json:"session" jsonschema:"the session to message: an id from list_sessions, of this machine"`
+	Text    string `json:"text" jsonschema:"the message, at most 8 KiB; newlines allowed, no other control characters"`
+}
+
+type mcpMessageOut struct {
+	Sent bool `json:"sent" jsonschema:"the message was typed into the session"`
+}
+
+// askPost posts body to the host as the agent caller (proc.Header): the
+// host's refusal is the error, in its own words.
+func askPost(ctx context.Context, base, path string, body []byte, caller proc.ID) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+path, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("--url %q: %v", base, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if v := caller.Encode(); v != "" {
+		req.Header.Set(proc.Header, v)
+	}
+	res, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		return fmt.Errorf("no notch-web answers at %s: start it (notch-web), or give notch-web mcp --url URL", base)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+	if res.StatusCode/100 == 2 {
+		return nil
+	}
+	var e struct{ Error, Message string }
+	if json.Unmarshal(data, &e) == nil && (e.Error != "" || e.Message != "") {
+		return errors.New(clip(e.Error + e.Message))
+	}
+	return fmt.Errorf("the host at %s answered %s", base, res.Status)
 }
 
 // clip is a text from the host made plain and bounded for an agent.

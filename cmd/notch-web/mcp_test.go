@@ -76,7 +76,8 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any,
 // text, bounded; and no tool answers anything.
 func TestMCPAgainstARealHost(t *testing.T) {
 	home := t.TempDir()
-	base, _ := startIn(t, home)
+	base, stop := startIn(t, home)
+	t.Cleanup(stop) // before the temporary home is removed
 	hostile := `<script>alert("x")</script> ` + strings.Repeat("é", 900)
 	mcpPost(t, base+"/agents-notch/events", strings.Join([]string{
 		`{"type":"session.opened","session":"s1","title":"argon build","cwd":"/src/argon"}`,
@@ -110,11 +111,13 @@ func TestMCPAgainstARealHost(t *testing.T) {
 	var names []string
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
-		if tl.Annotations == nil || !tl.Annotations.ReadOnlyHint {
-			t.Errorf("tool %s is not marked read-only", tl.Name)
+		// send_message types into a session (only with --mcp-steer); every
+		// other tool only reads.
+		if ro := tl.Annotations != nil && tl.Annotations.ReadOnlyHint; ro == (tl.Name == "send_message") {
+			t.Errorf("tool %s: read-only %v", tl.Name, ro)
 		}
 	}
-	if got := strings.Join(names, " "); got != "list_sessions search_history session_events waiting" {
+	if got := strings.Join(names, " "); got != "list_sessions search_history send_message session_events waiting" {
 		t.Errorf("tools = %s", got)
 	}
 
@@ -192,6 +195,33 @@ func TestMCPAgainstARealHost(t *testing.T) {
 	res.Body.Close()
 	if len(after.Queue) != 2 {
 		t.Errorf("after the tools, the queue is %v", after.Queue)
+	}
+}
+
+// send_message is off unless the host runs with --mcp-steer, and then it
+// has every check of the board's Reply: each refusal is the host's own
+// words, handed to the agent as the tool's error.
+func TestMCPSendMessage(t *testing.T) {
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{nil, "start notch-web with --mcp-steer"},
+		{[]string{"--mcp-steer"}, "no tmux pane is known for this session"},
+		{[]string{"--mcp-steer", "--steer", "off"}, "(--steer off)"},
+	} {
+		base, stop := startIn(t, t.TempDir(), c.flags...)
+		mcpPost(t, base+"/agents-notch/hooks/claude-code", `{"hook_event_name":"SessionStart","session_id":"c1","cwd":"/src/xenon"}`)
+		cs := connectMCP(t, "--url", base)
+		text, isErr := call(t, cs, "send_message", map[string]any{"session": "c1", "text": "run the tests"}, nil)
+		if !isErr || !strings.Contains(text, c.want) {
+			t.Errorf("%v: send_message = %v %q, want an error saying %q", c.flags, isErr, text, c.want)
+		}
+		text, isErr = call(t, cs, "send_message", map[string]any{"session": "c1", "text": "\x1b[2J"}, nil)
+		if !isErr {
+			t.Errorf("%v: a message with an escape was taken: %q", c.flags, text)
+		}
+		stop()
 	}
 }
 

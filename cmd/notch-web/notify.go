@@ -22,8 +22,8 @@ to this device" in the pane (Web Push), and the ntfy topics and webhooks of
 $DSH_HOME/state/agents-notch/notify.json (mode 0600: it holds tokens) — and
 says per channel whether it was taken; the pane's Send a test does the same.
 
-It asks the running host at URL (--url, else $NOTCH_URL, else
-http://` + DefaultAddr + `) to send it, so what it tests is what the host
+It asks the running host at URL (--url, else $NOTCH_URL, else the host
+serving the DSH home, else http://` + DefaultAddr + `) to send it, so what it tests is what the host
 pushes to; with no host answering there, it sends from here, from the
 files in the DSH home (the host follows notify.json: start it, and it
 pushes to what this tested). docs/pushes.md has the file's shape. Exits
@@ -48,8 +48,7 @@ func runNotify(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	fs := flag.NewFlagSet("notch-web notify test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	home := fs.String("dsh-home", "", "")
-	url := fs.String("url", "", "")
+	g := addGlobals(fs)
 	if err := fs.Parse(args[1:]); errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, fit(notifyUsage))
 		return nil
@@ -60,10 +59,10 @@ func runNotify(ctx context.Context, args []string, getenv func(string) string, s
 		return fail(fmt.Errorf("unexpected argument %q (notch-web notify -h)", fs.Arg(0)))
 	}
 	// The host's base URL (an older --url named its board: the same host).
-	base := strings.TrimSuffix(strings.TrimRight(hostURL(*url, getenv), "/"), "/agents-notch")
+	base := strings.TrimSuffix(g.hostURL(getenv), "/agents-notch")
 	results, err := testThroughHost(ctx, base)
 	if errors.Is(err, errNoHost) {
-		results, err = testFromHere(ctx, *home, getenv, base+"/agents-notch/", stderr)
+		results, err = testFromHere(ctx, g.dshHome, getenv, base+"/agents-notch/", stderr)
 		if err == nil {
 			fmt.Fprintf(stderr, "notch-web notify: no notch-web answers at %s: sent from here (a host pushes only while it runs)\n", base)
 		}

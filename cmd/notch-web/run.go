@@ -41,6 +41,7 @@ const shutdownGrace = 1500 * time.Millisecond
 // the "stopped" record of a served run. A command's error (hooks, pair, …)
 // is always its one plain line: a person ran it.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	args = hoistGlobals(args) // notch-web --dsh-home D devices list
 	if len(args) > 0 {
 		switch args[0] {
 		case "hook", "hooks":
@@ -174,6 +175,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 		Demo: cfg.demo, Window: cfg.window, DSHHome: cfg.dshHome, Log: log,
 		Approvals: host.ApprovalConfig{Off: cfg.approvals == "off", Hold: cfg.approvalHold},
 		SteerOff:  cfg.steer == "off",
+		MCPSteer:  cfg.mcpSteer,
 	}
 	if cfg.finishedURL != "" {
 		hcfg.Board.FinishedURL = &cfg.finishedURL

@@ -49,7 +49,8 @@ a host that is down or slow costs the line nothing. A stdin that is never
 closed is read for 250 ms at most; the line is then made from what came. It reads no token and
 no keychain: only what Claude Code hands every statusline.
 
-URL is --url, else $NOTCH_URL, else http://` + DefaultAddr + `.
+URL is --url, else $NOTCH_URL, else the host serving the DSH home
+(--dsh-home, else $DSH_HOME, else ~/.dsh), else http://` + DefaultAddr + `.
 `
 
 // statusInput is what notch-web reads of Claude Code's statusLine JSON.
@@ -186,7 +187,7 @@ func statusline(ctx context.Context, args []string, getenv func(string) string, 
 	start := time.Now()
 	fs := flag.NewFlagSet("notch-web statusline", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	url := fs.String("url", "", "the host's base `URL`")
+	g := addGlobals(fs)
 	chain := fs.String("chain", "", "the previous statusLine command, base64 (RawURL)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -213,7 +214,7 @@ func statusline(ctx context.Context, args []string, getenv func(string) string, 
 	go func() {
 		defer close(sent)
 		if ok {
-			_ = postReport(ctx, hostURL(*url, getenv), report)
+			_ = postReport(ctx, g.hostURL(getenv), report)
 		}
 	}()
 
