@@ -38,6 +38,11 @@ const (
 	KeysWezterm = "wezterm"
 )
 
+// RemoteTimeout bounds one Type or Interrupt beyond tmux, all its
+// commands together: kitty's "kitty @" starts its own Python each time
+// (most of a second on a busy machine), and a reply is three commands.
+const RemoteTimeout = 10 * time.Second
+
 // ErrRemote: the terminal's remote control could not be run or failed.
 var ErrRemote = errors.New("the terminal's remote control failed")
 
@@ -264,7 +269,7 @@ func (r *Remote) keysTo(ctx context.Context, tg Target, send func(ctx context.Co
 		return ErrBusy
 	}
 	defer r.keys.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	ctx, cancel := context.WithTimeout(ctx, RemoteTimeout)
 	defer cancel()
 	front := func() error { return r.inFront(tg) }
 	if err := front(); err != nil {

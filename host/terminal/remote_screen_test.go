@@ -125,6 +125,19 @@ func (p *screenPane) synced() {
 	waitfor.Until(p.t, "the shell ran what was typed before", func() bool { return exists(probe) })
 }
 
+// termPane is a real terminal's pane running an interactive shell, with
+// helpers to type a command line as a person would and find what it runs.
+type termPane interface {
+	where() Where
+	folder() string
+	line(s string)
+	child(name string) proc.ID
+	foreground(shell bool)
+	synced()
+}
+
+func (p *screenPane) folder() string { return p.dir }
+
 // The real GNU screen: a reply reaches the agent in the window's
 // foreground byte for byte — screen's own escapes ("^C", "\033", "$HOME",
 // "${TERM}"), a trailing ";" and a reply longer than one stuff command
@@ -135,9 +148,18 @@ func (p *screenPane) synced() {
 // shell never runs it.
 func TestTypeOnlyIntoTheAgentRealScreen(t *testing.T) {
 	p := newScreenPane(t)
+	elsewhere := p.where()
+	elsewhere.ScreenWindow = "1"
+	typeOnlyIntoTheAgent(t, p, elsewhere)
+	interruptAgent(t, p)
+}
+
+// typeOnlyIntoTheAgent is the scenario above in p; elsewhere is another
+// pane of the same terminal, which the agent's terminal is not.
+func typeOnlyIntoTheAgent(t *testing.T, p termPane, elsewhere Where) {
 	var r Remote
 	ctx := context.Background()
-	typed := filepath.Join(p.dir, "typed")
+	typed := filepath.Join(p.folder(), "typed")
 	p.line("stty -echo; cat > " + typed)
 	agent := p.child("cat")
 	p.foreground(false)
@@ -146,9 +168,10 @@ func TestTypeOnlyIntoTheAgentRealScreen(t *testing.T) {
 	if err := r.Type(ctx, draft, "over a draft", 0); !errors.Is(err, ErrDraft) {
 		t.Errorf("Type over a draft: %v, want ErrDraft", err)
 	}
-	tg := Target{Where: p.where(), Agent: agent, Empty: func(s string) bool { return strings.Contains(s, "cat > "+typed) }}
-	long := strings.Repeat("é^$\\", 200) // 1000 bytes: several stuff commands
-	replies := []string{`hello $HOME ${TERM} ^C ^^ \033 \\ \n end;`, ";", "a;b", "-X quit", `"q" 'p'`, long, "two\nlines"}
+	tg := Target{Where: p.where(), Agent: agent, Empty: func(s string) bool { return strings.Contains(s, "stty -echo; cat > ") }}
+	long := strings.Repeat("é^$\\", 200) // 1000 bytes: several screen stuff commands
+	// Few replies: kitty's every command starts a Python of its own.
+	replies := []string{`hello $HOME ${TERM} ^C ^^ \033 \\ \n \e[31m "q" 'p' end;`, ";", "--help -X quit " + long + "\ntwo lines"}
 	for _, reply := range replies {
 		if err := r.Type(ctx, tg, reply, 10*time.Millisecond); err != nil {
 			t.Fatalf("Type %q to the agent in front: %v", reply, err)
@@ -159,7 +182,7 @@ func TestTypeOnlyIntoTheAgentRealScreen(t *testing.T) {
 	for deadline := time.Now().Add(waitfor.Patience); got != want; time.Sleep(5 * time.Millisecond) {
 		b, _ := os.ReadFile(typed)
 		if got = string(b); time.Now().After(deadline) {
-			t.Fatalf("the window's program got\n%q\nwant\n%q", got, want)
+			t.Fatalf("the pane's program got\n%q\nwant\n%q", got, want)
 		}
 	}
 
@@ -168,13 +191,11 @@ func TestTypeOnlyIntoTheAgentRealScreen(t *testing.T) {
 	if err := r.Type(ctx, Target{Where: p.where(), Agent: other}, "x", 0); !errors.Is(err, ErrNotInPane) {
 		t.Errorf("Type for a process of another start: %v, want ErrNotInPane", err)
 	}
-	elsewhere := p.where()
-	elsewhere.ScreenWindow = "1"
 	if err := r.Type(ctx, Target{Where: elsewhere, Agent: agent}, "x", 0); !errors.Is(err, ErrNotInPane) {
-		t.Errorf("Type into a window the agent is not in: %v, want ErrNotInPane", err)
+		t.Errorf("Type into a pane the agent is not in: %v, want ErrNotInPane", err)
 	}
 
-	marker := filepath.Join(p.dir, "marker")
+	marker := filepath.Join(p.folder(), "marker")
 	if err := syscall.Kill(agent.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -191,10 +212,9 @@ func TestTypeOnlyIntoTheAgentRealScreen(t *testing.T) {
 	}
 }
 
-// Stop in screen: the interrupt key reaches the agent in front (Ctrl-C
-// ends a cat: the shell is back).
-func TestInterruptRealScreen(t *testing.T) {
-	p := newScreenPane(t)
+// interruptAgent: Stop's interrupt key reaches an agent in p's front
+// (Ctrl-C ends it: the shell is back).
+func interruptAgent(t *testing.T, p termPane) {
 	var r Remote
 	p.line("sleep 600")
 	agent := p.child("sleep")
