@@ -481,12 +481,12 @@ async function steer(box, stop) {
     {
       400: 'A reply is at most 8 KiB of text, with no control characters but new lines.',
       403: 'Reply and Stop are off on this host (--steer off).',
-      404: 'No tmux pane is known for this session.',
+      404: 'No terminal pane is known for this session.',
       409: stop ? 'The session has no turn running.' : 'The session is not waiting for a reply.',
-      410: 'The session’s tmux pane is gone.',
+      410: 'The session’s terminal pane is gone.',
       429: 'Another reply is being typed: try again in a moment.',
       503: 'The machine that runs this session did not answer.',
-    }[res.status] ?? `tmux could not type into the session’s pane (HTTP ${res.status}).`;
+    }[res.status] ?? `The terminal could not type into the session’s pane (HTTP ${res.status}).`;
   toast(why);
 }
 
