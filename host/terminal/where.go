@@ -1,11 +1,14 @@
 // Package terminal is where a session runs and how to get there: the
 // terminal facts "notch-web hook" reads from the agent's environment at a
-// hook (Where: the tmux pane and socket, TERM_PROGRAM, WezTerm's pane,
-// kitty's window), carried to the host in one request header, every value
-// validated on both sides; the door they open (Door: the host switches a
-// tmux client to the pane, or the board copies the command that gets
-// there); and the tmux commands themselves (GoTo: a fixed argv, never a
-// shell).
+// hook (Where: the tmux pane and socket, TERM_PROGRAM, WezTerm's pane and
+// socket, kitty's window and listen socket, GNU screen's session and
+// window, Zellij's session and pane), carried to the host in one request
+// header, every value validated on both sides; the door they open (Door:
+// the host switches a tmux client to the pane, or the board copies the
+// command that gets there); the tmux commands themselves (GoTo, and
+// Reply and Stop's Type and Interrupt: a fixed argv, never a shell); and
+// Reply and Stop through the remote control of screen, Zellij, kitty and
+// WezTerm (Remote).
 //
 // The facts are the host's, in memory, per live session: state.json
 // (schema 4, frozen) carries none of them.
