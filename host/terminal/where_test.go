@@ -103,6 +103,8 @@ func TestDoor(t *testing.T) {
 		{Where{TmuxPane: "%3", TmuxSocket: "/tmp/tmux-1000/work"}, Door{DoorTmux, "tmux -S /tmp/tmux-1000/work switch-client -t %3"}},
 		{Where{WeztermPane: "7", KittyWindow: "3"}, Door{DoorCopy, "wezterm cli activate-pane --pane-id 7"}},
 		{Where{KittyWindow: "3"}, Door{DoorCopy, "kitten @ focus-window --match id:3"}},
+		{Where{ScreenSession: "4242.work", ScreenWindow: "2", KittyWindow: "3"}, Door{DoorCopy, "screen -x 4242.work -p 2"}},
+		{Where{ZellijSession: "pretentious-cat", ZellijPane: "4", WeztermPane: "7"}, Door{DoorCopy, "zellij attach pretentious-cat"}},
 	}
 	for _, tt := range tests {
 		if got := tt.w.Door(); got != tt.want {
