@@ -83,7 +83,7 @@ func (h *Host) Steer(ctx context.Context, r SteerRequest) error {
 		return ErrNoTerminal
 	}
 	keys := w.Keys()
-	if keys == "" {
+	if !w.Typeable() {
 		return terminal.ErrNoTmux
 	}
 	s, ok := h.board.session(r.Session)
@@ -146,7 +146,7 @@ func (b *Board) steerRows() map[string]bool {
 	defer b.mu.Unlock()
 	var out map[string]bool
 	for id, f := range b.facts {
-		if f.where.Keys() != "" && !f.proc.IsZero() && b.fold.Has(id) && !b.fold.Ended(id) && !b.leftPane[id] {
+		if f.where.Typeable() && !f.proc.IsZero() && b.fold.Has(id) && !b.fold.Ended(id) && !b.leftPane[id] {
 			if out == nil {
 				out = map[string]bool{}
 			}

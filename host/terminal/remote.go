@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,6 +65,14 @@ func (w Where) Keys() string {
 		return KeysWezterm
 	}
 	return ""
+}
+
+// Typeable reports whether a Reply can reach w's pane from this machine:
+// tmux anywhere; the others where the host reads a process's environment
+// (Linux: Remote.inFront needs it).
+func (w Where) Typeable() bool {
+	k := w.Keys()
+	return k == KeysTmux || (k != "" && runtime.GOOS == "linux")
 }
 
 // Remote types into a pane of GNU screen, Zellij, kitty or WezTerm. The
