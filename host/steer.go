@@ -146,7 +146,7 @@ func (b *Board) steerRows() map[string]bool {
 	defer b.mu.Unlock()
 	var out map[string]bool
 	for id, f := range b.facts {
-		if f.where.Typeable() && !f.proc.IsZero() && b.fold.Has(id) && !b.fold.Ended(id) && !b.leftPane[id] {
+		if f.where.Typeable() && !f.proc.IsZero() && !outsideTmuxClient(f.where, f.agent) && b.fold.Has(id) && !b.fold.Ended(id) && !b.leftPane[id] {
 			if out == nil {
 				out = map[string]bool{}
 			}
@@ -154,6 +154,15 @@ func (b *Board) steerRows() map[string]bool {
 		}
 	}
 	return out
+}
+
+// outsideTmuxClient reports whether a row's agent is a daemon's client
+// (Codex) in a terminal other than tmux: its hooks' process is in no
+// terminal, and only tmux names the pane's process to check the client by
+// (terminal.Remote refuses it).
+func outsideTmuxClient(w terminal.Where, agent string) bool {
+	spec, _ := registry.Get(agent)
+	return spec.DaemonClient && w.Keys() != terminal.KeysTmux
 }
 
 // leftPaneOf notes that a row's agent is no longer in its pane: the row
