@@ -3,9 +3,11 @@
 package conformance
 
 import (
+	"cmp"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,6 +34,20 @@ type steerAgent struct {
 	ready  func(*run, *term) // the TUI is up and takes a prompt
 	prompt string            // the hook that says a prompt was taken
 	exit   string            // its own exit command
+	// typePrompt types a prompt into the TUI and waits for its hook;
+	// nil: tm.typeLine with prompt.
+	typePrompt func(tm *term, text string)
+	turn       time.Duration // how long a plain turn may take; 0 is a minute
+}
+
+// typed types a prompt into a's TUI and waits until a took it.
+func (a steerAgent) typed(tm *term, text string) {
+	tm.r.t.Helper()
+	if a.typePrompt != nil {
+		a.typePrompt(tm, text)
+		return
+	}
+	tm.typeLine(text, a.prompt)
 }
 
 var (
@@ -196,8 +212,8 @@ func replyOverDraft(t *testing.T, a steerAgent) {
 	tm := r.shellTmux(a)
 	tm.log("at start")
 	tm.logEscapes("at start")
-	tm.typeLine("scenario:plain Say hello.", a.prompt)
-	tm.waitScreen("the plain turn's answer", 60*time.Second, tm.count(standin.FinalText, 1))
+	a.typed(tm, "scenario:plain Say hello.")
+	tm.waitScreen("the plain turn's answer", cmp.Or(a.turn, 60*time.Second), tm.count(standin.FinalText, 1))
 	id := r.rowID()
 	time.Sleep(time.Second) // the TUI settles its screen after the turn
 	tm.log("empty, after a turn")
@@ -229,7 +245,7 @@ func replyOverDraft(t *testing.T, a steerAgent) {
 	// its own words: not the model's turn).
 	alone := false
 	for _, q := range suite.standin.Requests()[from:] {
-		alone = alone || strings.TrimSpace(q.Prompt) == reply
+		alone = alone || strings.TrimSpace(datetime.ReplaceAllString(q.Prompt, "")) == reply
 		if strings.Contains(q.Prompt, draft) {
 			t.Errorf("the model got the draft: %q", q.Prompt)
 		}
@@ -240,6 +256,9 @@ func replyOverDraft(t *testing.T, a steerAgent) {
 	r.logEvents()
 }
 
+// datetime is what Copilot CLI puts before every prompt it sends.
+var datetime = regexp.MustCompile(`^<current_datetime>[^<]*</current_datetime>\s*`)
+
 var (
 	steerCopilot = steerAgent{newRun: copilotRun, env: copilotEnv, argv: []string{"copilot"}, prompt: "UserPromptSubmit", exit: "/exit",
 		ready: func(r *run, tm *term) { tm.waitScreen("Copilot CLI starts", 90*time.Second, shows(copilotIdle)) }}
@@ -249,6 +268,10 @@ var (
 			r.waitFor("SessionStart", 60*time.Second, func() bool { return r.count("SessionStart") > 0 })
 			time.Sleep(time.Second) // as qwenStart
 		}}
+	steerOpenCode = steerAgent{newRun: func(t *testing.T) *run { return opencodeRun(t, "ask") }, env: opencodeEnv, argv: []string{"opencode"},
+		prompt: "session.status", exit: "/exit", turn: 3 * time.Minute, // its first turn runs long on a busy machine
+		ready:      func(r *run, tm *term) { tm.waitScreen("OpenCode starts", 180*time.Second, shows("Ask anything")) },
+		typePrompt: func(tm *term, text string) { tm.ocType(text) }}
 )
 
 // The others that take a Reply, where they run here: their own exit, and
@@ -282,13 +305,15 @@ func TestSteerDraftClaude(t *testing.T) { replyOverDraft(t, steerClaude) }
 func TestSteerDraftGemini(t *testing.T) { replyOverDraft(t, steerGemini) }
 func TestSteerDraftCodex(t *testing.T)  { replyOverDraft(t, steerCodex) }
 
-// logEscapes logs the screen's last lines with their escapes (colours,
-// dim): what tells a placeholder from typed text.
+// The other three: OpenCode's, Copilot CLI's and Qwen Code's input rules.
+func TestSteerDraftOpenCode(t *testing.T) { replyOverDraft(t, steerOpenCode) }
+func TestSteerDraftCopilot(t *testing.T)  { replyOverDraft(t, steerCopilot) }
+func TestSteerDraftQwen(t *testing.T)     { replyOverDraft(t, steerQwen) }
+
+// logEscapes logs the screen with its escapes (colours, dim), as the
+// host reads it: what tells a placeholder from typed text
+// (adapters/*/testdata/screens are such screens).
 func (tm *term) logEscapes(label string) {
 	out, _ := tm.cmd(nil, "capture-pane", "-p", "-e", "-t", "agent")
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) > 8 {
-		lines = lines[len(lines)-8:]
-	}
-	tm.r.t.Logf("escapes %s:\n%q", label, strings.Join(lines, "\n"))
+	tm.r.t.Logf("escapes %s:\n%q", label, strings.TrimRight(out, "\n"))
 }

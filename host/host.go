@@ -77,8 +77,9 @@ type Host struct {
 	// hook reports.
 	interrupts *interruptWatch
 	approvals  *approvals
-	tmux       *terminal.Tmux // Go to terminal's (terminals.go)
-	procs      *procWatch     // the agents' processes (procs.go)
+	tmux       *terminal.Tmux   // Go to terminal's (terminals.go)
+	remote     *terminal.Remote // Reply and Stop beyond tmux (steer.go)
+	procs      *procWatch       // the agents' processes (procs.go)
 	// reconcileRows are the restored rows whose agents' files say whether
 	// a turn ended while the host was down (live.go).
 	reconcileRows []string
@@ -118,7 +119,7 @@ func New(cfg Config, s *settings.Service) *Host {
 	if cfg.Boot.IsZero() {
 		cfg.Boot = time.Now()
 	}
-	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, cfg.Follow != "", s), tokens: newTokenReader(), interrupts: newInterruptWatch(), tmux: &terminal.Tmux{}, procs: newProcWatch(), log: cfg.Log, ready: make(chan struct{})}
+	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, cfg.Follow != "", s), tokens: newTokenReader(), interrupts: newInterruptWatch(), tmux: &terminal.Tmux{}, remote: &terminal.Remote{}, procs: newProcWatch(), log: cfg.Log, ready: make(chan struct{})}
 	if cfg.Remote != nil && cfg.Follow == "" {
 		h.board.remote = cfg.Remote
 		cfg.Remote.Attach(h.board.changed)

@@ -15,7 +15,9 @@ import (
 
 // Reply and Stop from the board (docs/terminal.md): a settled row whose
 // session runs in a tmux pane the host has seen takes a reply, typed into
-// that pane (terminal.Tmux.Type: literal, a fixed argv, then Enter); a
+// that pane (terminal.Tmux.Type: literal, a fixed argv, then Enter) — or
+// in a pane of GNU screen, Zellij, kitty or WezTerm, through that
+// terminal's own remote control (terminal.Remote); a
 // working row takes Stop, the agent's own interrupt key (its Spec's
 // StopKey: Escape, or Copilot CLI's Ctrl-C). Only the pane a hook named
 // for that very session is ever typed into, and only while the agent's
@@ -80,7 +82,8 @@ func (h *Host) Steer(ctx context.Context, r SteerRequest) error {
 	if !ok {
 		return ErrNoTerminal
 	}
-	if w.TmuxPane == "" {
+	keys := w.Keys()
+	if !w.Typeable() {
 		return terminal.ErrNoTmux
 	}
 	s, ok := h.board.session(r.Session)
@@ -96,13 +99,18 @@ func (h *Host) Steer(ctx context.Context, r SteerRequest) error {
 	switch {
 	case r.Stop && s.Status != state.StatusWorking:
 		return ErrNotWorking
-	case r.Stop:
+	case r.Stop && keys == terminal.KeysTmux:
 		kind = "stop"
 		err = h.tmux.Interrupt(ctx, tg, spec.StopKey, spec.StopPresses)
+	case r.Stop:
+		kind = "stop"
+		err = h.remote.Interrupt(ctx, tg, spec.StopKey, spec.StopPresses)
 	case s.Status != state.StatusDone && s.Status != state.StatusError:
 		return ErrNotSettled
-	default:
+	case keys == terminal.KeysTmux:
 		err = h.tmux.Type(ctx, tg, r.Text, settleEnter(agent))
+	default:
+		err = h.remote.Type(ctx, tg, r.Text, settleEnter(agent))
 	}
 	if errors.Is(err, terminal.ErrNotInPane) || errors.Is(err, terminal.ErrGone) {
 		h.board.leftPaneOf(r.Session)
@@ -111,7 +119,7 @@ func (h *Host) Steer(ctx context.Context, r SteerRequest) error {
 		return err
 	}
 	h.log.Info("steered a session: "+kind, "log_type", logx.TypeSteer, slog.Group("data",
-		"session", r.Session, "agent", agent, "kind", kind, "bytes", len(r.Text), "lines", lines(r.Text)))
+		"session", r.Session, "agent", agent, "kind", kind, "terminal", keys, "bytes", len(r.Text), "lines", lines(r.Text)))
 	return nil
 }
 
@@ -124,7 +132,8 @@ func lines(s string) int {
 }
 
 // steerRows are the rows of this host's fold that take Reply and Stop:
-// those whose session runs in a tmux pane a hook named, whose agent's
+// those whose session runs in a pane a hook named (Where.Keys: tmux,
+// screen, Zellij, a listening kitty, WezTerm), whose agent's
 // process is known and has not ended (session.ended), and which no Reply
 // or Stop found gone from its pane since its last turn began; none with
 // --steer off. It reads only the board: the pane itself is looked at
@@ -137,7 +146,7 @@ func (b *Board) steerRows() map[string]bool {
 	defer b.mu.Unlock()
 	var out map[string]bool
 	for id, f := range b.facts {
-		if f.where.TmuxPane != "" && !f.proc.IsZero() && b.fold.Has(id) && !b.fold.Ended(id) && !b.leftPane[id] {
+		if f.where.Typeable() && !f.proc.IsZero() && !outsideTmuxClient(f.where, f.agent) && b.fold.Has(id) && !b.fold.Ended(id) && !b.leftPane[id] {
 			if out == nil {
 				out = map[string]bool{}
 			}
@@ -145,6 +154,15 @@ func (b *Board) steerRows() map[string]bool {
 		}
 	}
 	return out
+}
+
+// outsideTmuxClient reports whether a row's agent is a daemon's client
+// (Codex) in a terminal other than tmux: its hooks' process is in no
+// terminal, and only tmux names the pane's process to check the client by
+// (terminal.Remote refuses it).
+func outsideTmuxClient(w terminal.Where, agent string) bool {
+	spec, _ := registry.Get(agent)
+	return spec.DaemonClient && w.Keys() != terminal.KeysTmux
 }
 
 // leftPaneOf notes that a row's agent is no longer in its pane: the row

@@ -182,9 +182,23 @@ func TestSteerRows(t *testing.T) {
 	h.HookFrom("gemini", start("noproc"), time.Now(), Origin{Where: where})
 	h.HookFrom("gemini", start("nopane"), time.Now(), Origin{Proc: id})
 	h.HookFrom("gemini", start("ended"), time.Now(), Origin{Where: where, Proc: id})
+	screen := terminal.Where{ScreenSession: "42.s", ScreenWindow: "0"}
+	h.HookFrom("gemini", start("screen"), time.Now(), Origin{Where: screen, Proc: id})
+	h.HookFrom("codex", []byte(`{"session_id":"codex-screen","cwd":"/src/p","hook_event_name":"SessionStart","source":"startup","model":"m","transcript_path":null}`),
+		time.Now(), Origin{Where: screen, Proc: id})
+	h.HookFrom("gemini", start("kitty-silent"), time.Now(), Origin{Where: terminal.Where{KittyWindow: "3"}, Proc: id})
 	h.Hook("gemini", []byte(`{"session_id":"ended","cwd":"/src/p","hook_event_name":"SessionEnd","reason":"exit","timestamp":"2026-12-03T10:00:01Z"}`), time.Now())
 	got := h.board.steerRows()
-	for row, want := range map[string]bool{"both": true, "noproc": false, "nopane": false, "ended": false} {
+	for _, row := range []string{"screen", "codex-screen", "kitty-silent"} {
+		if _, ok := h.board.Where(row); !ok {
+			t.Fatalf("no row %s with its terminal", row)
+		}
+	}
+	// A row in screen takes them (Linux); Codex there does not (a
+	// daemon's client is checked in tmux only), nor a kitty that does not
+	// listen for remote control.
+	for row, want := range map[string]bool{"both": true, "noproc": false, "nopane": false, "ended": false,
+		"screen": runtime.GOOS == "linux", "codex-screen": false, "kitty-silent": false} {
 		if got[row] != want {
 			t.Errorf("steerRows[%s] = %v, want %v", row, got[row], want)
 		}

@@ -83,20 +83,20 @@ func steerError(c echo.Context, err error) error {
 	case errors.Is(err, terminal.ErrReplyText):
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	case errors.Is(err, host.ErrNoTerminal):
-		return echo.NewHTTPError(http.StatusNotFound, "no tmux pane is known for this session")
+		return echo.NewHTTPError(http.StatusNotFound, "no terminal pane is known for this session")
 	case errors.Is(err, terminal.ErrNoTmux):
-		return echo.NewHTTPError(http.StatusConflict, "the session does not run in tmux: reply in its terminal")
+		return echo.NewHTTPError(http.StatusConflict, "the session runs in no terminal notch-web can type into (tmux, screen, Zellij, WezTerm, a listening kitty): reply in its terminal")
 	case errors.Is(err, terminal.ErrNotInPane):
 		return echo.NewHTTPError(http.StatusConflict, terminal.ErrNotInPane.Error())
 	case errors.Is(err, host.ErrNotSettled), errors.Is(err, host.ErrNotWorking), errors.Is(err, terminal.ErrDraft):
 		return echo.NewHTTPError(http.StatusConflict, err.Error())
 	case errors.Is(err, terminal.ErrGone):
-		return fail(http.StatusGone, "the session's tmux pane is gone", err)
+		return fail(http.StatusGone, "the session's terminal pane is gone", err)
 	case errors.Is(err, terminal.ErrBusy):
 		c.Response().Header().Set("Retry-After", strconv.Itoa(int(terminal.RetryAfter/time.Second)))
 		return echo.NewHTTPError(http.StatusTooManyRequests, "another reply is being typed: try again in a moment")
 	case errors.Is(err, host.ErrMachineAway):
 		return echo.NewHTTPError(http.StatusServiceUnavailable, err.Error())
 	}
-	return fail(http.StatusBadGateway, "tmux could not type into the session's pane", err)
+	return fail(http.StatusBadGateway, "the terminal could not type into the session's pane", err)
 }

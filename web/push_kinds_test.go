@@ -17,6 +17,8 @@ const (
 	kindBash     = `,"tool_name":"Bash","tool_input":{"command":"rm -rf build"}`
 	kindQuestion = `,"tool_name":"AskUserQuestion","tool_input":{"questions":[{"question":"Colour?","header":"Colour","options":[{"label":"Teal"},{"label":"Coral"}],"multiSelect":false}]}`
 	kindPlan     = `,"tool_name":"ExitPlanMode","tool_input":{"plan":"# Plan\n1. Do it."}`
+	// A question its push cannot answer in one press: a multi-select.
+	kindQuestionMulti = `,"tool_name":"AskUserQuestion","tool_input":{"questions":[{"question":"Checks?","header":"Checks","options":[{"label":"Lint"},{"label":"Unit"}],"multiSelect":true}]}`
 )
 
 // pushCard is one card waiting, pushed to a stand-in ntfy: its message,
@@ -77,9 +79,10 @@ func (p *pushCard) press(t *testing.T, label string) (int, string) {
 }
 
 // Each kind of card's push carries that kind's documented buttons
-// (docs/pushes.md): a permission's Allow once and Deny, a plan's Approve
-// and Keep planning, a question's Decline alone (its answers need the
-// board's card). Each button answers the held hook as the board's does,
+// (docs/push.md): a permission's Allow once and Deny, a plan's Approve
+// and Keep planning, a one-choice question's first two options (each
+// answers with that option), a question that needs more than one press
+// Decline alone (its answers need the board's card). Each button answers the held hook as the board's does,
 // and spends its pair: the other button is then 403.
 func TestPushButtonsOfEveryCardKind(t *testing.T) {
 	for _, c := range []struct {
@@ -91,7 +94,8 @@ func TestPushButtonsOfEveryCardKind(t *testing.T) {
 	}{
 		{"permission allow", kindBash, []string{"Allow once", "Deny"}, "Allow once", "allowed", []string{`"behavior":"allow"`}},
 		{"permission deny", kindBash, []string{"Allow once", "Deny"}, "Deny", "denied", []string{`"behavior":"deny"`, "denied this"}},
-		{"question decline", kindQuestion, []string{"Decline"}, "Decline", "denied", []string{`"behavior":"deny"`, "declined to answer"}},
+		{"question option", kindQuestion, []string{"Teal", "Coral"}, "Coral", "answered", []string{`"behavior":"allow"`, `"Colour?":"Coral"`}},
+		{"question decline", kindQuestionMulti, []string{"Decline"}, "Decline", "denied", []string{`"behavior":"deny"`, "declined to answer"}},
 		{"plan approve", kindPlan, []string{"Approve", "Keep planning"}, "Approve", "allowed", []string{`"behavior":"allow"`}},
 		{"plan keep planning", kindPlan, []string{"Approve", "Keep planning"}, "Keep planning", "denied", []string{`"behavior":"deny"`, "keep planning"}},
 	} {

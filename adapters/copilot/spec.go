@@ -15,7 +15,9 @@ var Spec = agent.Spec{
 	Mark:    "CP",
 	Version: "1.0.102",
 	Map:     Map,
-	Tokens:  Tokens,
+	// A Reply is typed only into an empty input (input.go).
+	EmptyInput: EmptyInput,
+	Tokens:     Tokens,
 	// Its usage records carry the model's window too.
 	Window: Window,
 	// Its session file says when the human interrupted a turn, and when

@@ -15,7 +15,9 @@ var Spec = agent.Spec{
 	Mark:    "OC",
 	Version: "1.18.33",
 	Map:     Map,
-	Hooks:   hooks(),
+	// A Reply is typed only into an empty input (input.go).
+	EmptyInput: EmptyInput,
+	Hooks:      hooks(),
 	// Its database says how a turn ended (no hook names it): a turn that
 	// ended while the host was down shows as ended.
 	Settled: Settled,

@@ -15,6 +15,8 @@ var Spec = agent.Spec{
 	Mark:    "QW",
 	Version: "0.24.4",
 	Map:     Map,
+	// A Reply is typed only into an empty input (input.go).
+	EmptyInput: EmptyInput,
 	// Its chat file says when the human refused a call at its dialog
 	// (idle_prompt does too, but not always), and how a turn ended while
 	// the host was down.

@@ -4,10 +4,12 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/host"
 )
 
@@ -72,41 +74,59 @@ func token() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// mint makes the Allow once and Deny capabilities of card c for one
-// recipient, as buttons posting to actURL.
-func (k *Caps) mint(c host.Card, recipient, device, actURL string) []Action {
+// MaxOptionActions is how many of a question's options its push offers as
+// buttons: Web Push shows at most two actions on every browser that shows
+// any (Notification.maxActions), and a click on the message itself opens
+// the board, where every option is.
+const MaxOptionActions = 2
+
+// maxOptionLabel bounds an option's button label (sw.js cuts at 40 too).
+const maxOptionLabel = 40
+
+// mint makes the capabilities of o's card for one recipient, as buttons
+// posting to actURL: Allow once and Deny of a permission; Approve and Keep
+// planning of a plan; a question's first options (o.Options, at most
+// MaxOptionActions), each answering the one question with that option —
+// or, for a question its push cannot answer in one press (several
+// questions, a multi-select, no options), Decline. A recipient's buttons of
+// one card are one group: the first press spends them all.
+func (k *Caps) mint(o Offer, recipient, device, actURL string) []Action {
+	type button struct {
+		id, label, decision string
+		answers             *[]hookjson.Choice
+	}
+	var buttons []button
+	switch {
+	case o.Kind == host.KindQuestion && len(o.Options) > 0:
+		for i, label := range o.Options[:min(len(o.Options), MaxOptionActions)] {
+			buttons = append(buttons, button{"option-" + strconv.Itoa(i), cutLine(label, maxOptionLabel), host.DecideAnswer,
+				&[]hookjson.Choice{{Options: []int{i}}}})
+		}
+	case o.Kind == host.KindQuestion:
+		// Its answers need the board's card; an Allow would answer nothing.
+		buttons = []button{{"deny", "Decline", host.DecideDeny, nil}}
+	case o.Kind == host.KindPlan:
+		buttons = []button{{"allow", "Approve", host.DecideAllow, nil}, {"deny", "Keep planning", host.DecideDeny, nil}}
+	default:
+		buttons = []button{{"allow", "Allow once", host.DecideAllow, nil}, {"deny", "Deny", host.DecideDeny, nil}}
+	}
 	now := k.now()
 	g := &capGroup{}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.sweep(now)
-	out := make([]Action, 0, 2)
-	for _, d := range []struct{ id, label, decision string }{
-		{"allow", "Allow once", host.DecideAllow},
-		{"deny", "Deny", host.DecideDeny},
-	} {
-		// A question is answered on the board (its answers need the
-		// card), so its push offers only Decline; a plan's buttons are
-		// Approve and Keep planning.
-		switch {
-		case c.Kind == host.KindQuestion && d.decision == host.DecideAllow:
-			continue
-		case c.Kind == host.KindQuestion:
-			d.label = "Decline"
-		case c.Kind == host.KindPlan && d.decision == host.DecideAllow:
-			d.label = "Approve"
-		case c.Kind == host.KindPlan:
-			d.label = "Keep planning"
-		}
+	out := make([]Action, 0, len(buttons))
+	for _, b := range buttons {
 		t := token()
 		k.byCap[t] = &capEntry{
-			req:       host.AnswerRequest{Session: c.Session, Call: c.Call, Nonce: c.Nonce, Decision: d.decision, Device: answeredThrough(recipient)},
+			req: host.AnswerRequest{Session: o.Session, Call: o.Call, Nonce: o.Nonce, Decision: b.decision, Answers: b.answers,
+				Device: answeredThrough(recipient)},
 			recipient: recipient, device: device, group: g, expires: now.Add(capMaxAge),
 		}
-		key := cardKey(c.Session, c.Call)
+		key := cardKey(o.Session, o.Call)
 		k.byCard[key] = append(k.byCard[key], t)
 		k.order = append(k.order, t)
-		out = append(out, Action{ID: d.id, Label: d.label, URL: actURL, Cap: t})
+		out = append(out, Action{ID: b.id, Label: b.label, URL: actURL, Cap: t})
 	}
 	return out
 }

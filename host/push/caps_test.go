@@ -2,6 +2,7 @@ package push
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,7 +12,7 @@ import (
 func TestCapabilities(t *testing.T) {
 	now := t0
 	k := newCaps(func() time.Time { return now })
-	card := host.Card{Session: "s", Call: "c", Nonce: "n"}
+	card := Offer{Session: "s", Call: "c", Nonce: "n"}
 	acts := k.mint(card, "sub-1", "phone", "https://b/act")
 	if len(acts) != 2 || acts[0].ID != "allow" || acts[1].ID != "deny" || acts[0].Cap == acts[1].Cap || len(acts[0].Cap) < 43 {
 		t.Fatalf("minted %+v", acts)
@@ -50,7 +51,7 @@ func TestCapabilities(t *testing.T) {
 	}
 	k.refused(other[1].Cap)
 	now = now.Add(capKept + time.Second)
-	k.mint(host.Card{Session: "x", Call: "y", Nonce: "z"}, "r", "", "u") // sweeps
+	k.mint(Offer{Session: "x", Call: "y", Nonce: "z"}, "r", "", "u") // sweeps
 	if _, _, err := k.use(other[1].Cap, "tablet", false); !errors.Is(err, ErrCapUnknown) {
 		t.Errorf("a forgotten capability: %v", err)
 	}
@@ -62,15 +63,15 @@ func TestCapabilities(t *testing.T) {
 func TestCapabilitiesLocalAndDeviceless(t *testing.T) {
 	now := t0
 	k := newCaps(func() time.Time { return now })
-	a := k.mint(host.Card{Session: "s", Call: "c", Nonce: "n"}, "sub", "phone", "u")
+	a := k.mint(Offer{Session: "s", Call: "c", Nonce: "n"}, "sub", "phone", "u")
 	if _, _, err := k.use(a[0].Cap, "", true); err != nil {
 		t.Errorf("a request from this machine may use a device's capability: %v", err)
 	}
-	b := k.mint(host.Card{Session: "s2", Call: "c", Nonce: "n"}, "ntfy:phone", "", "u")
+	b := k.mint(Offer{Session: "s2", Call: "c", Nonce: "n"}, "ntfy:phone", "", "u")
 	if _, _, err := k.use(b[0].Cap, "", false); err != nil {
 		t.Errorf("an ntfy button (no device) answers by its capability: %v", err)
 	}
-	c := k.mint(host.Card{Session: "s3", Call: "c", Nonce: "n"}, "ntfy:phone", "", "u")
+	c := k.mint(Offer{Session: "s3", Call: "c", Nonce: "n"}, "ntfy:phone", "", "u")
 	now = now.Add(capMaxAge + time.Second)
 	if _, _, err := k.use(c[0].Cap, "", false); !errors.Is(err, ErrCapUnknown) {
 		t.Errorf("an expired capability: %v", err)
@@ -79,9 +80,9 @@ func TestCapabilitiesLocalAndDeviceless(t *testing.T) {
 
 func TestCapabilitiesAreBounded(t *testing.T) {
 	k := newCaps(func() time.Time { return t0 })
-	first := k.mint(host.Card{Session: "s0", Call: "c", Nonce: "n"}, "r", "", "u")
+	first := k.mint(Offer{Session: "s0", Call: "c", Nonce: "n"}, "r", "", "u")
 	for i := 0; i < maxCaps; i++ {
-		k.mint(host.Card{Session: "s", Call: "c", Nonce: "n"}, "r", "", "u")
+		k.mint(Offer{Session: "s", Call: "c", Nonce: "n"}, "r", "", "u")
 	}
 	if n := k.size(); n > maxCaps+2 {
 		t.Errorf("%d capabilities kept, bound %d", n, maxCaps)
@@ -91,18 +92,34 @@ func TestCapabilitiesAreBounded(t *testing.T) {
 	}
 }
 
-// A question's push offers only Decline (its answers need the board's
-// card; an Allow would answer nothing); a plan's says Approve and Keep
-// planning.
+// A question's push offers its first two options when one option answers
+// the card, each a capability that answers with that option alone, the
+// pair spent by the first press; a question it cannot answer in one press
+// offers Decline; a plan's says Approve and Keep planning.
 func TestCapabilitiesOfQuestionsAndPlans(t *testing.T) {
 	k := newCaps(func() time.Time { return t0 })
-	q := k.mint(host.Card{Session: "s", Call: "q", Nonce: "n", Kind: host.KindQuestion}, "r", "", "u")
+	q := k.mint(Offer{Session: "s", Call: "q", Nonce: "n", Kind: host.KindQuestion}, "r", "", "u")
 	if len(q) != 1 || q[0].ID != "deny" || q[0].Label != "Decline" {
-		t.Fatalf("a question's actions %+v", q)
+		t.Fatalf("a question with no options to press: %+v", q)
 	}
-	p := k.mint(host.Card{Session: "s", Call: "p", Nonce: "n", Kind: host.KindPlan}, "r", "", "u")
+	p := k.mint(Offer{Session: "s", Call: "p", Nonce: "n", Kind: host.KindPlan}, "r", "", "u")
 	if len(p) != 2 || p[0].Label != "Approve" || p[1].Label != "Keep planning" {
 		t.Fatalf("a plan's actions %+v", p)
+	}
+	long := strings.Repeat("x", 100)
+	o := k.mint(Offer{Session: "s", Call: "o", Nonce: "n2", Kind: host.KindQuestion, Options: []string{"Teal\u202e<b>", long, "Coral"}}, "sub", "phone", "u")
+	if len(o) != MaxOptionActions || o[0].ID != "option-0" || o[1].ID != "option-1" || o[0].Label != "Teal <b>" ||
+		len(o[1].Label) > maxOptionLabel+len("…") || o[0].Cap == o[1].Cap {
+		t.Fatalf("a question's option buttons %+v", o)
+	}
+	req, _, err := k.use(o[1].Cap, "phone", false)
+	if err != nil || req.Decision != host.DecideAnswer || req.Answers == nil || len(*req.Answers) != 1 ||
+		len((*req.Answers)[0].Options) != 1 || (*req.Answers)[0].Options[0] != 1 || (*req.Answers)[0].Other != "" ||
+		req.Session != "s" || req.Call != "o" || req.Nonce != "n2" {
+		t.Fatalf("the second option's answer: %+v %v", req, err)
+	}
+	if _, _, err := k.use(o[0].Cap, "phone", false); !errors.Is(err, ErrCapUnknown) {
+		t.Fatalf("the other option once one is pressed: %v, want it spent", err)
 	}
 }
 
@@ -121,7 +138,7 @@ func TestAnsweredThrough(t *testing.T) {
 		}
 	}
 	k := newCaps(func() time.Time { return t0 })
-	a := k.mint(host.Card{Session: "s", Call: "c", Nonce: "n"}, "ntfy:phone", "", "u")
+	a := k.mint(Offer{Session: "s", Call: "c", Nonce: "n"}, "ntfy:phone", "", "u")
 	if req, _, err := k.use(a[0].Cap, "", false); err != nil || req.Device != "ntfy phone" {
 		t.Fatalf("an ntfy button's answer: %+v %v", req, err)
 	}
@@ -131,7 +148,7 @@ func TestAnsweredThrough(t *testing.T) {
 // replay) is refused as used; a press the host refused gives the pair back.
 func TestARefusedPressSpendsNothing(t *testing.T) {
 	k := newCaps(func() time.Time { return t0 })
-	a := k.mint(host.Card{Session: "s", Call: "c", Nonce: "n"}, "ntfy:phone", "", "u")
+	a := k.mint(Offer{Session: "s", Call: "c", Nonce: "n"}, "ntfy:phone", "", "u")
 	for _, step := range []struct {
 		cap    string
 		refuse bool // the host refuses this press

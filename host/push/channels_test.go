@@ -74,11 +74,25 @@ func testMint(recipient, device string) []Action {
 	}
 }
 
+// optionMint is a question's buttons: its first two options.
+func optionMint(recipient, device string) []Action {
+	return []Action{
+		{ID: "option-0", Label: "Teal", URL: "https://board.example/agents-notch/act", Cap: "cap-opt0-" + recipient},
+		{ID: "option-1", Label: "Coral", URL: "https://board.example/agents-notch/act", Cap: "cap-opt1-" + recipient},
+	}
+}
+
+// replyMint is a settled row's Reply: a link, no capability.
+func replyMint(string, string) []Action {
+	return []Action{{ID: ActionReply, Label: "Reply", URL: ReplyURL("https://board.example/agents-notch/", "s-2")}}
+}
+
 func messages() []Message {
 	at := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
 	return []Message{
 		{Tag: "s-1", Kind: KindNeedsYou, Title: cutLine(hostileTitle, maxTitle), Body: "Bash: rm -rf build", URL: "https://board.example/agents-notch/", At: at, Mint: testMint},
-		{Tag: "s-2", Kind: KindFinished, Title: "notch-web · Codex — tests", Body: "done", URL: "https://board.example/agents-notch/", At: at},
+		{Tag: "s-2", Kind: KindFinished, Title: "notch-web · Codex — tests", Body: "done", URL: "https://board.example/agents-notch/", At: at, Mint: replyMint},
+		{Tag: "s-3", Kind: KindNeedsYou, Title: "argon · Claude Code", Body: "AskUserQuestion: Colour?", URL: "https://board.example/agents-notch/", At: at, Mint: optionMint},
 		{Tag: SummaryTag, Kind: KindSummary, Title: "3 sessions: 2 need you, 1 failed", Body: "a; b; c", URL: "https://board.example/agents-notch/", At: at},
 	}
 }

@@ -413,16 +413,40 @@ func (e *Engine) settleCards(cards host.CardSet, was map[[2]string]bool) map[[2]
 	return now
 }
 
-// message builds the message for row in its kind's state.
+// message builds the message for row in its kind's state: a card's
+// buttons, each a capability (caps.go); a settled row that takes a Reply
+// links to the board's reply box for it (ReplyURL), a link and no
+// capability: opening the box does nothing, and the reply itself is the
+// board's own POST with the device's own rights.
 func (e *Engine) message(row Row, kind string, now time.Time) Message {
 	m := Message{Tag: row.ID, Kind: kind, Title: row.Title, Body: row.Body, URL: e.opts.BoardURL, At: now}
-	if o := row.Offer; o != nil && kind == KindNeedsYou && e.opts.ActURL != "" {
-		card := host.Card{Session: o.Session, Call: o.Call, Nonce: o.Nonce, Kind: o.Kind}
+	switch o := row.Offer; {
+	case o != nil && kind == KindNeedsYou && e.opts.ActURL != "":
+		offer := *o
 		m.Mint = func(recipient, device string) []Action {
-			return e.caps.mint(card, recipient, device, e.opts.ActURL)
+			return e.caps.mint(offer, recipient, device, e.opts.ActURL)
 		}
+	case row.Reply && (kind == KindFinished || kind == KindFailed) && e.opts.BoardURL != "":
+		reply := []Action{{ID: ActionReply, Label: "Reply", URL: ReplyURL(e.opts.BoardURL, row.ID)}}
+		m.Mint = func(string, string) []Action { return reply }
 	}
 	return m
+}
+
+// ActionReply is the id of a settled row's Reply link.
+const ActionReply = "reply"
+
+// ReplyURL is the board at boardURL opened on the reply box of row id
+// (notch.js reads ?reply=).
+func ReplyURL(boardURL, id string) string {
+	u, err := url.Parse(boardURL)
+	if err != nil {
+		return boardURL
+	}
+	q := u.Query()
+	q.Set("reply", id)
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 func (e *Engine) enqueue(l lane, o op) {

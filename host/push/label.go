@@ -64,7 +64,7 @@ func rowsOf(doc state.Document, cards host.CardSet, machine string, remote func(
 				if c.Detail != "" {
 					r.Body += ": " + c.Detail
 				}
-				r.Offer = &Offer{Session: c.Session, Call: c.Call, Nonce: c.Nonce, Kind: c.Kind}
+				r.Offer = &Offer{Session: c.Session, Call: c.Call, Nonce: c.Nonce, Kind: c.Kind, Options: oneChoice(c)}
 			case s.Approval != nil:
 				r.Body = s.Approval.ToolName
 				if s.Approval.Reason != "" {
@@ -76,8 +76,10 @@ func rowsOf(doc state.Document, cards host.CardSet, machine string, remote func(
 			}
 		case "error":
 			r.Body = "the turn ended in an error"
+			r.Reply = cards.Steer[s.ID]
 		case "done":
 			r.Body = "done"
+			r.Reply = cards.Steer[s.ID]
 		}
 		r.Body = cutLine(r.Body, maxBody)
 		rows = append(rows, r)
@@ -99,4 +101,18 @@ func cutLine(s string, limit int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// oneChoice is a question card's option labels when one press of one of
+// them answers the whole card: one question, one option chosen of several;
+// else nil.
+func oneChoice(c host.Card) []string {
+	if c.Kind != host.KindQuestion || len(c.Questions) != 1 || c.Questions[0].Multi {
+		return nil
+	}
+	var out []string
+	for _, o := range c.Questions[0].Options {
+		out = append(out, o.Label)
+	}
+	return out
 }

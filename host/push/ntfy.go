@@ -17,7 +17,9 @@ import (
 // Ntfy publishes to an ntfy topic (https://docs.ntfy.sh/publish/): the
 // title, the body, tags and a priority by kind, the board as the click
 // target and, for a permission card, "Allow once" / "Deny" http actions
-// that post a capability back to the host. Each message carries a sequence
+// that post a capability back to the host (a question's first two options
+// and Open; a settled row's Reply, a view action that opens the board's
+// reply box). Each message carries a sequence
 // id derived from its tag, so ntfy 2.16 and later replace a row's earlier
 // message and clear it when it is answered (Withdraw); an older server
 // ignores the id and answers the clear with 404, which is logged.
@@ -45,6 +47,9 @@ type ntfyAction struct {
 	Body    string            `json:"body,omitempty"`
 	Clear   bool              `json:"clear,omitempty"`
 }
+
+// maxNtfyActions is how many action buttons ntfy takes on one message.
+const maxNtfyActions = 3
 
 // ntfyKinds are a kind's tags (ntfy shows known tags as emoji) and
 // priority.
@@ -78,10 +83,21 @@ func (n *Ntfy) request(ctx context.Context, m Message) (*http.Request, error) {
 	h.Set("X-Sequence-ID", sequenceID(m.Tag))
 	if m.Mint != nil {
 		var acts []ntfyAction
+		options := false
 		for _, a := range m.Mint("ntfy:"+n.cfg.Name, "") {
+			if a.Cap == "" { // a link: the app opens it
+				acts = append(acts, ntfyAction{Action: "view", Label: a.Label, URL: a.URL})
+				continue
+			}
+			options = options || strings.HasPrefix(a.ID, "option-")
 			body, _ := json.Marshal(map[string]string{"cap": a.Cap})
 			acts = append(acts, ntfyAction{Action: "http", Label: a.Label, URL: a.URL, Method: http.MethodPost,
 				Headers: map[string]string{"Content-Type": "application/json"}, Body: string(body), Clear: true})
+		}
+		// A question's options are its first two: ntfy shows three
+		// buttons, the third opens the board, where all of them are.
+		if options && m.URL != "" && len(acts) < maxNtfyActions {
+			acts = append(acts, ntfyAction{Action: "view", Label: "Open", URL: m.URL})
 		}
 		if len(acts) > 0 {
 			b, err := json.Marshal(acts)

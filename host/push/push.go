@@ -30,14 +30,16 @@ const (
 // KindTest follow the others).
 var Kinds = []string{KindNeedsYou, KindFailed, KindFinished}
 
-// Action is a button on a message that answers a permission card. URL is
-// absolute and carries a single-use capability bound to the card and to the
-// recipient it was minted for (a POST of {"cap": …} answers; caps.go).
+// Action is a button on a message. One with a Cap answers a card: URL is
+// absolute and the Cap a single-use capability bound to the card, its
+// answer and the recipient it was minted for (a POST of {"cap": …}
+// answers; caps.go). One without is a link: URL opens (a settled row's
+// Reply: the board's reply box for that row).
 type Action struct {
-	ID    string // "allow" | "deny"
-	Label string // "Allow once" | "Deny"
-	URL   string // POST here, JSON body {"cap": Cap}
-	Cap   string // the capability itself
+	ID    string // "allow" | "deny" | "option-N" | "reply"
+	Label string // "Allow once" | "Deny" | an option's label | "Reply"
+	URL   string // POST here, JSON body {"cap": Cap}; or, with no Cap, open it
+	Cap   string // the capability itself; "" for a link
 }
 
 // Message is one push. Every text field is one line, bounded and
@@ -53,9 +55,10 @@ type Message struct {
 	Body  string // what it asks, or how it ended
 	URL   string // the board: where a click on the message goes
 	At    time.Time
-	// Mint returns the answer buttons for one recipient (a Web Push
-	// subscription, an ntfy topic), each with its own capability; nil
-	// when the message is not an answerable permission card. recipient
+	// Mint returns the buttons for one recipient (a Web Push
+	// subscription, an ntfy topic): a card's answers, each with its own
+	// capability, or a settled row's Reply link; nil when the message
+	// has none. recipient
 	// is the channel's id for where it sends; device is the paired device
 	// that recipient belongs to ("" for none).
 	Mint func(recipient, device string) []Action

@@ -40,6 +40,7 @@ type Row struct {
 	Title  string // the message's title (label.go)
 	Body   string // what it asks, or how it ended
 	Offer  *Offer // an answerable permission card, nil for none
+	Reply  bool   // the row takes a Reply from the board (host.CardSet.Steer): a settled row's push links to it
 	Ran    bool   // it ran a turn (a new session's row starts done: not finished)
 }
 
@@ -47,6 +48,10 @@ type Row struct {
 // (host.KindPermission, KindQuestion, KindPlan): it decides the buttons.
 type Offer struct {
 	Session, Call, Nonce, Kind string
+	// Options are a question card's option labels when its one question
+	// is answered by one option (not a multi-select, not several
+	// questions): its push offers the first of them as buttons.
+	Options []string
 }
 
 // kindOf is the message kind of a row's state, "" for none.

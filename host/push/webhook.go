@@ -12,7 +12,8 @@ import (
 // Webhook posts each message to a URL in one of three shapes:
 //
 //   - json: {"event":"push", "kind", "tag", "title", "body", "url", "at",
-//     "actions":[{"id","label","url","cap"}]} and, when it is answered,
+//     "actions":[{"id","label","url","cap"}]} (an action without "cap"
+//     is a link: a settled row's Reply opens the board's reply box) and, when it is answered,
 //     {"event":"withdrawn","tag"} — for people's own automations (the
 //     actions' capabilities answer the card, like the board's buttons);
 //   - slack: an incoming webhook's {"text"} with the title in bold and a
@@ -44,7 +45,7 @@ type hookAction struct {
 	ID    string `json:"id"`
 	Label string `json:"label"`
 	URL   string `json:"url"`
-	Cap   string `json:"cap"`
+	Cap   string `json:"cap,omitempty"` // none: a link to open (Reply)
 }
 
 type hookJSON struct {

@@ -32,6 +32,18 @@ func TestFromEnv(t *testing.T) {
 		{"kitty", env("KITTY_WINDOW_ID", "3"), Where{KittyWindow: "3"}},
 		{"hostile program and ids", env("TERM_PROGRAM", "x\x1b]0;pwned\a", "WEZTERM_PANE", "-1", "KITTY_WINDOW_ID", "3 --all"), Where{}},
 		{"a program too long", env("TERM_PROGRAM", strings.Repeat("a", 33)), Where{}},
+		{"wezterm with its socket", env("WEZTERM_PANE", "7", "WEZTERM_UNIX_SOCKET", "/run/user/1000/wezterm/gui-sock-42"),
+			Where{WeztermPane: "7", WeztermSocket: "/run/user/1000/wezterm/gui-sock-42"}},
+		{"a wezterm socket without a pane", env("WEZTERM_UNIX_SOCKET", "/run/user/1000/wezterm/sock"), Where{}},
+		{"kitty listening", env("KITTY_WINDOW_ID", "3", "KITTY_LISTEN_ON", "unix:/tmp/kitty-42"), Where{KittyWindow: "3", KittyListen: "unix:/tmp/kitty-42"}},
+		{"kitty on tcp is not followed", env("KITTY_WINDOW_ID", "3", "KITTY_LISTEN_ON", "tcp:localhost:12488"), Where{KittyWindow: "3"}},
+		{"kitty on an abstract socket is not followed", env("KITTY_WINDOW_ID", "3", "KITTY_LISTEN_ON", "unix:@kitty"), Where{KittyWindow: "3"}},
+		{"screen", env("STY", "4242.pts-1.host", "WINDOW", "2"), Where{ScreenSession: "4242.pts-1.host", ScreenWindow: "2"}},
+		{"screen without its window", env("STY", "4242.pts-1.host"), Where{}},
+		{"a screen session that is not one", env("STY", "4242.a b", "WINDOW", "2"), Where{}},
+		{"a screen name with a ^", env("STY", "4242.a^M", "WINDOW", "2"), Where{}},
+		{"zellij", env("ZELLIJ_SESSION_NAME", "pretentious-cat", "ZELLIJ_PANE_ID", "4"), Where{ZellijSession: "pretentious-cat", ZellijPane: "4"}},
+		{"a zellij pane that is not a number", env("ZELLIJ_SESSION_NAME", "s", "ZELLIJ_PANE_ID", "plugin_1"), Where{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,7 +55,9 @@ func TestFromEnv(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	full := Where{TmuxPane: "%12", TmuxSocket: "/tmp/tmux-501/default", Program: "iTerm.app", WeztermPane: "7", KittyWindow: "3"}
+	full := Where{TmuxPane: "%12", TmuxSocket: "/tmp/tmux-501/default", Program: "iTerm.app", WeztermPane: "7", KittyWindow: "3",
+		WeztermSocket: "/run/user/501/wezterm/sock", KittyListen: "unix:/tmp/kitty-" + strings.Repeat("k", 180),
+		ScreenSession: "4242." + strings.Repeat("s", 64), ScreenWindow: "12", ZellijSession: strings.Repeat("z", 64), ZellijPane: "4"}
 	if got := Parse(full.Encode()); got != full {
 		t.Errorf("Parse(Encode(w)) = %+v, want %+v", got, full)
 	}
@@ -62,6 +76,13 @@ func TestParse(t *testing.T) {
 		"wezterm-pane=7x",
 		"kitty-window=",
 		"shell=sh",
+		"screen-session=42.s",               // a screen session without its window
+		"screen-session=42&screen-window=1", // no name
+		"zellij-pane=4",                     // a Zellij pane without its session
+		"zellij-session=a%3Bb&zellij-pane=4",
+		"kitty-listen=unix%3A%2Ftmp%2Fk", // kitty's socket without its window
+		"kitty-window=3&kitty-listen=tcp%3Ahost%3A1",
+		"wezterm-socket=%2Ftmp%2Fw", // wezterm's socket without its pane
 		"term=" + strings.Repeat("a", MaxHeader),
 		"%zz",
 	} {
@@ -82,6 +103,8 @@ func TestDoor(t *testing.T) {
 		{Where{TmuxPane: "%3", TmuxSocket: "/tmp/tmux-1000/work"}, Door{DoorTmux, "tmux -S /tmp/tmux-1000/work switch-client -t %3"}},
 		{Where{WeztermPane: "7", KittyWindow: "3"}, Door{DoorCopy, "wezterm cli activate-pane --pane-id 7"}},
 		{Where{KittyWindow: "3"}, Door{DoorCopy, "kitten @ focus-window --match id:3"}},
+		{Where{ScreenSession: "4242.work", ScreenWindow: "2", KittyWindow: "3"}, Door{DoorCopy, "screen -x 4242.work -p 2"}},
+		{Where{ZellijSession: "pretentious-cat", ZellijPane: "4", WeztermPane: "7"}, Door{DoorCopy, "zellij attach pretentious-cat"}},
 	}
 	for _, tt := range tests {
 		if got := tt.w.Door(); got != tt.want {

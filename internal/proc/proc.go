@@ -52,6 +52,10 @@ type Info struct {
 	// number, 0 for none); TPgrp that terminal's foreground process
 	// group (-1 or 0 for none): the group the keys typed there reach.
 	Pgrp, TTY, TPgrp int
+	// Session is its session id: the PID of its session's leader, which
+	// for a process on a terminal is the terminal's first process (the
+	// shell a terminal pane started). 0 where the platform does not say.
+	Session int
 }
 
 // Table reads one process (Lookup on this machine; a recorded tree in

@@ -83,3 +83,7 @@ func ended(kq int) bool {
 	n, err := unix.Kevent(kq, nil, out, &unix.Timespec{})
 	return err == nil && n > 0
 }
+
+// Environ is not read on macOS (its KERN_PROCARGS2 is not parsed here):
+// terminals other than tmux are not followed there.
+func Environ(int, string) (string, bool, error) { return "", false, ErrUnsupported }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strconv"
@@ -44,18 +45,56 @@ func parseStat(b []byte) (Info, error) {
 	if len(rest) < 20 {
 		return Info{}, fmt.Errorf("%w: a stat line of %d fields", ErrNoProcess, len(rest)+2)
 	}
-	// Fields 4 (ppid), 5 (pgrp), 7 (tty_nr) and 8 (tpgid).
+	// Fields 4 (ppid), 5 (pgrp), 6 (session), 7 (tty_nr) and 8 (tpgid).
 	ppid, err1 := strconv.Atoi(rest[1])
+	sid, err6 := strconv.Atoi(rest[3])
 	start, err2 := strconv.ParseUint(rest[19], 10, 64)
 	pgrp, err3 := strconv.Atoi(rest[2])
 	tty, err4 := strconv.Atoi(rest[4])
 	tpgrp, err5 := strconv.Atoi(rest[5])
-	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
+	if err := errors.Join(err1, err2, err3, err4, err5, err6); err != nil {
 		return Info{}, fmt.Errorf("%w: stat fields", ErrNoProcess)
 	}
 	gone := rest[0] == "Z" || rest[0] == "X" // a zombie, or dead
 	return Info{PID: pid, PPID: ppid, Name: string(b[open+1 : end]), Start: start, Gone: gone,
-		Pgrp: pgrp, TTY: tty, TPgrp: tpgrp}, nil
+		Pgrp: pgrp, TTY: tty, TPgrp: tpgrp, Session: sid}, nil
+}
+
+// maxEnviron bounds the environment Environ reads.
+const maxEnviron = 256 << 10
+
+// Environ is the value of key in the environment a process of this
+// machine (of this user) was started with (/proc/<pid>/environ, NUL
+// separated; what it set later is not there), and whether it was set.
+func Environ(pid int, key string) (string, bool, error) {
+	if pid <= 0 {
+		return "", false, ErrNoProcess
+	}
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/environ")
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ESRCH) {
+		return "", false, ErrNoProcess
+	}
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	b := make([]byte, maxEnviron)
+	n, err := io.ReadFull(f, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return "", false, err
+	}
+	v, ok := envValue(b[:n], key)
+	return v, ok, nil
+}
+
+// envValue is key's value in a NUL-separated environment block.
+func envValue(block []byte, key string) (string, bool) {
+	for kv := range bytes.SplitSeq(block, []byte{0}) {
+		if k, v, ok := bytes.Cut(kv, []byte("=")); ok && string(k) == key {
+			return string(v), true
+		}
+	}
+	return "", false
 }
 
 // Group lists the live processes of process group pgrp that descend from

@@ -14,3 +14,6 @@ func ended(int) bool { return false }
 
 // Group is ErrUnsupported here.
 func Group(int, int) ([]Info, error) { return nil, ErrUnsupported }
+
+// Environ is not supported here.
+func Environ(int, string) (string, bool, error) { return "", false, ErrUnsupported }

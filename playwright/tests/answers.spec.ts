@@ -196,3 +196,24 @@ test('a session in tmux takes a Reply when done and a Stop while it works', asyn
       ['-S', sock, 'send-keys', '-t', '%3', 'Enter'],
     ]);
 });
+
+// A finished row's push has Reply: a link to the board with ?reply=<row
+// id>, which opens that row's reply box, focused, and leaves the address
+// clean; a row that takes no reply is said so. Nothing is sent.
+test('a push’s Reply link opens the row’s reply box', async ({ page }) => {
+  test.slow();
+  const id = '0b7e4a11-2222-4f6a-9e05-1c2d3e4f5a6b';
+  const where = new URLSearchParams({ 'tmux-pane': '%3', 'tmux-socket': sock }).toString();
+  await send(hook(id, 'SessionStart', { source: 'startup' }), { 'Notch-Where': where, 'Notch-Proc': pane.agentProc });
+  await send(hook(id, 'UserPromptSubmit', { prompt: 'Tidy the docs' }));
+  await send(hook(id, 'Stop'));
+  fs.writeFileSync(argvLog, '');
+  await page.goto(`${host.url}/agents-notch/?reply=${id}`);
+  await expect(page.locator('html')).toHaveAttribute('data-live', 'live');
+  const box = page.locator(`.steer[data-session="${id}"]`).getByRole('textbox', { name: /Reply to/ });
+  await expect(box).toBeFocused();
+  expect(new URL(page.url()).search).toBe('');
+  await page.goto(`${host.url}/agents-notch/?reply=no-such-row`);
+  await expect(page.locator('#toast')).toHaveText('That session no longer takes a reply from the board.');
+  expect(fs.readFileSync(argvLog, 'utf8')).toBe('');
+});

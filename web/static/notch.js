@@ -433,6 +433,7 @@ function initBoard() {
   initGroups();
   initLane(document);
   initTips(document);
+  initReplyLink();
   // A resize can cross the dashboard's breakpoint: the list's height and
   // what is cut short change with it.
   addEventListener(
@@ -480,13 +481,58 @@ async function steer(box, stop) {
     {
       400: 'A reply is at most 8 KiB of text, with no control characters but new lines.',
       403: 'Reply and Stop are off on this host (--steer off).',
-      404: 'No tmux pane is known for this session.',
+      404: 'No terminal pane is known for this session.',
       409: stop ? 'The session has no turn running.' : 'The session is not waiting for a reply.',
-      410: 'The session’s tmux pane is gone.',
+      410: 'The session’s terminal pane is gone.',
       429: 'Another reply is being typed: try again in a moment.',
       503: 'The machine that runs this session did not answer.',
-    }[res.status] ?? `tmux could not type into the session’s pane (HTTP ${res.status}).`;
+    }[res.status] ?? `The terminal could not type into the session’s pane (HTTP ${res.status}).`;
   toast(why);
+}
+
+// A settled row's push has a Reply button: the board opened with
+// ?reply=<row id> (or, with a board tab open, the service worker's
+// message) opens that row's reply box. Nothing is typed or sent: the box
+// is the board's own, and Send is the person's.
+function initReplyLink() {
+  const params = new URLSearchParams(location.search);
+  const id = params.get('reply');
+  if (id) {
+    params.delete('reply');
+    const rest = params.toString();
+    history.replaceState(history.state, '', location.pathname + (rest ? '?' + rest : '') + location.hash);
+    openReplyBox(id);
+  }
+  navigator.serviceWorker?.addEventListener('message', (e) => {
+    if (e.data?.type === 'reply' && typeof e.data.session === 'string') openReplyBox(e.data.session);
+  });
+}
+
+// openReplyBox unfolds the board and focuses row id's reply box, once the
+// board shows it (a page opened from a push gets its rows from the stream);
+// a row that takes no reply now is said so.
+function openReplyBox(id) {
+  const find = () => document.querySelector(`#board .steer[data-session="${CSS.escape(id)}"] .steer-text`);
+  const focus = (box) => {
+    openBoard('click');
+    box.scrollIntoView({ block: 'center' });
+    box.focus();
+    seeRow(id);
+  };
+  const box = find();
+  if (box) return focus(box);
+  const watch = new MutationObserver(() => {
+    const b = find();
+    if (!b) return;
+    watch.disconnect();
+    clearTimeout(give);
+    focus(b);
+  });
+  const give = setTimeout(() => {
+    watch.disconnect();
+    toast('That session no longer takes a reply from the board.');
+  }, 5000);
+  watch.observe(document.body, { childList: true, subtree: true });
 }
 
 // ---------- question cards ----------

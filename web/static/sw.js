@@ -5,12 +5,16 @@
 // nothing is served from a cache.
 //
 //   - "show": a notification with the push's tag (a later one replaces it),
-//     its title and body as text, Allow once / Deny buttons when it carries
-//     them, and, for a session that needs you, one that stays until acted on;
+//     its title and body as text, its buttons when it carries them (Allow
+//     once / Deny, a question's first two options, a settled row's Reply),
+//     and, for a session that needs you, one that stays until acted on;
 //   - "close": the notifications with that tag go (answered elsewhere);
-//   - a button: POST {"cap"} to its URL (this origin only), then the
-//     notification goes; a refusal (answered in the terminal, expired) is
-//     said in its place;
+//   - a button with a capability: POST {"cap"} to its URL (this origin
+//     only), then the notification goes; a refusal (answered in the
+//     terminal, expired) is said in its place;
+//   - a button without one (Reply): its URL, the board opened on the row's
+//     reply box — an open board tab is told (postMessage) and focused,
+//     else the URL is opened;
 //   - a click elsewhere on it: an open board tab is focused, else the board
 //     is opened.
 //
@@ -21,7 +25,7 @@ const SCOPE = self.registration.scope; // https://host/agents-notch/
 const ACT = new URL('act', SCOPE).href;
 const MAX_TITLE = 300;
 const MAX_BODY = 1000;
-const MAX_ACTIONS = 2; // Allow once, Deny
+const MAX_ACTIONS = 2; // Notification.maxActions where actions are shown at all
 
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
@@ -59,9 +63,14 @@ async function onPush(m) {
   }
   if (m.type !== 'show') return;
   const actions = (Array.isArray(m.actions) ? m.actions : [])
-    .filter((a) => a && typeof a.action === 'string' && typeof a.cap === 'string' && a.cap)
+    .filter((a) => a && typeof a.action === 'string' && typeof a.cap === 'string' && (a.cap || typeof a.url === 'string'))
     .slice(0, MAX_ACTIONS)
-    .map((a) => ({ action: text(a.action, 32), title: text(a.title, 40) || a.action, url: here(a.url, ACT), cap: text(a.cap, 128) }));
+    .map((a) => ({
+      action: text(a.action, 32),
+      title: text(a.title, 40) || a.action,
+      url: a.cap ? here(a.url, ACT) : here(a.url, SCOPE),
+      cap: text(a.cap, 128),
+    }));
   const opts = {
     body: text(m.body, MAX_BODY),
     icon: new URL('static/icon-192.png', SCOPE).href,
@@ -87,7 +96,8 @@ self.addEventListener('notificationclick', (e) => {
   n.close();
   if (e.action) {
     const a = (d.actions ?? []).find((x) => x.action === e.action);
-    if (a) e.waitUntil(act(a, n));
+    if (a?.cap) e.waitUntil(act(a, n));
+    else if (a) e.waitUntil(openReply(a.url));
     return;
   }
   e.waitUntil(openBoard(d.url ?? SCOPE));
@@ -124,6 +134,25 @@ async function act(a, n) {
     icon: n.icon || undefined,
     data: { url: n.data?.url ?? SCOPE, actions: [] },
   });
+}
+
+// openReply opens the board on a row's reply box: an open board tab is
+// told which row (notch.js opens its box) and focused; else url (its
+// ?reply= says the row) is opened.
+async function openReply(url) {
+  const id = new URL(url).searchParams.get('reply') ?? '';
+  const wins = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  const board = new URL(SCOPE).pathname;
+  const tab = wins.find((c) => new URL(c.url).pathname === board);
+  if (tab && id) {
+    tab.postMessage({ type: 'reply', session: text(id, 256) });
+    try {
+      return await tab.focus();
+    } catch {
+      // not allowed to focus: open one instead
+    }
+  }
+  return self.clients.openWindow(url);
 }
 
 // openBoard focuses an open board tab (the board itself before any other

@@ -1233,8 +1233,8 @@ func permissionCard(k ApprovalCard) templ.Component {
 	})
 }
 
-// steerBox is under a row whose session runs in a tmux pane the host has
-// seen (docs/terminal.md): while it works, Stop (the agent's own interrupt
+// steerBox is under a row whose session runs in a pane the host can type
+// into (tmux, screen, Zellij, WezTerm, a listening kitty: docs/terminal.md): while it works, Stop (the agent's own interrupt
 // key); once it is done, a Reply box whose text is typed into the pane.
 // A row in another terminal says why it has none. notch.js sends them.
 func steerBox(s state.Session, steer bool) templ.Component {
@@ -1298,7 +1298,7 @@ func steerBox(s state.Session, steer bool) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if !steer {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 120, "<p class=\"steer-why\">Reply from the board needs tmux: this session runs in another terminal</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 120, "<p class=\"steer-why\">Reply from the board needs a terminal it can type into (tmux, screen, Zellij, WezTerm, or kitty with remote control): this session runs in another</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
