@@ -156,3 +156,39 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParseCodex(t *testing.T) {
+	files := ParseCodex("*** Begin Patch\n*** Update File: src/app.py\n*** Move to: src/main.py\n@@ def greet():\n-print(\"Hi\")\n+print(\"Hello, world!\")\n*** Add File: hello.txt\n+Hello\n*** Delete File: old.txt\n*** End Patch\n", Limits{}, 0)
+	if len(files) != 3 {
+		t.Fatalf("%d files: %+v", len(files), files)
+	}
+	if f := files[0]; f.Path != "src/main.py" || f.OldPath != "src/app.py" || f.Status != FileRenamed || f.Added != 1 || f.Removed != 1 || len(f.Lines) != 3 || f.Lines[1].Old != 0 {
+		t.Errorf("the update: %+v", f)
+	}
+	if f := files[1]; f.Path != "hello.txt" || f.Status != FileAdded || f.Added != 1 {
+		t.Errorf("the new file: %+v", f)
+	}
+	if f := files[2]; f.Path != "old.txt" || f.Status != FileDeleted || len(f.Lines) != 0 {
+		t.Errorf("the deleted file: %+v", f)
+	}
+}
+
+// FuzzParseCodex: any text, within the limits, nothing hidden shown.
+func FuzzParseCodex(f *testing.F) {
+	f.Add("*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n*** End Patch") // an update
+	f.Add("*** Add File: \u202e\x1b.txt\n+\xff\n")                          // hostile names and lines
+	f.Add("+before any file\n")                                             // lines outside a file
+	f.Fuzz(func(t *testing.T, patch string) {
+		lim := Limits{Lines: 50, Bytes: 2000, LineBytes: 100}
+		for _, file := range ParseCodex(patch, lim, 5000) {
+			if textrule.Has(file.Path) || textrule.Has(file.OldPath) || len(file.Lines) > lim.Lines {
+				t.Fatalf("%+v", file)
+			}
+			for _, l := range file.Lines {
+				if !utf8.ValidString(l.Text) || textrule.Has(strings.ReplaceAll(l.Text, "\t", " ")) {
+					t.Fatalf("line %q", l.Text)
+				}
+			}
+		}
+	})
+}

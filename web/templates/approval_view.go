@@ -27,6 +27,11 @@ type ApprovalCard struct {
 	Questions []Question
 	Plan      string // a plan card's plan: plain text with its lines
 	Mode      string // "allow and switch mode"'s words; "" offers none
+	// Files are the change an edit asks for, as a diff (host-bounded).
+	Files []DiffFile
+	// Command is a shell call's whole command (its lines kept) and Cwd
+	// the folder it runs in; "" when not known.
+	Command, Cwd string
 	Nonce     string // single use; "" when the board cannot answer
 	State     string // CardWaiting | CardTerminal | CardAnswered
 	Outcome   string // for CardAnswered: allowed | always | denied | moved-on
