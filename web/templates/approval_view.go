@@ -32,10 +32,10 @@ type ApprovalCard struct {
 	// Command is a shell call's whole command (its lines kept) and Cwd
 	// the folder it runs in; "" when not known.
 	Command, Cwd string
-	Nonce     string // single use; "" when the board cannot answer
-	State     string // CardWaiting | CardTerminal | CardAnswered
-	Outcome   string // for CardAnswered: allowed | always | denied | moved-on
-	By        string // for CardAnswered: board | terminal
+	Nonce        string // single use; "" when the board cannot answer
+	State        string // CardWaiting | CardTerminal | CardAnswered
+	Outcome      string // for CardAnswered: allowed | always | denied | moved-on
+	By           string // for CardAnswered: board | terminal
 }
 
 // Question is one question of a question card.
