@@ -93,7 +93,7 @@ func TestChangesView(t *testing.T) {
 		t.Errorf("the diff: %s", got)
 	}
 	code, page := getPage(t, e, "/agents-notch/changes?session=s1")
-	for _, want := range []string{`1 file changed, +2 −0, 1 untracked`, `data-path="a.go"`, `&lt;script&gt;alert(1)&lt;/script&gt;`, `<code>new.txt</code>`, `class="dl-mark" aria-hidden="true">+</span>`, `id="chg-noreply"`} {
+	for _, want := range []string{`1 file changed, +2 −0, 1 untracked`, `data-path="a.go"`, `&lt;script&gt;alert(1)&lt;/script&gt;`, `<code>new.txt</code>`, `<div class="a" data-n="3"><b>+</b><code>// &lt;script&gt;`, `id="chg-noreply"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %s", want)
 		}

@@ -296,21 +296,34 @@ func (g Git) Compute(ctx context.Context, s Start) (Result, error) {
 			return Result{}, err
 		}
 		base = strings.TrimSpace(string(out))
-	case !g.exists(ctx, s.Root, base):
+	case head != base && !g.exists(ctx, s.Root, base):
 		r.BaseGone, base = true, head
 	}
 	r.Moved = head != s.Head
 	if s.Head != "" {
 		r.Base = s.Head[:min(len(s.Head), 12)]
 	}
+	// The untracked files are listed while the diff runs.
+	var others []byte
+	var othersErr error
+	listed := make(chan struct{})
+	go func() {
+		defer close(listed)
+		others, othersErr = g.run(ctx, s.Root, "ls-files", "--others", "--exclude-standard", "-z")
+	}()
 	var files []udiff.File
 	if base != "" {
 		patch, err := g.run(ctx, s.Root, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--find-renames",
 			"--src-prefix=a/", "--dst-prefix=b/", "--no-relative", base, "--")
 		if err != nil {
+			<-listed
 			return Result{}, err
 		}
 		files = udiff.Parse(string(patch), FileLimits, Budget)
+	}
+	<-listed
+	if othersErr != nil {
+		return Result{}, othersErr
 	}
 	for _, f := range files {
 		was, dirty := s.Dirty[rawPath(f.Path)]
@@ -322,10 +335,6 @@ func (g Git) Compute(ctx context.Context, s Start) (Result, error) {
 			continue
 		}
 		r.Files = append(r.Files, File{File: f, Earlier: dirty})
-	}
-	others, err := g.run(ctx, s.Root, "ls-files", "--others", "--exclude-standard", "-z")
-	if err != nil {
-		return Result{}, err
 	}
 	for _, p := range bytes.Split(others, []byte{0}) {
 		path := string(p)

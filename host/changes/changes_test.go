@@ -3,6 +3,7 @@ package changes
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -235,5 +236,45 @@ func TestChangesIgnoreRepoPrograms(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("a program the repository configured was run")
+	}
+}
+
+// BenchmarkCompute is Compute for a 2,000-line diff (ten files, 100 lines
+// changed in each, 100 removed and 100 added), git run each time.
+func BenchmarkCompute(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git is not installed")
+	}
+	r := repo{t: &testing.T{}, dir: b.TempDir()}
+	r.git("init", "-q")
+	r.git("config", "user.email", "t@example.com")
+	r.git("config", "user.name", "T")
+	text := map[string][]string{}
+	for f := range 10 {
+		var lines []string
+		for i := range 400 {
+			lines = append(lines, fmt.Sprintf("func f%d_%d() int { return %d } // some code of a realistic width\n", f, i, i))
+		}
+		name := fmt.Sprintf("file%d.go", f)
+		text[name] = lines
+		r.write(name, strings.Join(lines, ""))
+	}
+	r.commit("one")
+	var g Git
+	s, err := g.Record(context.Background(), r.dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for name, lines := range text {
+		for i := 0; i < 400; i += 4 {
+			lines[i] = strings.Replace(lines[i], "return", "return 1 +", 1)
+		}
+		r.write(name, strings.Join(lines, ""))
+	}
+	for b.Loop() {
+		res, err := g.Compute(context.Background(), s)
+		if err != nil || len(res.Files) != 10 {
+			b.Fatal(err, len(res.Files))
+		}
 	}
 }

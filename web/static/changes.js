@@ -1,4 +1,5 @@
-// notch-web: a row's Changes page. A line number picks a line to quote;
+// notch-web: a row's Changes page. A new line's number (a button) picks
+// the line to quote;
 // Send types the comment into the session through the board's Reply
 // (POST /agents-notch/reply, with all its checks), quoting the file and
 // the line. The text is the same a person would type: a newline is the
@@ -19,11 +20,11 @@ const MAX_REPLY = 8192;
 
 function pick(btn) {
   const file = btn.closest('.diff');
-  const row = btn.closest('.dl');
+  const row = btn.parentElement;
   picked.path = file?.dataset.path ?? '';
-  picked.line = Number(btn.dataset.line);
-  picked.text = (row?.querySelector('.dl-text')?.textContent ?? '').replaceAll('\t', '    ');
-  for (const b of document.querySelectorAll('.dl-pick[aria-pressed="true"]')) b.setAttribute('aria-pressed', 'false');
+  picked.line = Number(btn.textContent);
+  picked.text = (row?.querySelector('code')?.textContent ?? '').replaceAll('\t', '    ');
+  for (const b of document.querySelectorAll('.diff-body .p[aria-pressed="true"]')) b.setAttribute('aria-pressed', 'false');
   btn.setAttribute('aria-pressed', 'true');
   where.textContent = `About ${picked.path}, line ${picked.line}: ${picked.text.trim()}`;
   clear.hidden = false;
@@ -34,7 +35,7 @@ function unpick() {
   picked.path = '';
   picked.line = 0;
   picked.text = '';
-  for (const b of document.querySelectorAll('.dl-pick[aria-pressed="true"]')) b.setAttribute('aria-pressed', 'false');
+  for (const b of document.querySelectorAll('.diff-body .p[aria-pressed="true"]')) b.setAttribute('aria-pressed', 'false');
   where.textContent = intro;
   clear.hidden = true;
 }
@@ -76,7 +77,7 @@ async function send(ev) {
 
 if (page && form) {
   page.addEventListener('click', (ev) => {
-    const btn = ev.target instanceof Element ? ev.target.closest('.dl-pick') : null;
+    const btn = ev.target instanceof Element ? ev.target.closest('.diff-body .p') : null;
     if (btn) pick(btn);
   });
   clear.addEventListener('click', unpick);

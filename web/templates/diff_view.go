@@ -38,17 +38,15 @@ func (f DiffFile) statusWords() string {
 	return ""
 }
 
-// lineClass is a diff line's class.
+// lineClass is a diff line's class: a added, d removed, none kept.
 func lineClass(l udiff.Line) string {
 	switch l.Op {
 	case udiff.Added:
-		return "dl dl-add"
+		return "a"
 	case udiff.Removed:
-		return "dl dl-del"
-	case udiff.Hunk:
-		return "dl dl-hunk"
+		return "d"
 	}
-	return "dl"
+	return ""
 }
 
 // lineMark is a diff line's mark: + and − (U+2212) say what colour says.
@@ -60,25 +58,6 @@ func lineMark(l udiff.Line) string {
 		return "−"
 	}
 	return ""
-}
-
-// lineWord is what a screen reader says of a line's kind.
-func lineWord(l udiff.Line) string {
-	switch l.Op {
-	case udiff.Added:
-		return "added"
-	case udiff.Removed:
-		return "removed"
-	}
-	return ""
-}
-
-// num is a line number, "" for none.
-func num(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return strconv.Itoa(n)
 }
 
 // moreLines is "N more lines" (or "1 more line").
