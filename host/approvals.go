@@ -184,12 +184,18 @@ type Card struct {
 	Plan string
 	// Mode is the "allow and switch mode" button's words; "" offers none.
 	// A waiting plan card always offers accept edits.
-	Mode    string
-	Nonce   string // single use; "" when the board cannot answer
-	State   string // CardWaiting | CardTerminal | CardAnswered
-	Outcome string // for CardAnswered
-	By      string // for CardAnswered
-	Since   time.Time
+	Mode string
+	// Files are the change an edit asks for (carddiff.go), bounded; nil
+	// for a call that is no edit.
+	Files []CardFile
+	// Command is a shell call's whole command (its lines kept, bounded)
+	// and Cwd the folder it runs in; "" when not known.
+	Command, Cwd string
+	Nonce        string // single use; "" when the board cannot answer
+	State        string // CardWaiting | CardTerminal | CardAnswered
+	Outcome      string // for CardAnswered
+	By           string // for CardAnswered
+	Since        time.Time
 }
 
 // AnswerRequest is a board click: the card it answers (nonce, bound to the
@@ -333,6 +339,11 @@ func (a *approvals) observe(agent string, p hookjson.Payload, held bool) (*entry
 	}
 	callID := p.String("tool_use_id")
 	tool := hookjson.OneLine(p.String("tool_name"), hookjson.MaxTool)
+	var asks asked
+	if p.Event == claudecode.PermissionRequest && tool != "" {
+		// What it asks for, read before the lock: an edit's file may be read.
+		asks = a.askedFor(row, p.String("cwd"), p.String("tool_name"), p.Fields["tool_input"])
+	}
 	var e *entry
 	var refresh []string
 	moved := false
@@ -358,6 +369,7 @@ func (a *approvals) observe(agent string, p hookjson.Payload, held bool) (*entry
 		}
 		a.makeRoom()
 		e = a.card(agent, p, row, parent, tool, held)
+		e.Files, e.Command, e.Cwd = asks.files, asks.command, asks.cwd
 		publish = true
 	case claudecode.PostToolUse, claudecode.PostToolUseFailure, claudecode.PermissionDenied:
 		outcome := OutcomeAllowed

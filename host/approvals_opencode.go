@@ -34,6 +34,11 @@ func (a *approvals) observeOpenCode(p hookjson.Payload, held bool) (*entry, bool
 		parent, row = row, hookjson.SubagentID(p.SessionID, p.AgentID)
 	}
 	props := p.Object("properties")
+	var asks asked
+	if p.Event == opencode.Ask {
+		// Its metadata: a shell call's command, an edit's filepath and diff.
+		asks = a.askedFor(row, p.String("cwd"), props.String("permission"), props["metadata"])
+	}
 	var e *entry
 	moved := false
 	a.mu.Lock()
@@ -47,6 +52,7 @@ func (a *approvals) observeOpenCode(p hookjson.Payload, held bool) (*entry, bool
 		}
 		a.makeRoom()
 		e = a.openCodeCard(props, row, parent, id, tool, held)
+		e.Files, e.Command, e.Cwd = asks.files, asks.command, asks.cwd
 		publish = true
 	case opencode.PermissionReplied:
 		id := props.String("requestID")

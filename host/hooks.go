@@ -105,6 +105,7 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, from
 	// restarted host reads it too.)
 	if row := whereRow(m); err == nil && derr == nil && row != "" {
 		h.noteOrigin(row, spec, m, p, from)
+		h.openStart(row, p.String("cwd"))
 	}
 	if m.Window.Size > 0 {
 		h.board.setWindow(m.Window.Session, m.Window.Size)

@@ -95,6 +95,8 @@ type Host struct {
 	// silence is the hook channels gone silent while their agent works
 	// (silence.go), looked at on the beat.
 	silence silenceWatch
+	// starts are the sessions' start points for their Changes (changes.go).
+	starts startPoints
 }
 
 // OnBeat has fn called on every beat of state.json's heartbeat

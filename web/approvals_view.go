@@ -18,6 +18,7 @@ func approvalsView(c host.CardSet) templates.Approvals {
 			Detail: k.Detail, Note: k.Note, Always: k.Always, AlwaysRules: k.AlwaysRules, Nonce: k.Nonce,
 			Kind: k.Kind, Questions: questionsView(k.Questions), Plan: k.Plan, Mode: k.Mode,
 			State: k.State, Outcome: k.Outcome, By: k.By,
+			Files: cardFilesView(k.Files), Command: k.Command, Cwd: k.Cwd,
 		})
 	}
 	return v
@@ -32,6 +33,15 @@ func questionsView(qs []hookjson.Question) []templates.Question {
 			v.Options = append(v.Options, templates.Option{Label: o.Label, Description: o.Description})
 		}
 		out = append(out, v)
+	}
+	return out
+}
+
+// cardFilesView is a card's change as the page draws it.
+func cardFilesView(fs []host.CardFile) []templates.DiffFile {
+	var out []templates.DiffFile
+	for _, f := range fs {
+		out = append(out, templates.DiffFile{Path: f.Path, OldPath: f.OldPath, Status: f.Status, Note: f.Note, View: f.View})
 	}
 	return out
 }

@@ -325,6 +325,10 @@ func anthropicToolInput(t turn) map[string]any {
 		return copilotToolInput(t.tool)
 	case "Write":
 		return map[string]any{"file_path": t.path, "content": t.content}
+	case "Read":
+		return map[string]any{"file_path": t.path}
+	case "Edit":
+		return map[string]any{"file_path": t.path, "old_string": EditOld, "new_string": EditNew}
 	case MCPListSessions:
 		return map[string]any{}
 	}

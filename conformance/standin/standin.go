@@ -71,6 +71,11 @@ const (
 	// with one question
 	// (AskQuestion, AskOptions), then answers its result with text.
 	AskUser Scenario = "askuser"
+	// Edit reads EditFile in the working directory with the Read tool,
+	// then edits it with the Edit tool (EditOld → EditNew: an edit, asked
+	// for unless edits are accepted), then answers with text. A refused
+	// edit is answered with text.
+	Edit Scenario = "edit"
 	// MCP calls notch-web mcp's list_sessions (MCPListSessions, as Claude
 	// Code names an MCP server's tool), then answers its result with text.
 	MCP Scenario = "mcp"
@@ -93,6 +98,14 @@ const (
 	AskMultiQuestion = "Which checks should run?"
 	PlanText         = "# Plan\n\n1. Write conformance-plan.txt.\n2. Say done."
 	PlanFile         = "conformance-plan.txt"
+)
+
+// What the Edit scenario edits (Claude Code): EditFile in the working
+// directory, its line EditOld made EditNew.
+const (
+	EditFile = "conformance-edit.txt"
+	EditOld  = "line two\n"
+	EditNew  = "line two, edited by the agent\nand a line added\n"
 )
 
 // AskOptions and AskMultiOptions are the questions' options' labels.
@@ -299,6 +312,13 @@ func (s *Server) script(p plan, shell, agent string) turn {
 	case MCP:
 		if p.step == 0 && p.tools[MCPListSessions] {
 			return turn{tool: MCPListSessions}
+		}
+	case Edit:
+		switch {
+		case p.step == 0 && p.workDir != "" && p.tools["Read"]:
+			return turn{tool: "Read", path: p.workDir + "/" + EditFile}
+		case p.step == 1 && !p.refused && p.workDir != "" && p.tools["Edit"]:
+			return turn{tool: "Edit", path: p.workDir + "/" + EditFile}
 		}
 	case Plan:
 		switch {

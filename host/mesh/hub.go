@@ -210,7 +210,7 @@ func machinePerms(name string) *server.Permissions {
 		Publish: &server.SubjectPermission{Allow: []string{
 			boardSubject(name), cardsSubject(name), beatSubject(name), goneSubject(name), histSaysSubject(name),
 		}},
-		Subscribe: &server.SubjectPermission{Allow: []string{finishSubject(name), approveSubject(name), steerSubject(name), histSubject(name)}},
+		Subscribe: &server.SubjectPermission{Allow: []string{finishSubject(name), approveSubject(name), steerSubject(name), histSubject(name), changesSubject(name)}},
 		Response:  &server.ResponsePermission{MaxMsgs: 1, Expires: time.Minute},
 	}
 }

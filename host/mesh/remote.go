@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/changes"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -36,7 +37,9 @@ type remote struct {
 	sendAns func(machine string, a host.AnswerRequest) (host.Card, error)
 	// sendSteer sends a Reply or Stop to a machine (steer.go).
 	sendSteer func(ctx context.Context, machine string, s host.SteerRequest) error
-	known     func(name string) bool // a name paired here, revoked or not
+	// sendChanges asks a machine for its row's Changes (changes.go).
+	sendChanges func(ctx context.Context, machine, session string) (changes.Result, error)
+	known       func(name string) bool // a name paired here, revoked or not
 	// allowed says whose boards, cards and presence are taken (on the hub:
 	// machines paired now; nil under --nats: every one).
 	allowed func(name string) bool

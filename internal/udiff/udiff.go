@@ -1,7 +1,9 @@
 // Package udiff renders the difference between two texts as a unified diff
 // (the format of diff -u and git diff), line by line, using Myers' O(ND)
 // algorithm: what a dry run prints, and what a golden test shows on a
-// mismatch.
+// mismatch. It also lays a diff out for a page (view.go: Build, a View
+// with line numbers, bounded, every character shown as text) and reads
+// git's patches the same way (parse.go: Parse).
 package udiff
 
 import (
@@ -104,17 +106,75 @@ func split(s string) []string {
 	return out
 }
 
-// script is a shortest edit script from a to b (Myers 1986): for each d, the
-// furthest-reaching path on each diagonal k, remembered per d to walk back.
+// maxEdits bounds the edit distance script searches for: beyond it (two
+// texts that share little), the middle that differs is given as removed
+// and added whole. The search keeps each d's frontier, so its memory grows
+// with the square of d: 1,000 keeps it under 8 MB.
+const maxEdits = 1000
+
+// script is an edit script from a to b: the common head and tail kept, and
+// for the middle a shortest one (Myers 1986) — for each d, the
+// furthest-reaching path on each diagonal k, remembered per d to walk
+// back — or, past maxEdits, all of it removed and added.
 func script(a, b []string) []op {
+	head := 0
+	for head < len(a) && head < len(b) && a[head] == b[head] {
+		head++
+	}
+	tail := 0
+	for tail < len(a)-head && tail < len(b)-head && a[len(a)-1-tail] == b[len(b)-1-tail] {
+		tail++
+	}
+	ops := make([]op, 0, len(a)+len(b)-head-tail)
+	for i := 0; i < head; i++ {
+		ops = append(ops, op{' ', i, i})
+	}
+	ma, mb := a[head:len(a)-tail], b[head:len(b)-tail]
+	mid, ok := middle(ma, mb)
+	if !ok {
+		mid = mid[:0]
+		for i := range ma {
+			mid = append(mid, op{'-', i, 0})
+		}
+		for j := range mb {
+			mid = append(mid, op{'+', len(ma), j})
+		}
+	}
+	for _, o := range mid {
+		ops = append(ops, op{o.kind, o.a + head, o.b + head})
+	}
+	for i := 0; i < tail; i++ {
+		ops = append(ops, op{' ', len(a) - tail + i, len(b) - tail + i})
+	}
+	return ops
+}
+
+// middle is a shortest edit script from a to b, or false when it takes
+// more than maxEdits edits. Lines are compared by number (interned).
+func middle(as, bs []string) ([]op, bool) {
+	ids := map[string]int{}
+	intern := func(ls []string) []int {
+		out := make([]int, len(ls))
+		for i, l := range ls {
+			id, ok := ids[l]
+			if !ok {
+				id = len(ids)
+				ids[l] = id
+			}
+			out[i] = id
+		}
+		return out
+	}
+	a, b := intern(as), intern(bs)
 	n, m := len(a), len(b)
-	maxD := n + m
+	maxD := min(n+m, maxEdits)
 	off := maxD + 1
 	v := make([]int, 2*maxD+3)
+	// trace[d] is the frontier before step d, diagonals -d..d.
 	var trace [][]int
-	found := false
+	found := n == 0 && m == 0
 	for d := 0; d <= maxD && !found; d++ {
-		trace = append(trace, append([]int(nil), v...))
+		trace = append(trace, append([]int(nil), v[off-d:off+d+1]...))
 		for k := -d; k <= d; k += 2 {
 			var x int
 			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
@@ -133,23 +193,26 @@ func script(a, b []string) []op {
 			}
 		}
 	}
+	if !found {
+		return nil, false
+	}
+	at := func(d, k int) int { return trace[d][k+d] }
 	// Walk back from (n, m) through the remembered frontiers.
 	var rev []op
 	x, y := n, m
 	for d := len(trace) - 1; d >= 0; d-- {
-		vd := trace[d]
 		k := x - y
 		var prevK int
 		if d == 0 {
 			prevK = 0
-		} else if k == -d || (k != d && vd[off+k-1] < vd[off+k+1]) {
+		} else if k == -d || (k != d && at(d, k-1) < at(d, k+1)) {
 			prevK = k + 1
 		} else {
 			prevK = k - 1
 		}
 		prevX := 0
 		if d > 0 {
-			prevX = vd[off+prevK]
+			prevX = at(d, prevK)
 		}
 		prevY := prevX - prevK
 		for x > prevX && y > prevY {
@@ -170,5 +233,5 @@ func script(a, b []string) []op {
 	for i, o := range rev {
 		ops[len(rev)-1-i] = o
 	}
-	return ops
+	return ops, true
 }

@@ -27,10 +27,15 @@ type ApprovalCard struct {
 	Questions []Question
 	Plan      string // a plan card's plan: plain text with its lines
 	Mode      string // "allow and switch mode"'s words; "" offers none
-	Nonce     string // single use; "" when the board cannot answer
-	State     string // CardWaiting | CardTerminal | CardAnswered
-	Outcome   string // for CardAnswered: allowed | always | denied | moved-on
-	By        string // for CardAnswered: board | terminal
+	// Files are the change an edit asks for, as a diff (host-bounded).
+	Files []DiffFile
+	// Command is a shell call's whole command (its lines kept) and Cwd
+	// the folder it runs in; "" when not known.
+	Command, Cwd string
+	Nonce        string // single use; "" when the board cannot answer
+	State        string // CardWaiting | CardTerminal | CardAnswered
+	Outcome      string // for CardAnswered: allowed | always | denied | moved-on
+	By           string // for CardAnswered: board | terminal
 }
 
 // Question is one question of a question card.
