@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/notch-web/notch-web/host/launch"
 	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/internal/fsx"
@@ -90,6 +91,9 @@ type Host struct {
 	// silence is the hook channels gone silent while their agent works
 	// (silence.go), looked at on the beat.
 	silence silenceWatch
+
+	launcher *launch.Launcher // this machine's starts (launch.go); nil: none
+	machine  string           // this machine's name in the mesh ("" alone)
 }
 
 // OnBeat has fn called on every beat of state.json's heartbeat

@@ -18,6 +18,7 @@ import (
 
 	"github.com/notch-web/notch-web/adapters/install"
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/launch"
 	"github.com/notch-web/notch-web/host/push"
 	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/internal/fdlimit"
@@ -64,6 +65,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return runHistory(ctx, args[1:], getenv, stdout, stderr) // history.go
 		case "devices":
 			return runDevices(ctx, args[1:], getenv, stdout, stderr) // devices.go
+		case "launch":
+			return runLaunch(ctx, args[1:], getenv, stdout, stderr) // launch.go
 		case "service":
 			return runService(ctx, args[1:], getenv, stdout, stderr) // service.go
 		case "doctor":
@@ -205,6 +208,15 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 			ln.Close()
 			return false, err
 		}
+	}
+	if cfg.follow == "" && !cfg.demo {
+		// Sessions started from the board, as this machine's own launch
+		// file allows (host/launch); off until it allows something.
+		machine := ""
+		if node != nil {
+			machine = node.Name()
+		}
+		h.SetLauncher(launch.New(launch.Options{Path: launch.PathIn(cfg.dshHome), Home: userHome(getenv), Getenv: getenv}), machine)
 	}
 	hub := web.NewHub(h, svc, log, fdlimit.Streams())
 	// The streams' heartbeat keeps state.json's beat, on its wake-up

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/notch-web/notch-web/adapters/agent"
+	"github.com/notch-web/notch-web/adapters/registry"
 )
 
 // Argv is the command line that starts spec's agent as f allows it: the
@@ -36,4 +37,10 @@ func Argv(spec agent.Spec, a Agent, prompt, resume string) (argv []string, typed
 		}
 	}
 	return argv, typed, nil
+}
+
+// Resumes reports whether the agent named name resumes a session by its id.
+func Resumes(name string) bool {
+	s, ok := registry.Get(name)
+	return ok && s.Launch != nil && s.Launch.Resume != nil
 }
