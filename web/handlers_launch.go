@@ -11,6 +11,7 @@ import (
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/launch"
 	"github.com/notch-web/notch-web/host/mesh"
+	"github.com/notch-web/notch-web/security"
 )
 
 // launchBodyLimit holds a first prompt of terminal.MaxReply bytes, each
@@ -64,13 +65,10 @@ type optionsReply struct {
 	host.LaunchOptions
 }
 
-// mayLaunch is the route's lock beyond the write locks: a start is this
-// machine's own browser's, or a device's allowed to start sessions.
+// mayLaunch is the route's lock beyond the write locks: a device whose
+// role is launch (this machine's own browser is).
 func (s *Server) mayLaunch(c echo.Context) error {
-	if s.Locks.Local(c.Request()) {
-		return nil
-	}
-	return echo.NewHTTPError(http.StatusForbidden, "this device may not start sessions")
+	return s.requireRole(c, security.RoleLaunch)
 }
 
 // postLaunch is the board's Start: the machine named starts the agent in

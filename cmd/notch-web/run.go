@@ -325,6 +325,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	if node != nil {
 		node.SetAnswerer(h.Answer) // the hub's answers for this machine's cards
 		node.SetSteerer(h.Steer)   // the hub's Reply and Stop for this machine's rows
+		node.SetLauncher(h)        // the hub's starts, as this machine's launch file allows
 		logx.Go(g, log, func() error { return node.Run(gctx, h.Board()) })
 	}
 	err = g.Wait()

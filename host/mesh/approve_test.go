@@ -57,6 +57,7 @@ func testMachineHost(tb testing.TB, hub *Node, name string) (*host.Host, func())
 	}
 	n.SetAnswerer(h.Answer)
 	n.SetSteerer(h.Steer)
+	n.SetLauncher(h)
 	ctx, cancel := context.WithCancel(context.Background())
 	hdone, ndone := make(chan struct{}), make(chan struct{})
 	go func() { _ = h.Run(ctx); close(hdone) }()

@@ -96,6 +96,7 @@ type Node struct {
 	board     Board    // set by Run
 	answer    Answerer // set by SetAnswerer
 	steer     Steerer  // set by SetSteerer
+	launcher  Launcher // set by SetLauncher
 	hist      History  // set by SetHistory
 	closeOnce sync.Once
 
@@ -175,6 +176,10 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 			return nil, err
 		}
 		if _, err := n.nc.Subscribe(steerSubject(n.name), guard(n.log, n.onSteer)); err != nil {
+			n.Close()
+			return nil, err
+		}
+		if _, err := n.nc.Subscribe(launchSubject(n.name), guard(n.log, n.onLaunch)); err != nil {
 			n.Close()
 			return nil, err
 		}
@@ -367,7 +372,7 @@ func (n *Node) openViewer(ctx context.Context) error {
 	n.remote.sendFin = n.sendFinish
 	n.remote.sendAns = n.sendAnswer
 	n.remote.sendSteer = n.sendSteer
-	n.remote.sendSteer = n.sendSteer
+	n.remote.sendLaunch, n.remote.sendLaunchOpts = n.sendLaunch, n.sendLaunchOptions
 	if n.hub != nil {
 		n.remote.known = n.hub.known
 		n.remote.allowed = n.hub.active

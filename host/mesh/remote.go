@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/launch"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -36,7 +37,11 @@ type remote struct {
 	sendAns func(machine string, a host.AnswerRequest) (host.Card, error)
 	// sendSteer sends a Reply or Stop to a machine (steer.go).
 	sendSteer func(ctx context.Context, machine string, s host.SteerRequest) error
-	known     func(name string) bool // a name paired here, revoked or not
+	// sendLaunch and sendLaunchOpts ask a machine to start a session, and
+	// what its launch file allows (launch.go).
+	sendLaunch     func(ctx context.Context, machine string, r host.LaunchRequest) (launch.Result, error)
+	sendLaunchOpts func(ctx context.Context, machine string) (host.LaunchOptions, error)
+	known          func(name string) bool // a name paired here, revoked or not
 	// allowed says whose boards, cards and presence are taken (on the hub:
 	// machines paired now; nil under --nats: every one).
 	allowed func(name string) bool
