@@ -13,8 +13,8 @@ import (
 
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/store"
-	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/state"
 	"github.com/notch-web/notch-web/web/templates"
 )
