@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
+	"slices"
 	"time"
 
 	"github.com/notch-web/notch-web/host/launch"
@@ -38,6 +40,10 @@ type LaunchOptions struct {
 	Agents    []string `json:"agents"`
 	Resumes   []string `json:"resumes"` // the allowed agents that resume by id
 	Worktrees bool     `json:"worktrees"`
+	// Offered are folders this machine's rows ran in that no root
+	// allows: offered to the human (notch-web launch allow-folder DIR),
+	// never allowed by being seen.
+	Offered []string `json:"offered"`
 	Problem   string   `json:"problem,omitempty"` // why the file cannot be read
 }
 
@@ -132,7 +138,7 @@ func (h *Host) LaunchOptions(ctx context.Context, machine string) (LaunchOptions
 
 // LaunchOptionsHere is this machine's LaunchOptions.
 func (h *Host) LaunchOptionsHere() LaunchOptions {
-	o := LaunchOptions{Machine: h.machine, Roots: []string{}, Agents: []string{}, Resumes: []string{}}
+	o := LaunchOptions{Machine: h.machine, Roots: []string{}, Agents: []string{}, Resumes: []string{}, Offered: []string{}}
 	if h.launcher == nil || h.board.Follow() {
 		return o
 	}
@@ -148,7 +154,36 @@ func (h *Host) LaunchOptionsHere() LaunchOptions {
 			o.Resumes = append(o.Resumes, a)
 		}
 	}
+	o.Offered = h.offered(f)
 	return o
+}
+
+// maxOffered bounds the folders offered.
+const maxOffered = 20
+
+// offered are the folders this machine's rows ran in that f does not
+// allow.
+func (h *Host) offered(f launch.File) []string {
+	out := []string{}
+	doc, ok := h.board.Snapshot(time.Now())
+	if !ok {
+		return out
+	}
+	for _, s := range doc.Sessions {
+		if len(out) == maxOffered {
+			break
+		}
+		if s.Cwd == "" || slices.Contains(out, s.Cwd) || launch.CheckPath(s.Cwd) != nil {
+			continue
+		}
+		if fi, err := os.Stat(s.Cwd); err != nil || !fi.IsDir() {
+			continue
+		}
+		if _, _, err := f.Folder(s.Cwd); errors.Is(err, launch.ErrFolder) {
+			out = append(out, s.Cwd)
+		}
+	}
+	return out
 }
 
 // noteLaunch is a start's or a refusal's record and history entry.

@@ -57,6 +57,16 @@ func TestLaunchRoute(t *testing.T) {
 	}
 	e.host.SetLauncher(launch.New(launch.Options{Path: path, Socket: socket, Hooked: func(string, string) bool { return true }}), "")
 
+	// A folder a session ran in is offered, not allowed.
+	seen, _ := json.Marshal(map[string]string{"session_id": "seen-1", "hook_event_name": "SessionStart", "source": "startup", "cwd": tmp})
+	if st, m := e.do(t, http.MethodPost, "/agents-notch/hooks/claude-code", string(seen), nil); st != http.StatusOK {
+		t.Fatalf("hook: %d %v", st, m)
+	}
+	if st, m := e.do(t, http.MethodGet, "/agents-notch/launch/options", "", nil); st != http.StatusOK || m["on"] != true ||
+		len(m["offered"].([]any)) != 1 || m["offered"].([]any)[0] != tmp {
+		t.Fatalf("options: %d %v; want on, %s offered", st, m, tmp)
+	}
+
 	phone := e.pairDevice(t, "phone")
 	res := e.phoneReq(t, http.MethodPost, "/agents-notch/launch", body(api, "claude-code", secret), nil, phone)
 	if got := readAll(t, res); res.StatusCode != http.StatusForbidden || !strings.Contains(got, "does not allow starting sessions") {

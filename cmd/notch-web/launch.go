@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/host/launch"
@@ -37,7 +38,7 @@ agent's hooks must be installed (notch-web hooks install NAME) for a start.
 `
 
 // runLaunch is "notch-web launch [VERB ARG…]".
-func runLaunch(_ context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func runLaunch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fail := func(err error) error {
 		fmt.Fprintln(stderr, "notch-web launch:", err)
 		return err
@@ -70,6 +71,7 @@ func runLaunch(_ context.Context, args []string, getenv func(string) string, std
 	}
 	if len(args) == 0 {
 		showLaunch(stdout, path, f)
+		showOffered(ctx, stdout, dsh)
 		return nil
 	}
 	verb, rest := args[0], args[1:]
@@ -190,4 +192,24 @@ func showLaunch(w io.Writer, path string, f launch.File) {
 	}
 	fmt.Fprintf(w, "worktrees: %s\n", wt)
 	fmt.Fprintf(w, "max sessions at once: %d\nstarts per minute: %d\n", f.Sessions(), f.Rate())
+}
+
+// showOffered prints the folders the running host has seen sessions in
+// that no root allows — offered, never allowed by being seen. Only a host
+// of this DSH home (its host.json) is asked, for two seconds at most.
+func showOffered(ctx context.Context, w io.Writer, dsh string) {
+	hf, err := readHostFile(dsh)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	var o struct{ Offered []string }
+	if askHost(ctx, strings.TrimRight(hf.URL, "/"), "/agents-notch/launch/options", nil, &o) != nil || len(o.Offered) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "seen here, not allowed (notch-web launch allow-folder DIR):")
+	for _, d := range o.Offered {
+		fmt.Fprintf(w, "  %s\n", d)
+	}
 }

@@ -58,6 +58,11 @@ async function load(machine) {
   for (const r of o.roots) option(folders, r, r);
   if (!$('launch-folder').value && o.roots.length) $('launch-folder').value = o.roots[0];
   $('launch-wt').hidden = !o.worktrees;
+  const offered = $('launch-offered');
+  offered.hidden = !o.offered.length;
+  offered.textContent = o.offered.length
+    ? 'Seen here, not allowed: ' + o.offered.join(', ') + ' — on that machine, notch-web launch allow-folder DIR adds one.'
+    : '';
   if (!o.on) {
     status.textContent = o.problem
       ? 'Launching is off there: ' + o.problem

@@ -34,14 +34,14 @@ func LaunchSheet() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<dialog id=\"launch-sheet\" class=\"launch-sheet\" aria-labelledby=\"launch-title\"><form id=\"launch-form\" class=\"launch-form\" novalidate><h2 id=\"launch-title\">New session</h2><p class=\"launch-note\" id=\"launch-note\">Started in tmux on the machine, as its own launch file allows.</p><label for=\"launch-machine\">Machine</label> <select id=\"launch-machine\" name=\"machine\"></select> <label for=\"launch-folder\">Project folder</label> <input id=\"launch-folder\" name=\"folder\" list=\"launch-folders\" autocomplete=\"off\" spellcheck=\"false\" maxlength=\"1024\" required> <datalist id=\"launch-folders\"></datalist> <label for=\"launch-agent\">Agent</label> <select id=\"launch-agent\" name=\"agent\"></select><div id=\"launch-wt\" class=\"launch-wt\" hidden><label for=\"launch-branch\">New worktree: branch <span class=\"launch-opt\">(optional)</span></label> <input id=\"launch-branch\" name=\"branch\" autocomplete=\"off\" spellcheck=\"false\" maxlength=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<dialog id=\"launch-sheet\" class=\"launch-sheet\" aria-labelledby=\"launch-title\"><form id=\"launch-form\" class=\"launch-form\" novalidate><h2 id=\"launch-title\">New session</h2><p class=\"launch-note\" id=\"launch-note\">Started in tmux on the machine, as its own launch file allows.</p><label for=\"launch-machine\">Machine</label> <select id=\"launch-machine\" name=\"machine\"></select> <label for=\"launch-folder\">Project folder</label> <input id=\"launch-folder\" name=\"folder\" list=\"launch-folders\" autocomplete=\"off\" spellcheck=\"false\" maxlength=\"1024\" required> <datalist id=\"launch-folders\"></datalist><p id=\"launch-offered\" class=\"launch-note\" hidden></p><label for=\"launch-agent\">Agent</label> <select id=\"launch-agent\" name=\"agent\"></select><div id=\"launch-wt\" class=\"launch-wt\" hidden><label for=\"launch-branch\">New worktree: branch <span class=\"launch-opt\">(optional)</span></label> <input id=\"launch-branch\" name=\"branch\" autocomplete=\"off\" spellcheck=\"false\" maxlength=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var2 string
 		templ_7745c5c3_Var2, templ_7745c5c3_Err = templruntime.NewAttributeExpression(maxBranch()).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/launch.templ`, Line: 25, Col: 105}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/launch.templ`, Line: 26, Col: 105}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var2)
 		if templ_7745c5c3_Err != nil {
@@ -110,7 +110,7 @@ func resumeButton(machine, folder, agent, session string) templ.Component {
 			var templ_7745c5c3_Var5 string
 			templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression(machine).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/launch.templ`, Line: 52, Col: 25}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/launch.templ`, Line: 53, Col: 25}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var5)
 			if templ_7745c5c3_Err != nil {
@@ -123,7 +123,7 @@ func resumeButton(machine, folder, agent, session string) templ.Component {
 			var templ_7745c5c3_Var6 string
 			templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(folder).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/launch.templ`, Line: 53, Col: 23}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/launch.templ`, Line: 54, Col: 23}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 			if templ_7745c5c3_Err != nil {
@@ -136,7 +136,7 @@ func resumeButton(machine, folder, agent, session string) templ.Component {
 			var templ_7745c5c3_Var7 string
 			templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression(agent).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/launch.templ`, Line: 54, Col: 21}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/launch.templ`, Line: 55, Col: 21}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var7)
 			if templ_7745c5c3_Err != nil {
@@ -149,7 +149,7 @@ func resumeButton(machine, folder, agent, session string) templ.Component {
 			var templ_7745c5c3_Var8 string
 			templ_7745c5c3_Var8, templ_7745c5c3_Err = templruntime.NewAttributeExpression(session).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/launch.templ`, Line: 55, Col: 25}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/launch.templ`, Line: 56, Col: 25}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var8)
 			if templ_7745c5c3_Err != nil {
