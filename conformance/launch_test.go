@@ -20,8 +20,8 @@ import (
 // file (written with notch-web launch) allows the project and the agent;
 // POST /agents-notch/launch with a first prompt starts the real CLI in a
 // window of notch-web's own tmux session; its hooks open the row, the turn
-// works and finishes; Reply and Stop work on it at once. A folder outside
-// the roots and an agent not allowed are refused by the machine.
+// works and finishes; Reply works on it at once (and Stop, on Claude
+// Code's). A folder outside the roots and an agent not allowed are refused by the machine.
 
 // launchAgent is one CLI as the board starts it.
 type launchAgent struct {
@@ -31,10 +31,14 @@ type launchAgent struct {
 	env    func() []string
 	prompt string         // the hook that says a prompt was taken
 	ready  func(tm *term) // what a person does before the TUI takes the prompt (Codex's hooks review)
+	// stop: Stop is checked on the launched row too (replyAndStop). Stop
+	// on each agent is TestClaudeAnswers', TestCodexReply's and
+	// TestGeminiReply's; here Claude Code's alone keeps the run lean.
+	stop bool
 }
 
 var launchAgents = []launchAgent{
-	{name: "claude-code", bin: "claude", newRun: claudeRun, env: claudeEnv, prompt: "UserPromptSubmit"},
+	{name: "claude-code", bin: "claude", newRun: claudeRun, env: claudeEnv, prompt: "UserPromptSubmit", stop: true},
 	{name: "codex", bin: "codex", newRun: codexRun, env: codexEnv, prompt: "UserPromptSubmit",
 		ready: func(tm *term) {
 			tm.waitScreen("the hooks review", 120*time.Second, shows("Hooks need review", "Trust all and continue"))
@@ -119,5 +123,16 @@ func launchOne(t *testing.T, a launchAgent, refusals bool) {
 	tm.waitScreen("the first prompt's answer", 90*time.Second, tm.count(standin.FinalText, 1))
 	r.waitBoard("the first turn done", 30*time.Second, oneMain(state.StatusDone))
 	t.Logf("Start: the POST answered in %v; the row on the board %v after it", posted.Round(time.Millisecond), rowAt.Round(time.Millisecond))
-	replyAndStop(t, r, a.prompt, false, nil)
+	if a.stop {
+		replyAndStop(t, r, a.prompt, false, nil)
+		return
+	}
+	// Reply: the text reaches the model, and the row settles done again.
+	d, _ := r.board()
+	mains, _ := mainRows(d)
+	from, before := len(suite.standin.Requests()), r.count(a.prompt)
+	r.replyWhenReady("Reply", mains[0].ID, "scenario:plain Reply from the board")
+	r.waitFor("the reply's "+a.prompt, 30*time.Second, func() bool { return r.count(a.prompt) > before })
+	promptWith(t, from, "scenario:plain Reply from the board", 30*time.Second)
+	r.waitBoard("after the reply", 60*time.Second, oneMain(state.StatusDone))
 }
