@@ -178,6 +178,7 @@ func (r *run) env(extra ...string) []string {
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + r.home,
 		"TMPDIR=" + r.root,
+		"TMUX_TMPDIR=" + r.root, // the tmux server notch-web starts sessions in (launch_test.go) is the run's
 		"LANG=C.UTF-8",
 		"TERM=xterm-256color",
 		"NO_UPDATE_NOTIFIER=1",

@@ -15,6 +15,17 @@ import (
 type term struct {
 	r      *run
 	socket string
+	// target is the pane the term reads and types into ("": the session
+	// "agent"; a pane id for a session started from the board).
+	target string
+}
+
+// tgt is the term's tmux target.
+func (tm *term) tgt() string {
+	if tm.target != "" {
+		return tm.target
+	}
+	return "agent"
 }
 
 // tmux starts argv (an agent CLI in conformance/node_modules/.bin) in a new
@@ -56,7 +67,7 @@ func (tm *term) screen() string { return tm.capture(false) }
 func (tm *term) history() string { return tm.capture(true) }
 
 func (tm *term) capture(history bool) string {
-	args := []string{"capture-pane", "-p", "-J", "-t", "agent"}
+	args := []string{"capture-pane", "-p", "-J", "-t", tm.tgt()}
 	if history {
 		args = append(args, "-S", "-")
 	}
@@ -76,7 +87,7 @@ func (tm *term) typeLine(text, event string) time.Duration {
 	tm.r.t.Helper()
 	before := tm.r.count(event)
 	start := time.Now()
-	if out, err := tm.cmd(nil, "send-keys", "-t", "agent", "-l", text); err != nil {
+	if out, err := tm.cmd(nil, "send-keys", "-t", tm.tgt(), "-l", text); err != nil {
 		tm.r.t.Fatalf("send-keys: %v %s", err, out)
 	}
 	// Enter on its own, once the text is drawn in the input: a burst
@@ -144,7 +155,7 @@ func inputBox(screen string) string {
 // keys sends tmux key names (Enter, Escape, C-c, …).
 func (tm *term) keys(keys ...string) {
 	tm.r.t.Helper()
-	if out, err := tm.cmd(nil, append([]string{"send-keys", "-t", "agent"}, keys...)...); err != nil {
+	if out, err := tm.cmd(nil, append([]string{"send-keys", "-t", tm.tgt()}, keys...)...); err != nil {
 		tm.r.t.Fatalf("send-keys: %v %s", err, out)
 	}
 }
@@ -177,7 +188,7 @@ func (tm *term) confirm(step, dialog string, within time.Duration) {
 
 // exited reports whether the program in the pane has exited.
 func (tm *term) exited() bool {
-	out, _ := tm.cmd(nil, "display-message", "-p", "-t", "agent", "#{pane_dead}")
+	out, _ := tm.cmd(nil, "display-message", "-p", "-t", tm.tgt(), "#{pane_dead}")
 	return strings.TrimSpace(out) == "1"
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/notch-web/notch-web/host/launch"
 	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/internal/fsx"
@@ -97,6 +98,9 @@ type Host struct {
 	silence silenceWatch
 	// starts are the sessions' start points for their Changes (changes.go).
 	starts startPoints
+
+	launcher *launch.Launcher // this machine's starts (launch.go); nil: none
+	machine  string           // this machine's name in the mesh ("" alone)
 }
 
 // OnBeat has fn called on every beat of state.json's heartbeat

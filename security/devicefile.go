@@ -21,6 +21,10 @@ const maxDevicesFile = 256 << 10
 // devicesFileVersion is the one shape of devices.json this build reads.
 const devicesFileVersion = 1
 
+// maxRoleText bounds a role devices.json spells that this build does not
+// know: kept and written back, but not without bound.
+const maxRoleText = 64
+
 // MaxDeviceName is the longest device name, in characters.
 const MaxDeviceName = 40
 
@@ -28,11 +32,18 @@ const MaxDeviceName = 40
 type record struct {
 	Device
 	hash [sha256.Size]byte
+	// roleText is the role as devices.json spells it when this build does
+	// not know it (Device.Role is then zero): written back as it was, so
+	// a hand-edited role is never widened nor lost.
+	roleText string
 }
 
 // fileRecord is a record as devices.json spells it.
 type fileRecord struct {
 	Device
+	// Role shadows Device.Role: absent is a devices.json written before
+	// roles (DefaultRole); a word this build does not know is kept.
+	Role        string `json:"role,omitempty"`
 	TokenSHA256 string `json:"tokenSha256"` // hex; the token itself is never written
 }
 
@@ -90,6 +101,17 @@ func checkRecord(fr fileRecord) (record, error) {
 		return record{}, fmt.Errorf("tokenSha256 must be %d lower-case hex digits", 2*sha256.Size)
 	}
 	r := record{Device: fr.Device}
+	switch role, err := ParseRole(fr.Role); {
+	case fr.Role == "":
+		r.Role = DefaultRole
+	case err != nil:
+		if len(fr.Role) > maxRoleText || !utf8.ValidString(fr.Role) {
+			return record{}, fmt.Errorf("role %.40q: %w", fr.Role, ErrRole)
+		}
+		r.Role, r.roleText = 0, fr.Role // refused at the gate, never widened (Devices.Check)
+	default:
+		r.Role = role
+	}
 	hex.Decode(r.hash[:], []byte(fr.TokenSHA256))
 	return r, nil
 }
@@ -125,7 +147,11 @@ func CheckDeviceName(name string) error {
 func formatDevices(recs []record) ([]byte, error) {
 	f := devicesFile{Version: devicesFileVersion, Devices: make([]fileRecord, len(recs))}
 	for i, r := range recs {
-		f.Devices[i] = fileRecord{Device: r.Device, TokenSHA256: hex.EncodeToString(r.hash[:])}
+		role := r.roleText
+		if r.Role.Valid() {
+			role = r.Role.String()
+		}
+		f.Devices[i] = fileRecord{Device: r.Device, Role: role, TokenSHA256: hex.EncodeToString(r.hash[:])}
 	}
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {

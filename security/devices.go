@@ -30,6 +30,10 @@ type Device struct {
 	// LastSeen is its last request through the gate (zero: none yet). It
 	// is kept in memory at once and written at most once a minute.
 	LastSeen time.Time `json:"lastSeen,omitzero"`
+	// Role is what it may do (role.go). A devices.json written before
+	// roles gives DefaultRole; a role this build does not know is the zero
+	// Role, which allows nothing.
+	Role Role `json:"role"`
 }
 
 // The device store's errors. Each says what to do in words fit for one
@@ -65,10 +69,13 @@ const (
 // device is one paired device as the store holds it.
 type device struct {
 	Device
-	hash   [sha256.Size]byte  // SHA-256 of the token; the token itself is never kept
-	saved  time.Time          // the LastSeen on disk
-	ctx    context.Context    // done when the device is revoked
-	cancel context.CancelFunc // revokes
+	hash [sha256.Size]byte // SHA-256 of the token; the token itself is never kept
+	// roleText is devices.json's role when this build does not know it
+	// (record.roleText), written back unchanged.
+	roleText string
+	saved    time.Time          // the LastSeen on disk
+	ctx      context.Context    // done when the device is revoked
+	cancel   context.CancelFunc // revokes
 }
 
 // pending is one pairing code not yet used or forgotten.
@@ -115,7 +122,7 @@ func OpenDevices(path string, now func() time.Time) (*Devices, error) {
 		return nil, fmt.Errorf("%s: %w (fix it, or remove it: every device then pairs again)", path, err)
 	}
 	for _, r := range recs {
-		d.add(r.Device, r.hash)
+		d.add(r.Device, r.hash).roleText = r.roleText
 	}
 	return d, nil
 }
@@ -251,7 +258,7 @@ func (d *Devices) Redeem(code string) (Device, string, error) {
 		d.mu.Unlock()
 		return Device{}, "", ErrTooMany
 	}
-	dev := Device{ID: id, Name: p.name, Created: d.now().UTC().Truncate(time.Second)}
+	dev := Device{ID: id, Name: p.name, Created: d.now().UTC().Truncate(time.Second), Role: DefaultRole}
 	d.add(dev, sha256.Sum256([]byte(token)))
 	d.mu.Unlock()
 	if err := d.save(); err != nil {
@@ -384,7 +391,7 @@ func (d *Devices) save() error {
 	d.mu.Lock()
 	recs := make([]record, 0, len(d.devices))
 	for _, e := range d.devices {
-		recs = append(recs, record{Device: e.Device, hash: e.hash})
+		recs = append(recs, record{Device: e.Device, hash: e.hash, roleText: e.roleText})
 	}
 	d.version++
 	d.mu.Unlock()

@@ -14,6 +14,7 @@ import (
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/store"
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/state"
 	"github.com/notch-web/notch-web/web/templates"
 )
@@ -117,6 +118,7 @@ func (s *Server) historyPage(c echo.Context) error {
 	if wantsJSON(c.Request()) {
 		return c.JSON(status, historyJSON(v))
 	}
+	v.Launch = s.roleOf(c.Request()).Allows(security.RoleLaunch)
 	return renderStatus(c, status, templates.HistoryPage(v))
 }
 

@@ -20,7 +20,7 @@ func (s *Server) boardPage(c echo.Context) error {
 	if s.Push != nil {
 		lookingMs = push.LookingRenew.Milliseconds()
 	}
-	return render(c, templates.BoardPage(bv, c.QueryParam("popout") == "1", lookingMs))
+	return render(c, templates.BoardPage(bv, c.QueryParam("popout") == "1", lookingMs, s.roleOf(c.Request()).Allows(security.RoleLaunch)))
 }
 
 func (s *Server) panePage(c echo.Context) error {

@@ -64,6 +64,8 @@ func (s *Server) routes() {
 	n.POST("/terminal", s.postTerminal, write(smallBodyLimit)...)
 	n.POST("/reply", s.postReply, write(replyBodyLimit)...)
 	n.POST("/stop", s.postStop, write(smallBodyLimit)...)
+	n.GET("/launch/options", s.getLaunchOptions)
+	n.POST("/launch", s.postLaunch, write(launchBodyLimit)...)
 	n.POST("/window", s.postWindow, write(smallBodyLimit)...)
 	n.POST("/machines/revoke", s.postRevoke, write(smallBodyLimit)...)
 	n.POST("/hooks/:agent", s.postHook, write(hooksBodyLimit)...)

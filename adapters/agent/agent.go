@@ -217,7 +217,30 @@ type Spec struct {
 	// nothing over a draft (docs/terminal.md). nil: every screen is taken
 	// as empty (an agent not checked in a real terminal yet).
 	EmptyInput func(screen string) bool
-	Help       string // one line for "notch-web hooks -h": its scopes and hooks
+	// Launch is how the board starts the agent's CLI in a tmux window of
+	// notch-web's own (host/launch, docs/launch.md); nil: it is not
+	// started from the board.
+	Launch *Launch
+	Help   string // one line for "notch-web hooks -h": its scopes and hooks
+}
+
+// Launch is how an agent's CLI is started for a session begun from the
+// board: a fixed argv, never a shell. The launch file on the machine may
+// replace Argv (its own path, its own fixed flags); Prompt and Resume are
+// the agent's, as its --help says.
+type Launch struct {
+	// Argv is the program and its fixed arguments: ["claude"].
+	Argv []string
+	// Prompt is the arguments that give the first prompt, put after Argv
+	// (and Resume): one argv element holding the prompt, after "--" or as
+	// an option's "=value", so a prompt that starts with "-" is not read
+	// as an option. nil: the agent takes no prompt argument, and the
+	// prompt is typed into its TUI as the first message.
+	Prompt func(prompt string) []string
+	// Resume is the arguments that resume the session id (checked by
+	// host/launch: letters, digits, "-" and "_"); nil: the agent cannot
+	// resume a session by its id.
+	Resume func(id string) []string
 }
 
 // ByTranscript is a Settled for an agent whose transcript alone says how
@@ -248,4 +271,14 @@ func (s Spec) ScopeNames() []string {
 		out[i] = sc.Name
 	}
 	return out
+}
+
+// AfterDashes is a Launch.Prompt for a CLI whose prompt is its positional
+// argument: "--" and the prompt, so nothing in it is read as an option.
+func AfterDashes(prompt string) []string { return []string{"--", prompt} }
+
+// Option is a Launch.Prompt or Resume that passes the value as one
+// "--name=value" argument: a value that starts with "-" stays the value.
+func Option(name string) func(string) []string {
+	return func(v string) []string { return []string{name + "=" + v} }
 }

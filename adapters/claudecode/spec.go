@@ -39,6 +39,8 @@ var Spec = agent.Spec{
 			{Keys: []string{"allowedHttpHookUrls"}, When: "set", Says: "sets allowedHttpHookUrls: make sure it admits notch-web's URL"},
 		},
 	},
+	// Claude Code: claude [options] [prompt]; --resume ID keeps the session's id (--help of the version above).
+	Launch: &agent.Launch{Argv: []string{"claude"}, Prompt: agent.AfterDashes, Resume: agent.Option("--resume")},
 	Help: "--scope user (~/.claude/settings.json), project (.claude/settings.json)\n" +
 		"or local (.claude/settings.local.json): http hooks to URL (SessionStart: a command hook)",
 }

@@ -32,7 +32,9 @@ var Spec = agent.Spec{
 		Style:       agent.StyleClaude,
 		CodexConfig: true,
 	},
-	Help: "~/.codex/hooks.json (command hooks) and notify in ~/.codex/config.toml",
+	// Codex: codex [PROMPT]; codex resume SESSION_ID [PROMPT] (--help of the version above).
+	Launch: &agent.Launch{Argv: []string{"codex"}, Prompt: agent.AfterDashes, Resume: func(id string) []string { return []string{"resume", id} }},
+	Help:   "~/.codex/hooks.json (command hooks) and notify in ~/.codex/config.toml",
 }
 
 func hooks() []agent.Hook {

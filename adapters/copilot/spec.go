@@ -45,7 +45,9 @@ var Spec = agent.Spec{
 		// error for a hooks file without "hooks").
 		OwnFile: true,
 	},
-	Help: "--scope user (~/.copilot/hooks/notch-web.json) or project\n(.github/hooks/notch-web.json): command hooks",
+	// GitHub Copilot CLI: -i/--interactive PROMPT; --resume ID (--help of the version above).
+	Launch: &agent.Launch{Argv: []string{"copilot"}, Prompt: agent.Option("--interactive"), Resume: agent.Option("--resume")},
+	Help:   "--scope user (~/.copilot/hooks/notch-web.json) or project\n(.github/hooks/notch-web.json): command hooks",
 }
 
 func hooks() []agent.Hook {

@@ -34,7 +34,9 @@ var Spec = agent.Spec{
 			{Keys: []string{"tools", "enableHooks"}, When: "false", Says: "sets tools.enableHooks to false: no hook runs until it is true"},
 		},
 	},
-	Help: "--scope user (~/.gemini/settings.json) or project (.gemini/settings.json):\ncommand hooks",
+	// Gemini CLI: -i/--prompt-interactive runs the prompt and stays interactive; --resume takes "latest" or an index, not an id (--help of the version above).
+	Launch: &agent.Launch{Argv: []string{"gemini"}, Prompt: agent.Option("--prompt-interactive")},
+	Help:   "--scope user (~/.gemini/settings.json) or project (.gemini/settings.json):\ncommand hooks",
 }
 
 func hooks() []agent.Hook {

@@ -38,7 +38,9 @@ var Spec = agent.Spec{
 		},
 		Plugin: &agent.Plugin{Marker: Marker, Source: Plugin},
 	},
-	Help: "--scope user (~/.config/opencode/plugin/notch-web.js) or project\n(.opencode/plugin/notch-web.js): a plugin file of notch-web's",
+	// OpenCode: --prompt; -s/--session ID continues a session (--help of the version above).
+	Launch: &agent.Launch{Argv: []string{"opencode"}, Prompt: agent.Option("--prompt"), Resume: agent.Option("--session")},
+	Help:   "--scope user (~/.config/opencode/plugin/notch-web.js) or project\n(.opencode/plugin/notch-web.js): a plugin file of notch-web's",
 }
 
 // hooks are the events the plugin forwards, each POSTed by the plugin

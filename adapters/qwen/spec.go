@@ -49,7 +49,9 @@ var Spec = agent.Spec{
 			{Keys: []string{"tools", "executionSandbox"}, When: "set", Says: "sets tools.executionSandbox: Qwen Code runs no hook while its shell sandbox is on"},
 		},
 	},
-	Help: "--scope user (~/.qwen/settings.json, $QWEN_HOME) or project (.qwen/settings.json):\ncommand hooks",
+	// Qwen Code: its positional prompt is one-shot, -i/--prompt-interactive stays; -r/--resume ID (--help of the version above).
+	Launch: &agent.Launch{Argv: []string{"qwen"}, Prompt: agent.Option("--prompt-interactive"), Resume: agent.Option("--resume")},
+	Help:   "--scope user (~/.qwen/settings.json, $QWEN_HOME) or project (.qwen/settings.json):\ncommand hooks",
 }
 
 func hooks() []agent.Hook {

@@ -26,6 +26,7 @@ var commands = []command{
 	{"notify", "notch-web notify test", "send a test push to every channel of notify.json"},
 	{"history", "notch-web history export|forget", "the lasting history: export it (jsonl, csv) or forget sessions"},
 	{"devices", "notch-web devices add NAME|list|revoke NAME", "pair a phone or another browser with this host (a QR code), list, revoke"},
+	{"launch", "notch-web launch [allow-folder DIR|allow-agent NAME|…]", "what the board may start on this machine: show or edit launch.json"},
 	{"service", "notch-web service install|uninstall|status", "run notch-web at login and after a crash (systemd, launchd, Task Scheduler)"},
 	{"doctor", "notch-web doctor", "check everything (hooks, host, tmux, pushes, history, service, phones), each with its fix"},
 	{"mcp", "notch-web mcp", "an MCP server on stdio: agents read the board and the history (never answer)"},
@@ -57,7 +58,7 @@ const helpUsage = `usage: notch-web help [<command>]
 Lists every command with one line each and the host's flags, or prints one
 command's own help: notch-web help <command> says what notch-web <command> -h
 says. Commands: run, hook, hooks, statusline, pair, join, notify, history,
-devices, service, doctor, mcp, version, help.
+devices, launch, service, doctor, mcp, version, help.
 `
 
 const versionUsage = `usage: notch-web version
@@ -98,6 +99,8 @@ func runHelp(args []string, getenv func(string) string, stdout io.Writer) error 
 		fmt.Fprint(stdout, fit(historyUsage))
 	case "devices":
 		fmt.Fprint(stdout, fit(devicesUsage))
+	case "launch":
+		fmt.Fprint(stdout, fit(launchUsage))
 	case "service":
 		fmt.Fprint(stdout, fit(serviceUsage))
 	case "doctor":

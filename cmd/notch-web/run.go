@@ -18,6 +18,7 @@ import (
 
 	"github.com/notch-web/notch-web/adapters/install"
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/launch"
 	"github.com/notch-web/notch-web/host/push"
 	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/internal/fdlimit"
@@ -65,6 +66,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return runHistory(ctx, args[1:], getenv, stdout, stderr) // history.go
 		case "devices":
 			return runDevices(ctx, args[1:], getenv, stdout, stderr) // devices.go
+		case "launch":
+			return runLaunch(ctx, args[1:], getenv, stdout, stderr) // launch.go
 		case "service":
 			return runService(ctx, args[1:], getenv, stdout, stderr) // service.go
 		case "doctor":
@@ -208,6 +211,15 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 			return false, err
 		}
 	}
+	if cfg.follow == "" && !cfg.demo {
+		// Sessions started from the board, as this machine's own launch
+		// file allows (host/launch); off until it allows something.
+		machine := ""
+		if node != nil {
+			machine = node.Name()
+		}
+		h.SetLauncher(launch.New(launch.Options{Path: launch.PathIn(cfg.dshHome), Home: userHome(getenv), Getenv: getenv}), machine)
+	}
 	hub := web.NewHub(h, svc, log, fdlimit.Streams())
 	// The streams' heartbeat keeps state.json's beat, on its wake-up
 	// (issue 34); a follower keeps no beat, and its fan-out its own time.
@@ -316,6 +328,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 		node.SetAnswerer(h.Answer) // the hub's answers for this machine's cards
 		node.SetSteerer(h.Steer)   // the hub's Reply and Stop for this machine's rows
 		node.SetChanger(h.Changes) // the hub's asks for this machine's rows' Changes
+		node.SetLauncher(h)        // the hub's starts, as this machine's launch file allows
 		logx.Go(g, log, func() error { return node.Run(gctx, h.Board()) })
 	}
 	err = g.Wait()

@@ -201,8 +201,8 @@ func (h *hub) markReady() { h.readyOnce.Do(func() { close(h.ready) }) }
 
 // machinePerms are a paired machine's: it publishes its own board, cards,
 // beat, goodbye and how far its history goes, hears the hub's requests to
-// it (the ✕, the answers to its cards, a Reply or Stop, an ask for its
-// history), and replies to those. Nothing else: no other machine's
+// it (the ✕, the answers to its cards, a Reply or Stop, a start, an ask
+// for its history), and replies to those. Nothing else: no other machine's
 // subjects, no service's, no KV bucket (the hub stores what it takes),
 // no JetStream API, and not even the requests only the hub sends it.
 func machinePerms(name string) *server.Permissions {
@@ -210,7 +210,7 @@ func machinePerms(name string) *server.Permissions {
 		Publish: &server.SubjectPermission{Allow: []string{
 			boardSubject(name), cardsSubject(name), beatSubject(name), goneSubject(name), histSaysSubject(name),
 		}},
-		Subscribe: &server.SubjectPermission{Allow: []string{finishSubject(name), approveSubject(name), steerSubject(name), histSubject(name), changesSubject(name)}},
+		Subscribe: &server.SubjectPermission{Allow: []string{finishSubject(name), approveSubject(name), steerSubject(name), histSubject(name), changesSubject(name), launchSubject(name)}},
 		Response:  &server.ResponsePermission{MaxMsgs: 1, Expires: time.Minute},
 	}
 }

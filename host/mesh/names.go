@@ -86,6 +86,7 @@ func goneSubject(machine string) string    { return machineSubject(machine, pubS
 func finishSubject(machine string) string  { return machineSubject(machine, "finish") }
 func approveSubject(machine string) string { return machineSubject(machine, "approve") }
 func steerSubject(machine string) string   { return machineSubject(machine, "steer") }
+func launchSubject(machine string) string  { return machineSubject(machine, "launch") }
 
 // published reads a subject a machine publishes on: the machine and what
 // (board, cards, beat, gone), or "" when it is not one.

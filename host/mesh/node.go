@@ -97,6 +97,7 @@ type Node struct {
 	answer    Answerer // set by SetAnswerer
 	steer     Steerer  // set by SetSteerer
 	changer   Changer  // set by SetChanger
+	launcher  Launcher // set by SetLauncher
 	hist      History  // set by SetHistory
 	closeOnce sync.Once
 
@@ -180,6 +181,10 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 			return nil, err
 		}
 		if _, err := n.nc.Subscribe(changesSubject(n.name), guard(n.log, n.onChanges)); err != nil {
+			n.Close()
+			return nil, err
+		}
+		if _, err := n.nc.Subscribe(launchSubject(n.name), guard(n.log, n.onLaunch)); err != nil {
 			n.Close()
 			return nil, err
 		}
@@ -373,6 +378,7 @@ func (n *Node) openViewer(ctx context.Context) error {
 	n.remote.sendAns = n.sendAnswer
 	n.remote.sendSteer = n.sendSteer
 	n.remote.sendChanges = n.sendChanges
+	n.remote.sendLaunch, n.remote.sendLaunchOpts = n.sendLaunch, n.sendLaunchOptions
 	if n.hub != nil {
 		n.remote.known = n.hub.known
 		n.remote.allowed = n.hub.active

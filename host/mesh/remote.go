@@ -16,6 +16,7 @@ import (
 
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/changes"
+	"github.com/notch-web/notch-web/host/launch"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -39,7 +40,11 @@ type remote struct {
 	sendSteer func(ctx context.Context, machine string, s host.SteerRequest) error
 	// sendChanges asks a machine for its row's Changes (changes.go).
 	sendChanges func(ctx context.Context, machine, session string) (changes.Result, error)
-	known       func(name string) bool // a name paired here, revoked or not
+	// sendLaunch and sendLaunchOpts ask a machine to start a session, and
+	// what its launch file allows (launch.go).
+	sendLaunch     func(ctx context.Context, machine string, r host.LaunchRequest) (launch.Result, error)
+	sendLaunchOpts func(ctx context.Context, machine string) (host.LaunchOptions, error)
+	known          func(name string) bool // a name paired here, revoked or not
 	// allowed says whose boards, cards and presence are taken (on the hub:
 	// machines paired now; nil under --nats: every one).
 	allowed func(name string) bool

@@ -101,6 +101,9 @@ func (s *Store) Prune(ctx context.Context) (int, error) {
 		if err := deleteSessions(ctx, tx, keys, now); err != nil {
 			return err
 		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM launches WHERE at_ms < ?`, cutoff); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM days WHERE day < ?`, midnightMs(cutoff))
 		return err
 	}); err != nil {

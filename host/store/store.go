@@ -403,6 +403,15 @@ var migrations = []string{
 	// the terminal, a push's button without one, another machine's, or
 	// from before.
 	`ALTER TABLE answers ADD COLUMN operation_id TEXT NOT NULL DEFAULT '';`,
+	// 7: the sessions started from the board and the starts refused
+	// (host.RecordedLaunch, docs/launch.md): who asked, where, what; never
+	// the prompt. This host's own, kept as long as the days are.
+	`CREATE TABLE launches (
+		at_ms INTEGER NOT NULL, machine TEXT NOT NULL, device TEXT NOT NULL, folder TEXT NOT NULL,
+		agent TEXT NOT NULL, worktree TEXT NOT NULL, resume TEXT NOT NULL, pane TEXT NOT NULL,
+		outcome TEXT NOT NULL
+	);
+	CREATE INDEX launches_at ON launches (at_ms);`,
 }
 
 // Version is the schema version this build writes.

@@ -33,6 +33,7 @@ type fact struct {
 	ev     *Event
 	answer *host.RecordedAnswer
 	cost   *Cost
+	launch *host.RecordedLaunch
 	feed   *feedFact     // another machine's batch (Take)
 	done   chan struct{} // Flush's marker
 }
@@ -72,6 +73,10 @@ func (s *Store) RecordAnswer(a host.RecordedAnswer) { s.put(fact{answer: &a}) }
 func (s *Store) RecordCost(session string, usd float64, at time.Time) {
 	s.put(fact{cost: &Cost{Session: session, USD: usd, At: at.UnixMilli()}})
 }
+
+// RecordLaunch is host.LaunchRecorder's: a start from the board, or its
+// refusal.
+func (s *Store) RecordLaunch(l host.RecordedLaunch) { s.put(fact{launch: &l}) }
 
 // put queues f, or drops it when the queue is full (counted, logged at the
 // next batch).
@@ -249,6 +254,8 @@ func (s *Store) write(batch []fact) {
 				err = s.applyAnswer(ctx, tx, Local, 0, f.answer)
 			case f.cost != nil:
 				err = s.applyCost(ctx, tx, Local, 0, f.cost)
+			case f.launch != nil:
+				err = applyLaunch(ctx, tx, f.launch)
 			case f.feed != nil:
 				err = s.applyFeed(ctx, tx, f.feed)
 			}
@@ -302,7 +309,7 @@ func (s *Store) keepForLater(batch []fact, err error) {
 	}
 	s.oseq = s.marked
 	for _, f := range batch {
-		if f.ev == nil && f.answer == nil && f.cost == nil {
+		if f.ev == nil && f.answer == nil && f.cost == nil && f.launch == nil {
 			continue
 		}
 		if len(s.pending) >= queueLen {
@@ -1085,4 +1092,36 @@ func (s *Store) wtx(ctx context.Context, fn func(dbtx) error) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// applyLaunch keeps a start or a refusal.
+func applyLaunch(ctx context.Context, tx dbtx, l *host.RecordedLaunch) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO launches (at_ms, machine, device, folder, agent, worktree, resume, pane, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		l.At.UnixMilli(), l.Machine, l.Device, l.Folder, l.Agent, l.Worktree, l.Resume, l.Pane, l.Outcome)
+	return err
+}
+
+// Launch is one start or refusal as the history keeps it.
+type Launch struct {
+	AtMs                                                   int64
+	Machine, Device, Folder, Agent, Worktree, Resume, Pane string
+	Outcome                                                string // "started" or the refusal's words
+}
+
+// Launches are the latest n starts and refusals, newest first.
+func (s *Store) Launches(ctx context.Context, n int) ([]Launch, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT at_ms, machine, device, folder, agent, worktree, resume, pane, outcome FROM launches ORDER BY at_ms DESC, rowid DESC LIMIT ?`, n)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Launch
+	for rows.Next() {
+		var l Launch
+		if err := rows.Scan(&l.AtMs, &l.Machine, &l.Device, &l.Folder, &l.Agent, &l.Worktree, &l.Resume, &l.Pane, &l.Outcome); err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
 }

@@ -142,6 +142,7 @@ const (
 	TypeHost     = "agents-notch.host.v1"     // start-up, shutdown
 	TypeHTTP     = "agents-notch.http.v1"     // the HTTP server's own errors
 	TypeHub      = "agents-notch.hub.v1"      // rendering the pages
+	TypeLaunch   = "agents-notch.launch.v1"   // a session started from the board, or refused (host/launch.go)
 	TypeMesh     = "agents-notch.mesh.v1"     // many machines (NATS)
 	TypeProcess  = "agents-notch.process.v1"  // an agent's process ended without a word (host/procs.go)
 	TypePush     = "agents-notch.push.v1"     // pushes sent and withdrawn, their buttons (host/push)

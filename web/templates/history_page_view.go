@@ -23,6 +23,9 @@ const PageHistory = "history"
 // NowMs in Loc. Like the board's, it never reads a clock: the same view
 // renders to the same bytes.
 type HistoryView struct {
+	// Launch: the viewer may start sessions (its role): the page shows
+	// Resume on the sessions of agents that resume by id.
+	Launch bool
 	// Off: this notch-web keeps no history (no store: a follower).
 	Off bool
 	// Problem is why the history is unavailable (store.Problem), "" when
