@@ -112,7 +112,7 @@ func TestBookLevelsOncePerWindow(t *testing.T) {
 		{85, at(300), 0}, // 80 % was pushed for this window
 		{96, at(300), 95},
 		{97, at(300), 0},
-		{10, at(600), 0}, // a new window
+		{10, at(600), 0},  // a new window
 		{99, at(600), 95}, // the highest level reached, once
 		{82, at(900), 80},
 	}
