@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -336,4 +337,25 @@ func (b *Book) Forget(machine string) bool {
 		}
 	}
 	return changed
+}
+
+// Label is how a window is named to a person: by its length where told
+// ("5-hour", "7-day"), else by the agent's own name for it.
+func (r Reading) Label() string {
+	m := r.Minutes
+	switch {
+	case m <= 0:
+		switch r.Window {
+		case "five_hour":
+			return "5-hour"
+		case "seven_day":
+			return "7-day"
+		}
+		return r.Window
+	case m%(24*60) == 0:
+		return strconv.Itoa(m/(24*60)) + "-day"
+	case m%60 == 0:
+		return strconv.Itoa(m/60) + "-hour"
+	}
+	return strconv.Itoa(m) + "-minute"
 }
