@@ -27,6 +27,9 @@ type Totals struct {
 	// one (only tokens known: the cost stays empty, no price is guessed).
 	CostUSD float64
 	HasCost bool
+	// HasTokens is false when no source told a token count (Claude Code's
+	// statusline tells its cost alone): the tokens show empty, not 0.
+	HasTokens bool
 }
 
 // Tokens is every token counted.
@@ -43,11 +46,15 @@ func (t *Totals) add(u Usage) {
 		t.CostUSD += u.CostUSD
 		t.HasCost = true
 	}
+	if u.InputTokens+u.OutputTokens+u.CacheReadTokens+u.CacheWriteTokens > 0 {
+		t.HasTokens = true
+	}
 }
 
 func (t *Totals) merge(o Totals) {
 	t.add(Usage{InputTokens: o.InputTokens, OutputTokens: o.OutputTokens, CacheReadTokens: o.CacheReadTokens,
 		CacheWriteTokens: o.CacheWriteTokens, CostUSD: o.CostUSD, HasCost: o.HasCost})
+	t.HasTokens = t.HasTokens || o.HasTokens
 }
 
 // Line is one session's totals on one day.

@@ -57,6 +57,7 @@ type LedgerSum struct {
 	Cache         int64 // read from and written to the cache
 	Tokens        int64
 	Cost          string // "" when no source told a cost
+	HasTokens     bool   // false: no source told a token count
 }
 
 // NewLedgerView draws s; project names a session's project ("" unknown),
@@ -103,7 +104,7 @@ func NewLedgerView(s ledger.Snapshot, project func(session string) string, machi
 	sums := func(by func(ledger.Line) string) []LedgerSum {
 		var out []LedgerSum
 		for _, g := range ledger.Sum(s.Lines, by) {
-			ls := LedgerSum{Key: g.Key, Input: g.InputTokens, Output: g.OutputTokens, Cache: g.CacheReadTokens + g.CacheWriteTokens, Tokens: g.Tokens()}
+			ls := LedgerSum{Key: g.Key, Input: g.InputTokens, Output: g.OutputTokens, Cache: g.CacheReadTokens + g.CacheWriteTokens, Tokens: g.Tokens(), HasTokens: g.HasTokens}
 			if g.HasCost {
 				ls.Cost = "$" + strconv.FormatFloat(g.CostUSD, 'f', 2, 64)
 			}
