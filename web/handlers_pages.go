@@ -30,7 +30,12 @@ func (s *Server) panePage(c echo.Context) error {
 
 // ledgerPage is the ledger's page (host/ledger): every plan window with its
 // age, and the cost and tokens added up; its stream is the hub's.
+// Asked with Accept: application/json, it is ledgerReply.
 func (s *Server) ledgerPage(c echo.Context) error {
+	if wantsJSON(c.Request()) {
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return c.JSON(http.StatusOK, newLedgerReply(s.Host.Board().Ledger().Snapshot(s.Now())))
+	}
 	bv, _ := s.Hub.Models(s.Now())
 	return render(c, templates.LedgerPage(bv.Ledger))
 }
