@@ -1,6 +1,7 @@
 package host
 
 import (
+	"github.com/notch-web/notch-web/host/ledger"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -44,6 +45,12 @@ type Board struct {
 	retired func(ids ...string)
 
 	usage usageStore // what Claude Code's statuslines tell (usage.go)
+	// ledger is the plan limits and the cost and tokens the agents tell
+	// (ledger.go); its changes are the board's.
+	ledger *ledger.Ledger
+	// ledgerEvents receives the ledger's pushes (a level crossed, a
+	// limit ended); set once, before the board is used (SetLedgerEvents).
+	ledgerEvents atomic.Pointer[func(ledger.Event)]
 
 	// hist is each row's last events (history.go); under mu.
 	hist map[string]*historyRing
@@ -61,7 +68,9 @@ type Board struct {
 
 // NewBoard returns an empty board; follow makes it a follower's.
 func NewBoard(cfg BoardConfig, follow bool, s *settings.Service) *Board {
-	return &Board{cfg: cfg, follow: follow, settings: s, fold: state.NewFold()}
+	b := &Board{cfg: cfg, follow: follow, settings: s, fold: state.NewFold()}
+	b.ledger = ledger.New(ledger.Options{Cadence: ledgerCadence, OnChange: b.changed, OnEvent: b.ledgerEvent})
+	return b
 }
 
 // Follow reports whether the board mirrors another host.

@@ -110,7 +110,7 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, from
 	if m.Window.Size > 0 {
 		h.board.setWindow(m.Window.Session, m.Window.Size)
 	}
-	if m.Transcript.Path != "" && spec.Tokens != nil {
+	if m.Transcript.Path != "" && (spec.Tokens != nil || spec.Plan != nil) {
 		h.tokens.want(m.Transcript, h.readTokens(spec), time.Now())
 	}
 	if m.Transcript.Path != "" && !m.Transcript.Sidechain && watchesTranscript(spec) {
@@ -135,13 +135,27 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, from
 // readTokens is how the token reader reads an agent's transcript: its
 // Tokens, and for an agent whose files report the context window too
 // (agent.Spec Window) that window, kept for the row as a statusline's is.
+//
+// For an agent whose files tell the plan's windows and the session's
+// running tokens (agent.Spec Plan), the same reads take those into the
+// ledger.
 func (h *Host) readTokens(spec agent.Spec) func(hookjson.Transcript) (int64, bool) {
-	if spec.Window == nil {
+	if spec.Window == nil && spec.Plan == nil {
 		return spec.Tokens
 	}
 	return func(tr hookjson.Transcript) (int64, bool) {
-		if n, ok := spec.Window(tr); ok {
-			h.board.setWindow(tr.Session, n)
+		if spec.Window != nil {
+			if n, ok := spec.Window(tr); ok {
+				h.board.setWindow(tr.Session, n)
+			}
+		}
+		if spec.Plan != nil && !tr.Sidechain {
+			if r, ok := spec.Plan(tr.Path); ok {
+				h.board.notePlan(spec, tr.Session, r, time.Now())
+			}
+		}
+		if spec.Tokens == nil {
+			return 0, false
 		}
 		return spec.Tokens(tr)
 	}

@@ -3,6 +3,8 @@ package host
 import (
 	"errors"
 	"fmt"
+	"github.com/notch-web/notch-web/adapters/claudecode"
+	"github.com/notch-web/notch-web/host/ledger"
 	"math"
 	"sync"
 	"time"
@@ -169,6 +171,14 @@ func (b *Board) Report(r StatuslineReport, now time.Time) bool {
 		u.Sessions[r.Session] = su
 	}
 	b.usage.mu.Unlock()
+	// The plan's windows and the session's cost go to the ledger, as of
+	// now: the statusline reports what Claude Code knows at this instant.
+	for _, rd := range planReadings(claudecode.Agent, r, now) {
+		b.ledger.Add(rd, now)
+	}
+	if r.CostUSD != nil {
+		b.ledger.AddTotal(ledger.Usage{Agent: claudecode.Agent, Session: r.Session, Source: "statusline", At: now, CostUSD: *r.CostUSD, HasCost: true})
+	}
 	if rec := b.recorder(); rec != nil && r.CostUSD != nil {
 		rec.RecordCost(r.Session, *r.CostUSD, now)
 	}

@@ -28,6 +28,18 @@ func (s *Server) panePage(c echo.Context) error {
 	return render(c, templates.PanePage(pv, s.Locks.HarnessOrigins()))
 }
 
+// ledgerPage is the ledger's page (host/ledger): every plan window with its
+// age, and the cost and tokens added up; its stream is the hub's.
+// Asked with Accept: application/json, it is ledgerReply.
+func (s *Server) ledgerPage(c echo.Context) error {
+	if wantsJSON(c.Request()) {
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return c.JSON(http.StatusOK, newLedgerReply(s.Host.Board().Ledger().Snapshot(s.Now())))
+	}
+	bv, _ := s.Hub.Models(s.Now())
+	return render(c, templates.LedgerPage(bv.Ledger))
+}
+
 // render renders a whole page into a buffer first, so a failed render never
 // sends half a page.
 func render(c echo.Context, comp templ.Component) error {
@@ -48,8 +60,8 @@ func renderStatus(c echo.Context, status int, comp templ.Component) error {
 // stream is GET /agents-notch/stream?page=board|pane: the page's live patches.
 func (s *Server) stream(c echo.Context) error {
 	page := c.QueryParam("page")
-	if page != templates.PageBoard && page != templates.PagePane {
-		return echo.NewHTTPError(http.StatusBadRequest, "page must be board or pane")
+	if page != templates.PageBoard && page != templates.PagePane && page != templates.PageLedger {
+		return echo.NewHTTPError(http.StatusBadRequest, "page must be board, pane or ledger")
 	}
 	// The stream writes to the net/http writer itself: Echo's Response.Flush
 	// swallows write errors, and a stalled reader must be seen to fail.

@@ -68,10 +68,14 @@ type Hub struct {
 	paneMachines []templates.Machine
 	paneDevices  []templates.DeviceRow
 	paneDrawn    bool
-	sizes        map[string]int // each page's last render, in bytes
-	renders      atomic.Int64
-	views        atomic.Int64
-	alerts       host.Alerter // which rises of the board are alerts
+	// ledgerKey is what the ledger page was last rendered from: the
+	// ledger's version and phase.
+	ledgerKey   [2]uint64
+	ledgerDrawn bool
+	sizes       map[string]int // each page's last render, in bytes
+	renders     atomic.Int64
+	views       atomic.Int64
+	alerts      host.Alerter // which rises of the board are alerts
 
 	closing   chan struct{} // closed by Close
 	closeOnce sync.Once
@@ -215,6 +219,7 @@ func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
 		a := h.alerts.Observe(doc, alerts, now)
 		bv.Alert = templates.Alert{Seq: a.Seq, Status: a.Status, Session: a.Session}
 	}
+	bv.Ledger = templates.NewLedgerView(h.board.Ledger().Snapshot(now), projectOf(doc), h.machineName())
 	pv := templates.PaneView{View: h.settings.View(), Summary: doc.Summary, Unknown: unknown, Window: h.window.Status()}
 	if h.Pushes != nil {
 		pv.Pushes = h.Pushes.Pushes()
@@ -268,6 +273,7 @@ type inputs struct {
 // retire). A new wallMs alone is not a change.
 type refreshKey struct {
 	inputs
+	ledger  uint64 // the ledger's phase: which windows are stale or reset (host/ledger)
 	unknown bool
 	rows    int
 	ids     uint64 // the rows' ids, hashed in order: a retire past MaxSessions keeps the count
@@ -304,12 +310,19 @@ func (h *Hub) Refresh(now time.Time) bool {
 	if h.rendered && in == h.seen && (h.due.IsZero() || now.Before(h.due)) {
 		return false // nothing the pages draw can have changed
 	}
+	// A window's reset that came is the ledger's to tell (a push), once.
+	led := h.board.Ledger()
+	led.Step(now)
 	h.views.Add(1)
 	bv, pv := h.Models(now)
-	h.seen, h.due = in, h.board.NextChange(bv.Doc, bv.Unknown)
-	key := refreshKey{inputs: in, unknown: bv.Unknown, rows: len(bv.Doc.Sessions), ids: idsHash(bv.Doc.Sessions)}
+	h.seen, h.due = in, earliest(h.board.NextChange(bv.Doc, bv.Unknown), led.NextChange(now))
+	key := refreshKey{inputs: in, ledger: led.Phase(now), unknown: bv.Unknown, rows: len(bv.Doc.Sessions), ids: idsHash(bv.Doc.Sessions)}
 	if h.rendered && key == h.key {
 		return false
+	}
+	if lk := [2]uint64{led.Version(), key.ledger}; !h.ledgerDrawn || lk != h.ledgerKey {
+		h.ledgerKey, h.ledgerDrawn = lk, true
+		h.publish(templates.PageLedger, templates.LedgerLive(bv.Ledger))
 	}
 	h.key, h.rendered = key, true
 	h.renders.Add(1)
@@ -323,6 +336,34 @@ func (h *Hub) Refresh(now time.Time) bool {
 		h.publish(templates.PagePane, templates.Pane(pv))
 	}
 	return true
+}
+
+// earliest is the earlier of two instants, zero being never.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}
+
+// projectOf names a session's project as the board's rows say.
+func projectOf(doc state.Document) func(string) string {
+	return func(id string) string {
+		for _, r := range doc.Sessions {
+			if r.ID == id {
+				return r.Project
+			}
+		}
+		return ""
+	}
+}
+
+// machineName is this machine's name on a hub, or "this machine".
+func (h *Hub) machineName() string {
+	if n, ok := h.Mesh.(interface{ Name() string }); ok && n.Name() != "" {
+		return n.Name()
+	}
+	return "this machine"
 }
 
 // publish renders a page and publishes it.

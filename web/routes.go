@@ -56,6 +56,7 @@ func (s *Server) routes() {
 	n.GET("/history", s.getHistory, page)
 	n.GET("/history/stream", s.historyStream)
 	n.GET("/changes", s.getChanges, page)
+	n.GET("/ledger", s.ledgerPage, page)
 	n.GET("/settings", s.getSettings)
 	n.POST("/settings", s.postSettings, write(settingsBodyLimit)...)
 	n.POST("/events", s.postEvents, write(eventsBodyLimit)...)

@@ -116,6 +116,14 @@ type Spec struct {
 	// the row's context bar is drawn against it when the row has no
 	// budget, as against Claude Code's statusline report; nil: none.
 	Window func(hookjson.Transcript) (int64, bool)
+	// Plan reads the plan's windows and the session's running token
+	// totals from the transcript Map named (Codex's rollout token_count
+	// events), for the ledger (host/ledger); nil when the agent's files
+	// tell neither.
+	Plan func(transcript string) (PlanReport, bool)
+	// Limits says where the agent tells its plan's limits, or that it
+	// does not (every agent says: the registry's test).
+	Limits Limits
 	// Interrupted reports whether the session's transcript says the human
 	// interrupted the turn that began at since, for an agent that fires no
 	// hook for that (Claude Code's Esc while the model answers); nil when

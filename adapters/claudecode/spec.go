@@ -22,8 +22,11 @@ var Spec = agent.Spec{
 	Idle:        Idle,
 	Busy:        Busy,
 	Settled:     agent.ByTranscript(Settled),
-	Process:     Process,
-	Hooks:       hooks(),
+	// Its statusLine command gets the plan's windows (subscribers, after
+	// the first reply) at every update: "notch-web statusline" posts them.
+	Limits:  agent.Limits{Source: "the statusline's rate_limits (five_hour and seven_day windows, resets_at), at every statusline update"},
+	Process: Process,
+	Hooks:   hooks(),
 	// Its PermissionRequest http hook is held while its dialog shows:
 	// the board answers by default.
 	Answers: true,

@@ -151,6 +151,12 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 	case SessionEnd:
 		b.Ended("")
 	}
+	// Its rollout's token_count lines carry the plan's windows and the
+	// thread's tokens (Plan): named at a turn's end and after each tool,
+	// where a model response has just been written, for the main thread.
+	if (p.Event == Stop || p.Event == PostToolUse) && p.AgentID == "" {
+		b.Transcript(p.TranscriptPath)
+	}
 	return b.Mapping(), nil
 }
 

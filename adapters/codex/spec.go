@@ -18,7 +18,12 @@ var Spec = agent.Spec{
 	Map:        Map,
 	// Its rollout says when a turn ended while the host was down.
 	Settled: agent.ByTranscript(Settled),
-	Hooks:   hooks(),
+	// Its rollout's token_count events carry the plan's windows (as the
+	// model API's rate-limit headers said them) and the thread's tokens,
+	// after every model response.
+	Plan:   Plan,
+	Limits: agent.Limits{Source: "the rollout's token_count rate_limits (primary and secondary windows, resets_at), after every model response"},
+	Hooks:  hooks(),
 	// Its PermissionRequest command hook takes Claude Code's decision, but
 	// Codex shows its own prompt only once the hook returned: opt-in, and
 	// short.

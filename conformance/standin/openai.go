@@ -111,6 +111,7 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request) {
 	rec.Status = http.StatusOK
 	s.record(rec)
 	id := s.nextID("resp")
+	s.limits.header(w.Header())
 	startSSE(w)
 	sse(w, "response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": id}})
 	if t.slow {

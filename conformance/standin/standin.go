@@ -180,11 +180,13 @@ type Server struct {
 	mux   *http.ServeMux
 	stop  chan struct{}
 	once  sync.Once
+	// limits are the plan windows every Responses reply reports.
+	limits CodexLimits
 }
 
 // New returns a stand-in server; serve it with net/http (on loopback).
 func New() *Server {
-	s := &Server{SlowFor: 2 * time.Minute, mux: http.NewServeMux(), stop: make(chan struct{}), holds: map[*holding]struct{}{}}
+	s := &Server{SlowFor: 2 * time.Minute, mux: http.NewServeMux(), stop: make(chan struct{}), holds: map[*holding]struct{}{}, limits: newLimits(time.Now())}
 	s.mux.HandleFunc("POST /v1/messages", s.anthropic)
 	s.mux.HandleFunc("POST /v1/messages/count_tokens", s.anthropicCount)
 	s.mux.HandleFunc("POST /v1/responses", s.openai)

@@ -70,6 +70,9 @@ type Board interface {
 // Node is this notch-web's part in the mesh. Open it, pass Remote to the
 // host, Run it with the host's board.
 type Node struct {
+	// led is this machine's ledger: other machines' readings go in it
+	// (ledger.go).
+	led    ledgerLink
 	cfg    Config
 	log    *slog.Logger
 	hub    *hub
@@ -400,6 +403,8 @@ func (n *Node) openViewer(ctx context.Context) error {
 			n.remote.setBoard(name, m.Data, true)
 		case what == "cards":
 			n.remote.setCards(name, m.Data)
+		case what == "ledger":
+			n.onLedger(name, m.Data)
 		case what == "gone":
 			n.remote.setPresence(name, false, time.Now())
 			if n.hub != nil {
@@ -594,6 +599,10 @@ func (n *Node) onFinish(m *nats.Msg) {
 // board saying why (HubLink).
 func (n *Node) Run(ctx context.Context, b Board) error {
 	defer n.Close()
+	lb, hasLedger := b.(ledgerBoard)
+	if hasLedger {
+		n.led.set(lb.Ledger())
+	}
 	if !n.publish {
 		if n.feed != nil && n.history() != nil {
 			n.runFeed(ctx) // the hub takes the machines' histories
@@ -613,6 +622,7 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 	var last, stored []byte // the rows last sent live, and last stored
 	var lastCards []byte    // the cards last sent
 	var latest []byte       // the board last sent live
+	var lastLedger []byte   // the ledger readings last sent
 	var storedAt time.Time
 	// store keeps the latest board in the KV bucket, at most every
 	// storePace, under --nats: a viewer reads it when it starts. A joined
@@ -635,6 +645,13 @@ func (n *Node) Run(ctx context.Context, b Board) error {
 		if cards := encodeCards(b.Cards(), doc); force || !bytes.Equal(cards, lastCards) {
 			if n.nc.Publish(cardsSubject(n.name), cards) == nil {
 				lastCards = cards
+			}
+		}
+		if hasLedger {
+			if msg, key := encodeLedger(lb.Ledger(), time.Now()); force || !bytes.Equal(key, lastLedger) {
+				if n.nc.Publish(ledgerSubject(n.name), msg) == nil {
+					lastLedger = key
+				}
 			}
 		}
 		rows, _ := json.Marshal(doc.Sessions)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/notch-web/notch-web/host/ledger"
 	"io"
 	"io/fs"
 	"net/netip"
@@ -37,6 +38,8 @@ const (
 	maxConfigBytes = 64 << 10
 	maxDelay       = 10 * time.Minute
 	maxChannels    = 16
+	maxLevelAgents = 32
+	maxLevels      = 4
 	maxToken       = 512
 	maxURL         = 2048
 )
@@ -59,12 +62,27 @@ type Config struct {
 	// Ntfy and Webhooks are the other channels, in the file's order.
 	Ntfy     []NtfyConfig
 	Webhooks []WebhookConfig
+	// Levels are the plan-usage levels, in percent, at which a window
+	// pushes (once per window), per agent ("*": every other agent); nil:
+	// ledger.DefaultLevels for every agent. An empty list pushes none.
+	Levels map[string][]float64
+}
+
+// LevelsFor are agent's push levels under c.
+func (c Config) LevelsFor(agent string) []float64 {
+	if l, ok := c.Levels[agent]; ok {
+		return l
+	}
+	if l, ok := c.Levels["*"]; ok {
+		return l
+	}
+	return ledger.DefaultLevels
 }
 
 // ChannelConfig is what every channel has: the kinds it sends and its quiet
 // hours.
 type ChannelConfig struct {
-	Send  []string // of Kinds; the default is needs-you alone
+	Send  []string // of Kinds; the default is needs-you and limits (defaultSend)
 	Quiet Quiet
 }
 
@@ -120,10 +138,11 @@ func (c ChannelConfig) sends(kind string) bool {
 
 // fileConfig is the file's JSON.
 type fileConfig struct {
-	Delay    *string       `json:"delay"`
-	WebPush  *fileChannel  `json:"webpush"`
-	Ntfy     []fileNtfy    `json:"ntfy"`
-	Webhooks []fileWebhook `json:"webhooks"`
+	Delay    *string              `json:"delay"`
+	WebPush  *fileChannel         `json:"webpush"`
+	Ntfy     []fileNtfy           `json:"ntfy"`
+	Webhooks []fileWebhook        `json:"webhooks"`
+	Limits   map[string][]float64 `json:"limits"`
 }
 
 type fileChannel struct {
@@ -228,6 +247,28 @@ func parseConfig(data []byte) (Config, error) {
 		}
 		cfg.WebPush = &c
 	}
+	if len(f.Limits) > maxLevelAgents {
+		return cfg, at("limits", fmt.Errorf("limits: at most %d agents", maxLevelAgents))
+	}
+	for name, levels := range f.Limits {
+		if name != "*" && !validName(name) {
+			return cfg, at("limits", fmt.Errorf("limits: %q is not an agent's name (or \"*\")", clip(name)))
+		}
+		if len(levels) > maxLevels {
+			return cfg, at("limits", fmt.Errorf("limits %s: at most %d levels", name, maxLevels))
+		}
+		for _, l := range levels {
+			if !(l > 0 && l <= 100) {
+				return cfg, at("limits", fmt.Errorf("limits %s: %v is not a percentage from 1 to 100", name, l))
+			}
+		}
+		if cfg.Levels == nil {
+			cfg.Levels = map[string][]float64{}
+		}
+		ls := slices.Clone(levels)
+		slices.Sort(ls)
+		cfg.Levels[name] = slices.Compact(ls)
+	}
 	if len(f.Ntfy)+len(f.Webhooks) > maxChannels {
 		return cfg, fmt.Errorf("at most %d ntfy topics and webhooks", maxChannels)
 	}
@@ -290,7 +331,7 @@ func parseConfig(data []byte) (Config, error) {
 // channelOf is a channel's kinds and quiet hours; path is where the
 // channel is in the file ("ntfy[0]"), where how its errors name it.
 func channelOf(path, where string, send []string, quiet string) (ChannelConfig, error) {
-	c := ChannelConfig{Send: []string{KindNeedsYou}}
+	c := ChannelConfig{Send: slices.Clone(defaultSend)}
 	if send != nil {
 		c.Send = nil
 		for _, k := range send {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,26 @@ import (
 
 // nameRE is what a channel's name may be, as a regexp: the spec nameChars is held to.
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
+
+// TestConfigLevels: the plan-usage levels are per agent, "*" for the
+// others, 80 % and 95 % when the file does not say; an empty list is none.
+func TestConfigLevels(t *testing.T) {
+	cfg, err := ParseConfig([]byte(`{"limits": {"codex": [95, 50, 95], "*": [90], "gemini": []}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		agent string
+		want  []float64
+	}{{"codex", []float64{50, 95}}, {"claude-code", []float64{90}}, {"gemini", []float64{}}} {
+		if got := cfg.LevelsFor(c.agent); !slices.Equal(got, c.want) {
+			t.Errorf("LevelsFor(%s) = %v, want %v", c.agent, got, c.want)
+		}
+	}
+	if got := (Config{}).LevelsFor("codex"); !slices.Equal(got, []float64{80, 95}) {
+		t.Errorf("the default levels are %v, want 80 and 95", got)
+	}
+}
 
 func TestParseConfig(t *testing.T) {
 	good := `{
@@ -29,7 +50,7 @@ func TestParseConfig(t *testing.T) {
 	}
 	if cfg.Delay != 20*time.Second || cfg.WebPush.Quiet.String() != "22:00-07:00" || len(cfg.WebPush.Send) != 2 ||
 		cfg.Ntfy[0].Token != "tk_abc" || cfg.Webhooks[0].Shape != ShapeSlack || cfg.Webhooks[1].Shape != ShapeJSON ||
-		len(cfg.Webhooks[1].Send) != 1 || cfg.Webhooks[1].Send[0] != KindNeedsYou {
+		len(cfg.Webhooks[1].Send) != 2 || cfg.Webhooks[1].Send[0] != KindNeedsYou || cfg.Webhooks[1].Send[1] != KindLimits {
 		t.Errorf("parsed %+v", cfg)
 	}
 	if cfg, err := ParseConfig([]byte(`{}`)); err != nil || cfg.Delay != DefaultDelay {
@@ -57,6 +78,11 @@ func TestParseConfig(t *testing.T) {
 		{"bad kind", `{"webpush": {"send": ["everything"]}}`, "send"},
 		{"bad quiet", `{"webpush": {"quiet": "10pm-7am"}}`, "quiet"},
 		{"bad hour", `{"webpush": {"quiet": "24:00-07:00"}}`, "quiet"},
+		{"limits not a percentage", `{"limits": {"codex": [120]}}`, "percentage"},
+		{"limits zero", `{"limits": {"codex": [0]}}`, "percentage"},
+		{"limits not an agent", `{"limits": {"Codex!": [80]}}`, "agent"},
+		{"limits too many", `{"limits": {"codex": [1, 2, 3, 4, 5]}}`, "at most"},
+		{"limits wrong type", `{"limits": {"codex": "80"}}`, "limits"},
 		{"bad shape", `{"webhooks": [{"name": "a", "url": "https://x/h", "shape": "teams"}]}`, "shape"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/notch-web/notch-web/host/ledger"
 	"log/slog"
 	"net/url"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,6 +104,10 @@ type Engine struct {
 	reconf  chan struct{}
 
 	sent sync.Map // tests: counts per channel name
+
+	// limits are the ledger's events (a level crossed, a limit ended)
+	// waiting for Run to send them.
+	limits chan ledger.Event
 }
 
 // New returns an engine for h's board. It sends nothing until Run.
@@ -115,6 +121,8 @@ func New(h *host.Host, o Options) *Engine {
 	e := &Engine{host: h, opts: o, log: o.Log, now: o.Now, looking: map[string]time.Time{},
 		wake: make(chan struct{}, 1), reconf: make(chan struct{}, 1)}
 	e.caps = newCaps(o.Now)
+	e.limits = make(chan ledger.Event, 32)
+	h.Board().SetLedgerEvents(e.ledgerEvent)
 	e.start = o.Now()
 	if o.ConfigPath != "" {
 		e.reload()
@@ -157,7 +165,7 @@ func (e *Engine) configure(cfg Config, problem string, good bool) {
 		chans, keys = append(chans, Configured{Channel: c, Config: cc}), append(keys, key)
 	}
 	if e.opts.WebPush != nil {
-		c := ChannelConfig{Send: []string{KindNeedsYou}}
+		c := ChannelConfig{Send: slices.Clone(defaultSend)}
 		if cfg.WebPush != nil {
 			c = *cfg.WebPush
 		}
@@ -175,6 +183,7 @@ func (e *Engine) configure(cfg Config, problem string, good bool) {
 		add(fmt.Sprintf("extra\x00%d", i), x.Channel, x.Config)
 	}
 	e.cfg, e.chans, e.keys, e.problem, e.good = cfg, chans, keys, problem, good
+	e.host.Board().Ledger().SetLevels(cfg.LevelsFor)
 	if good {
 		e.last, e.hadGood = cfg, true
 	}
@@ -391,9 +400,36 @@ func (e *Engine) Run(ctx context.Context) error {
 		case <-e.wake:
 		case <-e.reconf:
 			relane()
+		case ev := <-e.limits:
+			e.sendLimit(lanes, ev)
 		case <-timer.C:
 		}
 		timer.Stop()
+	}
+}
+
+// ledgerEvent hands a ledger's event to Run; one that finds Run behind is
+// dropped, with a word in the log.
+func (e *Engine) ledgerEvent(ev ledger.Event) {
+	select {
+	case e.limits <- ev:
+	default:
+		e.log.Warn("a plan-limit push was dropped: the engine is behind", "log_type", logx.TypePush)
+	}
+}
+
+// sendLimit sends a ledger's event to every channel that sends limits and
+// is not in its quiet hours.
+func (e *Engine) sendLimit(lanes []lane, ev ledger.Event) {
+	now := e.now()
+	m := limitMessage(ev, e.opts.BoardURL, now)
+	e.cfgMu.Lock()
+	chans := e.chans
+	e.cfgMu.Unlock()
+	for i, c := range chans {
+		if i < len(lanes) && c.Config.sends(KindLimits) && !c.Config.Quiet.In(now) {
+			e.enqueue(lanes[i], op{ch: i, msg: &m})
+		}
 	}
 }
 

@@ -22,13 +22,17 @@ const (
 	KindNeedsYou = "needs-you" // a session waits on the human
 	KindFailed   = "failed"    // a session's turn ended in error
 	KindFinished = "finished"  // a session's turn ended done
+	KindLimits   = "limits"    // a plan window crossed a level, or a usage limit ended (host/ledger)
 	KindSummary  = "summary"   // several sessions at once
 	KindTest     = "test"      // "Send a test"
 )
 
 // Kinds lists every kind a channel can be set to send (KindSummary and
 // KindTest follow the others).
-var Kinds = []string{KindNeedsYou, KindFailed, KindFinished}
+var Kinds = []string{KindNeedsYou, KindFailed, KindFinished, KindLimits}
+
+// defaultSend is what a channel sends when the file does not say.
+var defaultSend = []string{KindNeedsYou, KindLimits}
 
 // Action is a button on a message. One with a Cap answers a card: URL is
 // absolute and the Cap a single-use capability bound to the card, its

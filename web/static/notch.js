@@ -145,6 +145,16 @@ function planTimes() {
     const text = `resets ${soon ? hm : `${d.toLocaleDateString([], { weekday: 'short' })} ${hm}`}`;
     if (t.textContent !== text) t.textContent = text;
   }
+  // The ledger's figures: how old each is ("3m ago"), the instant on hover.
+  for (const t of document.querySelectorAll('#board time.plan-asof')) {
+    const at = Date.parse(t.getAttribute('datetime') ?? '');
+    if (!Number.isFinite(at)) continue;
+    const r = rel(at);
+    const text = r === 'now' ? 'as of now' : `${r} ago`;
+    if (t.textContent !== text) t.textContent = text;
+    const title = `as of ${new Date(at - skew).toLocaleString()}`;
+    if (t.title !== title) t.title = title;
+  }
 }
 
 function tickTimes() {
@@ -2300,6 +2310,7 @@ function tick() {
   if (page === 'board') {
     lookAtRows();
     tickTimes();
+    planTimes();
     tickFaces();
     applyFlash();
     if (pop.kind === 'window' && pop.win?.closed) poppedIn();

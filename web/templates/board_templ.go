@@ -450,7 +450,7 @@ func sheet(v BoardView, st settings.Settings) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = planBars(v.Usage).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ledgerStrip(v.Ledger).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

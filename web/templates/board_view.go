@@ -46,6 +46,9 @@ type BoardView struct {
 	// windows and each session's context window. The page shows it;
 	// state.json does not carry it.
 	Usage host.Usage
+	// Ledger is the plan windows the agents told (host/ledger), drawn as
+	// the sheet's strip; state.json does not carry it.
+	Ledger LedgerView
 	// Doors are the ways to the terminals of this host's rows that have
 	// one (host/terminal), by row id: a tmux pane the host switches to, or
 	// a command the page copies. Other machines' rows have none here.

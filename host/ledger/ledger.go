@@ -1,0 +1,185 @@
+package ledger
+
+import (
+	"sync"
+	"time"
+)
+
+// Ledger is the host's ledger: a Book of plan figures and a Tally of cost
+// and tokens behind one lock. Every change bumps its Version and calls
+// OnChange; every threshold crossed or usage limit ended goes to OnEvent.
+// It runs no timer: the board's pages ask NextChange and wake then (as for
+// the board's own NextChange), and call Step.
+type Ledger struct {
+	mu      sync.Mutex
+	book    *Book
+	tally   *Tally
+	machine string
+	version uint64
+	// onChange and onEvent are called without the lock held.
+	onChange func()
+	onEvent  func(Event)
+}
+
+// Options are a Ledger's dependencies.
+type Options struct {
+	// Machine names this machine: readings and usage with none are its.
+	Machine string
+	// Cadence and Levels are the Book's (per agent).
+	Cadence func(agent string) time.Duration
+	Levels  func(agent string) []float64
+	// Loc is the time zone of the tally's days (nil: local).
+	Loc *time.Location
+	// OnChange is called after every change (the board's pages render).
+	OnChange func()
+	// OnEvent is called with every level crossed and limit ended (pushes).
+	OnEvent func(Event)
+}
+
+// New returns an empty ledger.
+func New(o Options) *Ledger {
+	b := NewBook()
+	b.Cadence, b.Levels = o.Cadence, o.Levels
+	return &Ledger{book: b, tally: NewTally(o.Loc), machine: o.Machine, onChange: o.OnChange, onEvent: o.OnEvent}
+}
+
+// SetLevels replaces the push levels (a settings change).
+func (l *Ledger) SetLevels(levels func(agent string) []float64) {
+	l.mu.Lock()
+	l.book.Levels = levels
+	l.mu.Unlock()
+}
+
+func (l *Ledger) after(changed bool, evs []Event) {
+	if changed && l.onChange != nil {
+		l.onChange()
+	}
+	if l.onEvent != nil {
+		for _, e := range evs {
+			l.onEvent(e)
+		}
+	}
+}
+
+// Add takes a reading received at now (see Book.Add); a reading that
+// names no machine is this machine's.
+func (l *Ledger) Add(r Reading, now time.Time) bool {
+	if r.Machine == "" {
+		r.Machine = l.machine
+	}
+	l.mu.Lock()
+	changed, evs := l.book.Add(r, now)
+	if changed {
+		l.version++
+	}
+	l.mu.Unlock()
+	l.after(changed, evs)
+	return changed
+}
+
+// AddUsage counts the tokens and cost of one request or an increment (the
+// OpenTelemetry receiver's). It is not idempotent: the caller sends each
+// increment once (OTLP delta temporality, or one log record per request);
+// a source of running totals uses AddTotal. Usage naming no machine is
+// this machine's; with no time, it is now.
+func (l *Ledger) AddUsage(u Usage) {
+	l.addUsage(u, false)
+}
+
+// AddTotal counts a session's running totals from one source (Tally's
+// AddTotal): idempotent, the same total twice adds nothing.
+func (l *Ledger) AddTotal(u Usage) {
+	l.addUsage(u, true)
+}
+
+func (l *Ledger) addUsage(u Usage, total bool) {
+	if u.Machine == "" {
+		u.Machine = l.machine
+	}
+	if u.At.IsZero() {
+		u.At = time.Now()
+	}
+	l.mu.Lock()
+	var changed bool
+	if total {
+		changed = l.tally.AddTotal(u)
+	} else {
+		changed = l.tally.Add(u)
+	}
+	if changed {
+		l.version++
+	}
+	l.mu.Unlock()
+	l.after(changed, nil)
+}
+
+// Step sends the events the clock alone brought by now (a limit ended) and
+// reports whether the figures' phase moved since the last view.
+func (l *Ledger) Step(now time.Time) {
+	l.mu.Lock()
+	evs := l.book.Step(now)
+	l.mu.Unlock()
+	l.after(false, evs)
+}
+
+// Forget drops the figures of a machine gone from the hub.
+func (l *Ledger) Forget(machine string) {
+	l.mu.Lock()
+	changed := l.book.Forget(machine)
+	if changed {
+		l.version++
+	}
+	l.mu.Unlock()
+	l.after(changed, nil)
+}
+
+// Snapshot is the ledger at an instant.
+type Snapshot struct {
+	Figures []Figure
+	Lines   []Line
+	// Next is when the clock alone next changes the figures (zero: never).
+	Next time.Time
+	// Phase digests the figures' states at the instant (Book.Phase).
+	Phase uint64
+}
+
+// Snapshot returns the ledger as of now.
+func (l *Ledger) Snapshot(now time.Time) Snapshot {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return Snapshot{Figures: l.book.Figures(now), Lines: l.tally.Lines(), Next: l.book.NextChange(now), Phase: l.book.Phase(now)}
+}
+
+// Readings are this machine's own readings (what it publishes to a hub).
+func (l *Ledger) Readings() []Reading {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Reading
+	for _, r := range l.book.figs {
+		if r.Machine == l.machine {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// NextChange is when the clock alone next changes the ledger (zero: never).
+func (l *Ledger) NextChange(now time.Time) time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.book.NextChange(now)
+}
+
+// Phase is the book's Phase at now.
+func (l *Ledger) Phase(now time.Time) uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.book.Phase(now)
+}
+
+// Version counts the ledger's changes.
+func (l *Ledger) Version() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.version
+}

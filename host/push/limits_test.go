@@ -1,0 +1,74 @@
+package push
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/ledger"
+	"github.com/notch-web/notch-web/settings"
+)
+
+// limitRec is a channel that keeps what it was sent.
+type limitRec struct {
+	mu   sync.Mutex
+	msgs []Message
+	got  chan struct{}
+}
+
+func (r *limitRec) Name() string { return "rec" }
+func (r *limitRec) Send(_ context.Context, m Message) error {
+	r.mu.Lock()
+	r.msgs = append(r.msgs, m)
+	r.mu.Unlock()
+	r.got <- struct{}{}
+	return nil
+}
+func (r *limitRec) Withdraw(context.Context, string) error { return nil }
+
+// A plan window crossing a level pushes once, to the channels that send
+// limits (every channel by default), with the agent and window named; its
+// end, once used up, says the agent can run again.
+func TestLimitPushes(t *testing.T) {
+	home := t.TempDir()
+	h := host.New(host.Config{}, settings.NewService(settings.Options{PanePath: filepath.Join(home, "settings.json")}))
+	rec := &limitRec{got: make(chan struct{}, 8)}
+	quiet := &limitRec{got: make(chan struct{}, 8)}
+	e := New(h, Options{Config: Config{Levels: map[string][]float64{"codex": {50}}}, BoardURL: "https://b/", Extra: []Configured{
+		{Channel: rec, Config: ChannelConfig{Send: defaultSend}},
+		{Channel: quiet, Config: ChannelConfig{Send: []string{KindNeedsYou}}},
+	}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go e.Run(ctx)
+	now := time.Now()
+	l := h.Board().Ledger()
+	l.Add(ledger.Reading{Agent: "codex", Window: "primary", Minutes: 300, UsedPct: 40, AsOf: now, ResetsAt: now.Add(time.Hour)}, now)
+	l.Add(ledger.Reading{Agent: "codex", Window: "primary", Minutes: 300, UsedPct: 55, AsOf: now.Add(time.Second), ResetsAt: now.Add(time.Hour)}, now.Add(time.Second))
+	l.Add(ledger.Reading{Agent: "codex", Window: "primary", Minutes: 300, UsedPct: 60, AsOf: now.Add(2 * time.Second), ResetsAt: now.Add(time.Hour)}, now.Add(2*time.Second))
+	<-rec.got
+	l.Add(ledger.Reading{Agent: "codex", Window: "secondary", Minutes: 10080, UsedPct: 100, AsOf: now, ResetsAt: now.Add(time.Minute)}, now)
+	<-rec.got
+	l.Step(now.Add(2 * time.Minute))
+	<-rec.got
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.msgs) != 3 {
+		t.Fatalf("%d messages, want 3: %+v", len(rec.msgs), rec.msgs)
+	}
+	if m := rec.msgs[0]; m.Kind != KindLimits || m.Title != "Codex: 5-hour window at 55%" || !strings.Contains(m.Body, "50%") {
+		t.Errorf("the crossing's message: %+v", m)
+	}
+	if m := rec.msgs[2]; m.Title != "Codex can run again" || !strings.Contains(m.Body, "7-day") {
+		t.Errorf("the end's message: %+v", m)
+	}
+	select {
+	case <-quiet.got:
+		t.Error("a channel that does not send limits got one")
+	default:
+	}
+}
