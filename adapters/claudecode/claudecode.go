@@ -32,7 +32,7 @@
 //	SubagentStop        turn.ended completed on the subagent's row, when the board holds it
 //	                    (/compact's internal agent has a SubagentStop and no SubagentStart: no row)
 //	Stop                turn.ended completed
-//	StopFailure         turn.ended error
+//	StopFailure         turn.ended error, and why (Mapping.Why: its error code and its words)
 //	SessionEnd          session.ended (only for a row the host holds): the row settles, done after
 //	                    its Stop, error when the turn was still open; its subagents settle too
 //	anything else       nothing (Claude Code adds hooks; they are accepted and ignored)
@@ -216,7 +216,14 @@ func (d Dialect) Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, 
 		}
 		b.TurnEnded(state.OutcomeCompleted)
 	case StopFailure:
-		b.TurnEnded(state.OutcomeError)
+		// error is a code (rate_limit, authentication_failed, …, unknown);
+		// Qwen Code adds error_details, the provider's words; Claude
+		// Code's words are its last message ("API Error: 429 …").
+		words := p.String("error_details")
+		if words == "" {
+			words = p.String("last_assistant_message")
+		}
+		b.Failed(p.String("error"), words)
 	case SessionEnd:
 		b.Ended("")
 	}

@@ -247,6 +247,7 @@ func (b *Builder) Interrupted(tool string) {
 	}
 	b.ToolEnded(tool, state.OutcomeOK)
 	b.TurnEnded(state.OutcomeCompleted)
+	b.Why(Why{Kind: WhyInterrupted})
 }
 
 // Ended emits session.ended (the agent's process ended: the row settles, a
