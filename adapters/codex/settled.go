@@ -3,8 +3,10 @@ package codex
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"time"
 
+	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/adapters/internal/tail"
 	"github.com/notch-web/notch-web/state"
 )
@@ -62,4 +64,80 @@ func Settled(path string, since time.Time) (outcome string, ok bool) {
 		return true
 	})
 	return outcome, ok
+}
+
+// whyLine is the part of a rollout's task_complete Why reads.
+type whyLine struct {
+	Timestamp time.Time `json:"timestamp"`
+	Type      string    `json:"type"`
+	Payload   struct {
+		Type  string `json:"type"`
+		Error *struct {
+			Message string `json:"message"`
+			// Info is Codex's kind of the error: a name
+			// ("context_window_exceeded", "usage_limit_exceeded",
+			// "other") or an object named by its one key
+			// ({"http_connection_failed": {…}}).
+			Info json.RawMessage `json:"codex_error_info"`
+		} `json:"error"`
+	} `json:"payload"`
+}
+
+// Why reads why the latest turn of the rollout at path failed: its
+// task_complete's error, stamped no earlier than since — codex_error_info
+// as the code, the provider's message as the words (the inner "message"
+// of a JSON body, which is read whole for the kind and a reset). ok is
+// false when the latest end is no failure, or nothing can be told.
+func Why(path string, since time.Time) (why hookjson.Why, ok bool) {
+	tail.Lines(path, tail.DefaultLimits, func(line []byte) bool {
+		if !bytes.Contains(line, eventMsg) {
+			return true
+		}
+		var l whyLine
+		if json.Unmarshal(line, &l) != nil || l.Type != "event_msg" {
+			return true
+		}
+		switch l.Payload.Type {
+		case "task_started", "turn_aborted":
+			return false
+		case "task_complete":
+			if l.Timestamp.Before(since) || l.Payload.Error == nil {
+				return false
+			}
+			e := l.Payload.Error
+			why, ok = hookjson.WhyOf(infoName(e.Info), innerMessage(e.Message), e.Message), true
+			return false
+		}
+		return true
+	})
+	return why, ok
+}
+
+// infoName is codex_error_info's name: the string, or an object's one key.
+func infoName(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var o map[string]json.RawMessage
+	if json.Unmarshal(raw, &o) == nil && len(o) == 1 {
+		for k := range o {
+			return k
+		}
+	}
+	return ""
+}
+
+// innerMessage is a provider's error body's message ({"error":
+// {"message": …}}), else the text as it is.
+func innerMessage(text string) string {
+	var body struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(strings.TrimSpace(text)), &body) == nil && body.Error.Message != "" {
+		return body.Error.Message
+	}
+	return text
 }

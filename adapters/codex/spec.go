@@ -18,6 +18,7 @@ var Spec = agent.Spec{
 	Map:        Map,
 	// Its rollout says when a turn ended while the host was down.
 	Settled: agent.ByTranscript(Settled),
+	Why:     agent.ByWhy(Why),
 	Hooks:   hooks(),
 	// Its PermissionRequest command hook takes Claude Code's decision, but
 	// Codex shows its own prompt only once the hook returned: opt-in, and

@@ -133,14 +133,19 @@ var wordKinds = []struct {
 
 // WhyOf is the Why of a failed turn from what the agent said of it: code,
 // an error code it names (see codeKinds; "" or "unknown" names none), and
-// words, its own text of the error (its message, its last output). The
-// kind is the code's, else the first of wordKinds whose phrase the words
-// hold; the words are kept one line, bounded (MaxWhy). A reset the words
-// give as an absolute time (a Unix time after "|" or in a "resets_at"
-// member) is read here; one relative to now is ResolveResets's.
-func WhyOf(code, words string) Why {
+// words, its own text of the error (its message, its last output), which
+// the row shows; more is other text of the same error that is read but
+// not shown (a provider's raw body). The kind is the code's, else the
+// first of wordKinds whose phrase the words or more hold; the words are
+// kept one line, bounded (MaxWhy). A reset given as an absolute time (a
+// Unix time after "|" or in a "resets_at" member) is read here; one
+// relative to now is ResolveResets's.
+func WhyOf(code, words string, more ...string) Why {
 	w := Why{Kind: codeKinds[strings.ToLower(strings.TrimSpace(code))], Words: OneLine(words, MaxWhy)}
 	scan := strings.ToLower(words[:min(len(words), maxWhyScan)])
+	for _, m := range more {
+		scan += "\n" + strings.ToLower(m[:min(len(m), maxWhyScan)])
+	}
 	if w.Kind == "" {
 		for _, k := range wordKinds {
 			for _, p := range k.phrases {
@@ -160,8 +165,32 @@ func WhyOf(code, words string) Why {
 				w.ResetsMs = sec * 1000
 			}
 		}
+		if w.ResetsMs == 0 && len(more) > 0 {
+			// A relative reset only more says: keep its words in sight
+			// for ResolveResets.
+			for _, m := range more {
+				if _, ok := Resets(m, time.Unix(0, 0), time.UTC); ok && !strings.Contains(w.Words, "resets") {
+					if hint := resetHint(m); hint != "" {
+						w.Words = OneLine(w.Words+" · "+hint, MaxWhy)
+					}
+					break
+				}
+			}
+		}
 	}
 	return w
+}
+
+// resetHint is the part of s that says when a limit resets, as written.
+func resetHint(s string) string {
+	s = s[:min(len(s), maxWhyScan)]
+	if m := inRE.FindStringSubmatch(s); m != nil {
+		return "retry in " + strings.TrimSpace(m[1])
+	}
+	if loc := atRE.FindStringIndex(s); loc != nil {
+		return s[loc[0]:loc[1]]
+	}
+	return ""
 }
 
 var (
@@ -170,8 +199,8 @@ var (
 	epochRE = regexp.MustCompile(`(?:\||resets_?at\W{0,4}|reset_at\W{0,4})(1[0-9]{9})\b`)
 	// inRE: "try again in 2h 5m", "retry in 30.5s", "retryDelay": "30s",
 	// "resets in 3 hours", "resets_in_seconds": 7200.
-	inRE = regexp.MustCompile(`(?:again in|retry in|retry after|resets? in|retrydelay\W{0,4}|resets_in_seconds\W{0,4}|retry-after\W{0,4})((?:\s*[0-9]+(?:\.[0-9]+)?\s*(?:days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)?\b,?(?:\s*and)?)+)`)
-	partRE = regexp.MustCompile(`([0-9]+(?:\.[0-9]+)?)\s*(days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)?`)
+	inRE   = regexp.MustCompile(`(?i)(?:again in|retry in|retry after|resets? in|retrydelay\W{0,4}|resets_in_seconds\W{0,4}|retry-after\W{0,4})((?:\s*[0-9]+(?:\.[0-9]+)?\s*(?:days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)?\b,?(?:\s*and)?)+)`)
+	partRE = regexp.MustCompile(`(?i)([0-9]+(?:\.[0-9]+)?)\s*(days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)?`)
 	// atRE: "resets 2pm", "resets at 14:05", "try again at 2:05 PM",
 	// "reset at 9am (Europe/Berlin)".
 	atRE = regexp.MustCompile(`(?i)(?:resets?|again|retry)(?: at)?\s+([0-9]{1,2})(?::([0-9]{2}))?\s*(am|pm|a\.m\.|p\.m\.)?(?:\s*\(([A-Za-z_]+(?:/[A-Za-z_+\-]+)*)\))?`)
