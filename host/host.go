@@ -72,9 +72,11 @@ type Host struct {
 	// interrupts watches working rows' transcripts for an interrupt no
 	// hook reports.
 	interrupts *interruptWatch
-	approvals  *approvals
-	tmux       *terminal.Tmux // Go to terminal's (terminals.go)
-	procs      *procWatch     // the agents' processes (procs.go)
+	// whys are the rows whose why the host looks for in their agent\'s files (why.go).
+	whys      *whyWatch
+	approvals *approvals
+	tmux      *terminal.Tmux // Go to terminal's (terminals.go)
+	procs     *procWatch     // the agents' processes (procs.go)
 	// reconcileRows are the restored rows whose agents' files say whether
 	// a turn ended while the host was down (live.go).
 	reconcileRows []string
@@ -114,7 +116,7 @@ func New(cfg Config, s *settings.Service) *Host {
 	if cfg.Boot.IsZero() {
 		cfg.Boot = time.Now()
 	}
-	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, cfg.Follow != "", s), tokens: newTokenReader(), interrupts: newInterruptWatch(), tmux: &terminal.Tmux{}, procs: newProcWatch(), log: cfg.Log, ready: make(chan struct{})}
+	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, cfg.Follow != "", s), tokens: newTokenReader(), interrupts: newInterruptWatch(), whys: newWhyWatch(), tmux: &terminal.Tmux{}, procs: newProcWatch(), log: cfg.Log, ready: make(chan struct{})}
 	if cfg.Remote != nil && cfg.Follow == "" {
 		h.board.remote = cfg.Remote
 		cfg.Remote.Attach(h.board.changed)
@@ -212,6 +214,7 @@ func (h *Host) Run(ctx context.Context) error {
 	logx.Go(g, h.log, func() error { <-ctx.Done(); h.approvals.shutdown(); h.procs.stopAll(); return nil })
 	logx.Go(g, h.log, func() error { return h.approvals.watch(ctx) })
 	logx.Go(g, h.log, func() error { h.watchInterrupts(ctx); return nil })
+	logx.Go(g, h.log, func() error { h.watchWhys(ctx); return nil })
 	logx.Go(g, h.log, func() error { h.writeLive(ctx); return nil })
 	logx.Go(g, h.log, func() error { h.reconcile(ctx, h.reconcileRows); return nil })
 	logx.Go(g, h.log, func() error {
