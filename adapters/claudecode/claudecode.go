@@ -216,14 +216,16 @@ func (d Dialect) Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, 
 		}
 		b.TurnEnded(state.OutcomeCompleted)
 	case StopFailure:
-		// error is a code (rate_limit, authentication_failed, …, unknown);
-		// Qwen Code adds error_details, the provider's words; Claude
-		// Code's words are its last message ("API Error: 429 …").
-		words := p.String("error_details")
+		// error is a code (rate_limit, authentication_failed, server_error,
+		// invalid_request, …, unknown); the words are the agent's last
+		// message ("API Error: Request rejected (429) · …"), and
+		// error_details (the provider's raw body, when given) is read
+		// for the kind and a reset, not shown.
+		words, details := p.String("last_assistant_message"), p.String("error_details")
 		if words == "" {
-			words = p.String("last_assistant_message")
+			words, details = details, ""
 		}
-		b.Failed(p.String("error"), words)
+		b.Failed(p.String("error"), words, details)
 	case SessionEnd:
 		b.Ended("")
 	}

@@ -3,6 +3,7 @@ package codex
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 
@@ -105,7 +106,13 @@ func Why(path string, since time.Time) (why hookjson.Why, ok bool) {
 				return false
 			}
 			e := l.Payload.Error
-			why, ok = hookjson.WhyOf(infoName(e.Info), innerMessage(e.Message), e.Message), true
+			code, status := infoName(e.Info)
+			if status != 0 {
+				// A failed HTTP call: its status says more than the name
+				// (a 401 is no connection failure).
+				code = ""
+			}
+			why, ok = hookjson.WhyOf(code, innerMessage(e.Message), e.Message, httpStatus(status)), true
 			return false
 		}
 		return true
@@ -113,19 +120,31 @@ func Why(path string, since time.Time) (why hookjson.Why, ok bool) {
 	return why, ok
 }
 
-// infoName is codex_error_info's name: the string, or an object's one key.
-func infoName(raw json.RawMessage) string {
+// infoName is codex_error_info's name: the string, or an object's one
+// key; status is the HTTP status the object gives (http_status_code), 0
+// for none.
+func infoName(raw json.RawMessage) (name string, status int) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s
+		return s, 0
 	}
-	var o map[string]json.RawMessage
+	var o map[string]struct {
+		Status int `json:"http_status_code"`
+	}
 	if json.Unmarshal(raw, &o) == nil && len(o) == 1 {
-		for k := range o {
-			return k
+		for k, v := range o {
+			return k, v.Status
 		}
 	}
-	return ""
+	return "", 0
+}
+
+// httpStatus is "HTTP 401" for a status, "" for none: text for WhyOf.
+func httpStatus(status int) string {
+	if status <= 0 {
+		return ""
+	}
+	return "HTTP " + strconv.Itoa(status)
 }
 
 // innerMessage is a provider's error body's message ({"error":

@@ -224,10 +224,10 @@ func (b *Builder) TurnEnded(outcome string) {
 }
 
 // Failed ends the turn in error and says why (Mapping.Why): the agent's
-// error code and its words (WhyOf).
-func (b *Builder) Failed(code, words string) {
+// error code, its words and more of its text (WhyOf).
+func (b *Builder) Failed(code, words string, more ...string) {
 	b.TurnEnded(state.OutcomeError)
-	b.Why(WhyOf(code, words))
+	b.Why(WhyOf(code, words, more...))
 }
 
 // Why notes why the target row's turn stopped (Mapping.Why), without an

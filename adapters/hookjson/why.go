@@ -169,7 +169,10 @@ func WhyOf(code, words string, more ...string) Why {
 			// A relative reset only more says: keep its words in sight
 			// for ResolveResets.
 			for _, m := range more {
-				if _, ok := Resets(m, time.Unix(0, 0), time.UTC); ok && !strings.Contains(w.Words, "resets") {
+				if _, said := Resets(w.Words, time.Unix(0, 0), time.UTC); said {
+					break // the words say it already
+				}
+				if _, ok := Resets(m, time.Unix(0, 0), time.UTC); ok {
 					if hint := resetHint(m); hint != "" {
 						w.Words = OneLine(w.Words+" · "+hint, MaxWhy)
 					}

@@ -53,7 +53,9 @@ func failureFor(sc Scenario, api string, reset time.Time) failure {
 		Overloaded: "stand-in: Overloaded (scenario:overloaded)",
 		TooLong:    "stand-in: prompt is too long: 250000 tokens > 200000 maximum (scenario:toolong)",
 	}[sc]
-	f := failure{headers: map[string]string{}}
+	// x-should-retry: the Anthropic and OpenAI SDKs' word not to retry,
+	// so an agent tells the failure now rather than after its backoff.
+	f := failure{headers: map[string]string{"x-should-retry": "false"}}
 	switch sc {
 	case Limit429:
 		f.status = http.StatusTooManyRequests
