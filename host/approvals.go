@@ -1088,6 +1088,9 @@ type CardSet struct {
 	// when SteerOff (--steer off).
 	Steer    map[string]bool
 	SteerOff bool
+	// Whys are why rows stopped (why.go): this machine's, and on a hub
+	// the other machines' as they say.
+	Whys map[string]hookjson.Why
 }
 
 // setCards replaces the cards the board draws.
@@ -1105,6 +1108,7 @@ func (b *Board) Cards() CardSet {
 	}
 	own.Steer, own.SteerOff = b.steerRows(), b.steerOff
 	own.Agents = b.withRowAgents(own.Agents)
+	own.Whys = b.Whys()
 	if b.remote == nil {
 		return own
 	}
@@ -1114,10 +1118,10 @@ func (b *Board) Cards() CardSet {
 // mergeCards adds the other machines' cards to this machine's. With
 // approvals off here, theirs are read-only too.
 func mergeCards(own, other CardSet) CardSet {
-	if len(other.Cards) == 0 && len(other.Agents) == 0 && (len(other.Steer) == 0 || own.SteerOff) {
+	if len(other.Cards) == 0 && len(other.Agents) == 0 && len(other.Whys) == 0 && (len(other.Steer) == 0 || own.SteerOff) {
 		return own
 	}
-	out := CardSet{Off: own.Off, SteerOff: own.SteerOff, Steer: own.Steer,
+	out := CardSet{Off: own.Off, SteerOff: own.SteerOff, Steer: own.Steer, Whys: own.Whys,
 		Cards: slices.Concat(own.Cards, other.Cards), Agents: make(map[string]string, len(own.Agents)+len(other.Agents))}
 	if len(other.Steer) > 0 && !own.SteerOff {
 		out.Steer = make(map[string]bool, len(own.Steer)+len(other.Steer))
@@ -1133,6 +1137,15 @@ func mergeCards(own, other CardSet) CardSet {
 	}
 	for k, v := range other.Agents {
 		out.Agents[k] = v
+	}
+	if len(other.Whys) > 0 {
+		out.Whys = make(map[string]hookjson.Why, len(own.Whys)+len(other.Whys))
+		for k, v := range own.Whys {
+			out.Whys[k] = v
+		}
+		for k, v := range other.Whys {
+			out.Whys[k] = v
+		}
 	}
 	if own.Off {
 		for i := len(own.Cards); i < len(out.Cards); i++ {

@@ -64,6 +64,10 @@ type Board struct {
 	leftPane map[string]bool
 	// rec keeps the lasting history (recorder.go); nil for none; under mu.
 	rec Recorder
+	// whys is why each row's latest turn stopped, and turnAt when each
+	// row's latest turn started (why.go); under mu.
+	whys   map[string]hookjson.Why
+	turnAt map[string]int64
 }
 
 // NewBoard returns an empty board; follow makes it a follower's.
@@ -279,6 +283,7 @@ func (b *Board) applyLocked(evs ...state.Event) ([]string, error) {
 			}
 		}
 		b.backInPaneLocked(evs)
+		b.forgetWhysLocked(evs)
 		b.recordLocked(evs)
 		b.recordToLocked(evs)
 		b.pruneLocked()

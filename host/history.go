@@ -62,6 +62,7 @@ var historyWhat = map[string]string{
 	state.TypeApprovalResolved:  "approval answered",
 	state.TypeTurnEnded:         "turn ended",
 	state.TypeSessionEnded:      "process ended",
+	WhyEvent:                    "stopped",
 }
 
 // HistoryWhat is what an event of type typ reads as in a row's history,

@@ -110,6 +110,14 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, from
 	if m.Window.Size > 0 {
 		h.board.setWindow(m.Window.Session, m.Window.Size)
 	}
+	if m.Why.Session != "" {
+		h.board.setWhy(m.Why.Session, m.Why.Why, now)
+	}
+	for _, ev := range m.Events {
+		if ev.Type == state.TypeTurnEnded || ev.Type == state.TypeSessionEnded {
+			h.lookForWhy(ev.Session, now)
+		}
+	}
 	if m.Transcript.Path != "" && (spec.Tokens != nil || spec.Plan != nil) {
 		h.tokens.want(m.Transcript, h.readTokens(spec), time.Now())
 	}

@@ -77,10 +77,12 @@ type Host struct {
 	// interrupts watches working rows' transcripts for an interrupt no
 	// hook reports.
 	interrupts *interruptWatch
-	approvals  *approvals
-	tmux       *terminal.Tmux   // Go to terminal's (terminals.go)
-	remote     *terminal.Remote // Reply and Stop beyond tmux (steer.go)
-	procs      *procWatch       // the agents' processes (procs.go)
+	// whys are the rows whose why the host looks for in their agent's files (why.go).
+	whys      *whyWatch
+	approvals *approvals
+	tmux      *terminal.Tmux   // Go to terminal's (terminals.go)
+	remote    *terminal.Remote // Reply and Stop beyond tmux (steer.go)
+	procs     *procWatch       // the agents' processes (procs.go)
 	// reconcileRows are the restored rows whose agents' files say whether
 	// a turn ended while the host was down (live.go).
 	reconcileRows []string
@@ -125,7 +127,7 @@ func New(cfg Config, s *settings.Service) *Host {
 	if cfg.Boot.IsZero() {
 		cfg.Boot = time.Now()
 	}
-	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, cfg.Follow != "", s), tokens: newTokenReader(), interrupts: newInterruptWatch(), tmux: &terminal.Tmux{}, remote: &terminal.Remote{}, procs: newProcWatch(), log: cfg.Log, ready: make(chan struct{})}
+	h := &Host{cfg: cfg, settings: s, board: NewBoard(cfg.Board, cfg.Follow != "", s), tokens: newTokenReader(), interrupts: newInterruptWatch(), whys: newWhyWatch(), tmux: &terminal.Tmux{}, remote: &terminal.Remote{}, procs: newProcWatch(), log: cfg.Log, ready: make(chan struct{})}
 	if cfg.Remote != nil && cfg.Follow == "" {
 		h.board.remote = cfg.Remote
 		cfg.Remote.Attach(h.board.changed)
@@ -223,6 +225,7 @@ func (h *Host) Run(ctx context.Context) error {
 	logx.Go(g, h.log, func() error { <-ctx.Done(); h.approvals.shutdown(); h.procs.stopAll(); return nil })
 	logx.Go(g, h.log, func() error { return h.approvals.watch(ctx) })
 	logx.Go(g, h.log, func() error { h.watchInterrupts(ctx); return nil })
+	logx.Go(g, h.log, func() error { h.watchWhys(ctx); return nil })
 	logx.Go(g, h.log, func() error { h.writeLive(ctx); return nil })
 	logx.Go(g, h.log, func() error { h.reconcile(ctx, h.reconcileRows); return nil })
 	logx.Go(g, h.log, func() error {

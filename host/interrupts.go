@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -184,6 +185,7 @@ func (h *Host) checkInterrupts(now time.Time) {
 			// in error, its tool and any approval settled as an interrupt's.
 			if s.Status == state.StatusWorking && r.failed != nil && r.failed(r.path, since) {
 				h.board.settleTurn(row, s.Status, s.Since, state.OutcomeError, now)
+				h.lookForWhy(row, now)
 			}
 			continue
 		}
@@ -191,5 +193,6 @@ func (h *Host) checkInterrupts(now time.Time) {
 			h.approvals.refusedInTerminal(row)
 		}
 		h.board.endInterrupted(row, s.Status, s.Since, now)
+		h.board.setWhy(row, hookjson.Why{Kind: hookjson.WhyInterrupted}, now)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/internal/proc"
 	"github.com/notch-web/notch-web/state"
@@ -124,6 +125,11 @@ func (h *Host) agentGone(row string, id proc.ID, now time.Time) {
 	was, ok := h.board.endedSilently(row, now)
 	if !ok {
 		return
+	}
+	// The agent's files may say why it went (they are written by now);
+	// else it ended without a word.
+	if !h.readWhy(row, now) {
+		h.board.setWhy(row, hookjson.Why{Kind: hookjson.WhyEnded}, now)
 	}
 	cards := h.approvals.agentGone(row)
 	h.log.Warn("the agent's process ended without a word; its row is settled", "log_type", logx.TypeProcess,

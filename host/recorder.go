@@ -3,6 +3,8 @@ package host
 import (
 	"time"
 
+	"github.com/notch-web/notch-web/adapters/hookjson"
+
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -15,6 +17,20 @@ type Recorder interface {
 	RecordEvents(evs []RecordedEvent)
 	RecordAnswer(a RecordedAnswer)
 	RecordCost(session string, usd float64, at time.Time)
+	RecordWhy(w RecordedWhy)
+}
+
+// WhyEvent is the lasting history's own event type for a RecordedWhy
+// (host/store keeps it among the events and feeds it to a hub): never a
+// session event of the vocabulary.
+const WhyEvent = "why"
+
+// RecordedWhy is why a row's turn stopped (why.go), when the board
+// learned it.
+type RecordedWhy struct {
+	Session string
+	hookjson.Why
+	At time.Time
 }
 
 // RecordedEvent is one applied event with what the host knows of its row

@@ -17,6 +17,7 @@ type answers struct {
 
 func (r *answers) RecordEvents([]RecordedEvent)          {}
 func (r *answers) RecordCost(string, float64, time.Time) {}
+func (r *answers) RecordWhy(RecordedWhy)                 {}
 func (r *answers) RecordAnswer(a RecordedAnswer) {
 	r.mu.Lock()
 	r.got = append(r.got, a)

@@ -28,6 +28,7 @@ func (r *recorded) RecordEvents(evs []RecordedEvent) {
 }
 func (r *recorded) RecordAnswer(RecordedAnswer)           {}
 func (r *recorded) RecordCost(string, float64, time.Time) {}
+func (r *recorded) RecordWhy(RecordedWhy)                 {}
 
 // of are the events recorded for session.
 func (r *recorded) of(session string) []state.Event {

@@ -21,6 +21,7 @@ type answerLog struct {
 
 func (r *answerLog) RecordEvents([]host.RecordedEvent)     {}
 func (r *answerLog) RecordCost(string, float64, time.Time) {}
+func (r *answerLog) RecordWhy(host.RecordedWhy)            {}
 func (r *answerLog) RecordAnswer(a host.RecordedAnswer) {
 	r.mu.Lock()
 	r.got = append(r.got, a)
@@ -122,4 +123,9 @@ func (t tee) RecordAnswer(a host.RecordedAnswer)    { t[0].RecordAnswer(a); t[1]
 func (t tee) RecordCost(s string, usd float64, at time.Time) {
 	t[0].RecordCost(s, usd, at)
 	t[1].RecordCost(s, usd, at)
+}
+
+func (t tee) RecordWhy(w host.RecordedWhy) {
+	t[0].RecordWhy(w)
+	t[1].RecordWhy(w)
 }

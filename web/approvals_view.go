@@ -9,6 +9,12 @@ import (
 // approvalsView is the host's cards as the board page draws them.
 func approvalsView(c host.CardSet) templates.Approvals {
 	v := templates.Approvals{Agents: c.Agents, Off: c.Off, Steer: c.Steer, SteerOff: c.SteerOff}
+	if len(c.Whys) > 0 {
+		v.Whys = make(map[string]templates.Why, len(c.Whys))
+		for id, w := range c.Whys {
+			v.Whys[id] = templates.Why{Kind: w.Kind, Label: w.Label(), Words: w.Words, ResetsMs: w.ResetsMs}
+		}
+	}
 	if len(c.Cards) > 0 {
 		v.Cards = make(map[string][]templates.ApprovalCard, len(c.Cards))
 	}

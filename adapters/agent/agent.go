@@ -166,6 +166,14 @@ type Spec struct {
 	// ended while the host was down shows as ended. Every agent has one
 	// (the registry's test): a restarted host reconciles every row.
 	Settled func(session, transcript string, since time.Time) (outcome string, ok bool)
+	// Why reads why the session's latest turn failed, as the agent's own
+	// files say it, when that turn ended in error no earlier than since
+	// (Codex's rollout, Gemini CLI's chat file, GitHub Copilot CLI's
+	// session file carry the error no hook does); session and transcript
+	// as Settled's. ok is false when the files cannot say. nil: the agent
+	// keeps no such word beyond its hooks (Mapping.Why). The host asks it
+	// once, when a row of the agent's ends in error with no why.
+	Why func(session, transcript string, since time.Time) (why hookjson.Why, ok bool)
 	// Process is the agent's own word on which process runs the session
 	// (its PID and its start, in internal/proc's unit), for a row no
 	// "notch-web hook" named one for (Claude Code's http hooks); nil when
@@ -255,6 +263,12 @@ type Launch struct {
 // a turn ended (the session's id adds nothing).
 func ByTranscript(settled func(transcript string, since time.Time) (string, bool)) func(session, transcript string, since time.Time) (string, bool) {
 	return func(_, transcript string, since time.Time) (string, bool) { return settled(transcript, since) }
+}
+
+// ByWhy is a Why for an agent whose transcript alone says why a turn
+// failed.
+func ByWhy(why func(transcript string, since time.Time) (hookjson.Why, bool)) func(session, transcript string, since time.Time) (hookjson.Why, bool) {
+	return func(_, transcript string, since time.Time) (hookjson.Why, bool) { return why(transcript, since) }
 }
 
 // Events are the events of s's hooks, in order.

@@ -32,7 +32,7 @@
 //	SubagentStop        turn.ended completed on the subagent's row, when the board holds it
 //	                    (/compact's internal agent has a SubagentStop and no SubagentStart: no row)
 //	Stop                turn.ended completed
-//	StopFailure         turn.ended error
+//	StopFailure         turn.ended error, and why (Mapping.Why: its error code and its words)
 //	SessionEnd          session.ended (only for a row the host holds): the row settles, done after
 //	                    its Stop, error when the turn was still open; its subagents settle too
 //	anything else       nothing (Claude Code adds hooks; they are accepted and ignored)
@@ -216,7 +216,16 @@ func (d Dialect) Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, 
 		}
 		b.TurnEnded(state.OutcomeCompleted)
 	case StopFailure:
-		b.TurnEnded(state.OutcomeError)
+		// error is a code (rate_limit, authentication_failed, server_error,
+		// invalid_request, …, unknown); the words are the agent's last
+		// message ("API Error: Request rejected (429) · …"), and
+		// error_details (the provider's raw body, when given) is read
+		// for the kind and a reset, not shown.
+		words, details := p.String("last_assistant_message"), p.String("error_details")
+		if words == "" {
+			words, details = details, ""
+		}
+		b.Failed(p.String("error"), words, details)
 	case SessionEnd:
 		b.Ended("")
 	}

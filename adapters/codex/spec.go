@@ -23,6 +23,7 @@ var Spec = agent.Spec{
 	// after every model response.
 	Plan:   Plan,
 	Limits: agent.Limits{Source: "the rollout's token_count rate_limits (primary and secondary windows, resets_at), after every model response"},
+	Why:    agent.ByWhy(Why),
 	Hooks:  hooks(),
 	// Its PermissionRequest command hook takes Claude Code's decision, but
 	// Codex shows its own prompt only once the hook returned: opt-in, and

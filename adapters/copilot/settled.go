@@ -3,8 +3,10 @@ package copilot
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"time"
 
+	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/adapters/internal/tail"
 	"github.com/notch-web/notch-web/state"
 )
@@ -77,4 +79,56 @@ func Settled(session, transcript string, since time.Time) (outcome string, ok bo
 		return false
 	})
 	return outcome, ok
+}
+
+// whyLine is the part of a session.error line Why reads.
+type whyLine struct {
+	Type      string    `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	AgentID   string    `json:"agentId"`
+	Data      struct {
+		HookType   string `json:"hookType"`
+		ErrorType  string `json:"errorType"`
+		Message    string `json:"message"`
+		StatusCode int    `json:"statusCode"`
+	} `json:"data"`
+}
+
+// Why reads why the latest turn of session failed, as its session file
+// says (transcript, else the one SessionFile finds): its "session.error"
+// line (data.message, data.statusCode, data.errorType), stamped no earlier
+// than since. ok is false when the latest end is no error, or the file
+// cannot say.
+func Why(session, transcript string, since time.Time) (why hookjson.Why, ok bool) {
+	if transcript == "" {
+		transcript = SessionFile(session)
+	}
+	if transcript == "" {
+		return hookjson.Why{}, false
+	}
+	tail.Lines(transcript, tail.DefaultLimits, func(line []byte) bool {
+		if !bytes.Contains(line, []byte(`"type"`)) {
+			return true
+		}
+		var l whyLine
+		if json.Unmarshal(line, &l) != nil || l.AgentID != "" {
+			return true
+		}
+		switch {
+		case l.Type == userMessage, l.Type == turnStart, l.Type == abort,
+			l.Type == hookStart && l.Data.HookType == agentStop:
+			return false
+		case l.Type == sessionError:
+			if !l.Timestamp.Before(since) {
+				status := ""
+				if l.Data.StatusCode > 0 {
+					status = "HTTP " + strconv.Itoa(l.Data.StatusCode)
+				}
+				why, ok = hookjson.WhyOf(l.Data.ErrorType, l.Data.Message, status), true
+			}
+			return false
+		}
+		return true
+	})
+	return why, ok
 }

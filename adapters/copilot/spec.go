@@ -30,6 +30,7 @@ var Spec = agent.Spec{
 	// session.error): a turn that ended while the host was down shows as
 	// ended.
 	Settled: Settled,
+	Why:     Why,
 	// Ctrl-C stops its turn; Escape does not while the model streams.
 	StopKey: "C-c",
 	Hooks:   hooks(),

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/adapters/internal/tail"
 	"github.com/notch-web/notch-web/state"
 )
@@ -96,4 +97,65 @@ func text(raw json.RawMessage) string {
 		b.WriteString(p.Text)
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// Why reads why the latest turn in the chat transcript at path failed:
+// its "error" record ("[API Error: {…}]", the provider's body), stamped
+// no earlier than since. The words are the body's message; the whole
+// record is read for the kind (its status code, RESOURCE_EXHAUSTED …) and
+// a reset (a quota's retryDelay). ok is false when the latest end is no
+// error, or nothing can be told (headless, Gemini CLI writes no error
+// record).
+func Why(path string, since time.Time) (why hookjson.Why, ok bool) {
+	tail.Lines(path, tail.DefaultLimits, func(line []byte) bool {
+		if bytes.HasPrefix(line, []byte(`{"$set"`)) {
+			return true
+		}
+		var r chatRecord
+		if json.Unmarshal(line, &r) != nil {
+			return true
+		}
+		switch r.Type {
+		case "error":
+			if !r.Timestamp.Before(since) {
+				all := text(r.Content)
+				why, ok = hookjson.WhyOf(geminiStatus(all), apiMessage(all), all), true
+			}
+			return false
+		case "user", "gemini":
+			return false
+		}
+		return true // an "info" note: look on
+	})
+	return why, ok
+}
+
+// apiMessage is the message of Gemini CLI's "[API Error: {…}]" text: the
+// body's error.message, else the text without its brackets.
+func apiMessage(s string) string {
+	body := strings.TrimSuffix(strings.TrimPrefix(s, "[API Error: "), "]")
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(body), &e) == nil && e.Error.Message != "" {
+		return e.Error.Message
+	}
+	return body
+}
+
+// geminiStatus is the body's error.status (RESOURCE_EXHAUSTED,
+// UNAUTHENTICATED, UNAVAILABLE …), a code WhyOf knows.
+func geminiStatus(s string) string {
+	body := strings.TrimSuffix(strings.TrimPrefix(s, "[API Error: "), "]")
+	var e struct {
+		Error struct {
+			Status string `json:"status"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(body), &e) != nil {
+		return ""
+	}
+	return e.Error.Status
 }

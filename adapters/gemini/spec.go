@@ -19,6 +19,7 @@ var Spec = agent.Spec{
 	Interrupted: Interrupted,
 	// So does it when a turn ended while the host was down.
 	Settled: agent.ByTranscript(Settled),
+	Why:     agent.ByWhy(Why),
 	Hooks:   hooks(),
 	// It reads a burst as a paste and drops an Enter in it.
 	ReplyEnter: 600 * time.Millisecond,

@@ -17,6 +17,7 @@ type Builder struct {
 	events []state.Event
 	tx     Transcript
 	window int64
+	why    Why
 }
 
 // NewBuilder starts the events of one hook. lookup may be nil.
@@ -222,6 +223,21 @@ func (b *Builder) TurnEnded(outcome string) {
 	b.emit(state.Event{Type: state.TypeTurnEnded, Outcome: outcome})
 }
 
+// Failed ends the turn in error and says why (Mapping.Why): the agent's
+// error code, its words and more of its text (WhyOf).
+func (b *Builder) Failed(code, words string, more ...string) {
+	b.TurnEnded(state.OutcomeError)
+	b.Why(WhyOf(code, words, more...))
+}
+
+// Why notes why the target row's turn stopped (Mapping.Why), without an
+// event; a zero w notes nothing.
+func (b *Builder) Why(w Why) {
+	if !w.IsZero() {
+		b.why = w.Clean()
+	}
+}
+
 // Interrupted ends the turn the human interrupted: the tool that was out
 // (tool, else the row's) ends ok, for an interrupt is not the tool's error,
 // and the turn ends completed, for the agent now waits on the human.
@@ -231,6 +247,7 @@ func (b *Builder) Interrupted(tool string) {
 	}
 	b.ToolEnded(tool, state.OutcomeOK)
 	b.TurnEnded(state.OutcomeCompleted)
+	b.Why(Why{Kind: WhyInterrupted})
 }
 
 // Ended emits session.ended (the agent's process ended: the row settles, a
@@ -287,6 +304,9 @@ func (b *Builder) Mapping() Mapping {
 	m := Mapping{Events: b.events, Transcript: b.tx}
 	if b.window > 0 {
 		m.Window = Window{Session: b.target, Size: b.window}
+	}
+	if !b.why.IsZero() {
+		m.Why = RowWhy{Session: b.target, Why: b.why}
 	}
 	if b.parent != "" {
 		m.Open = append(m.Open, state.Event{

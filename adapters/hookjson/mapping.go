@@ -44,6 +44,16 @@ type Mapping struct {
 	// as an agent's reported window (agent.Spec.Window's), against which
 	// the row's context bar is drawn when it has no budget.
 	Window Window
+	// Why, when its Session is set, is why the hook says a turn of a row
+	// stopped (Claude Code's StopFailure, OpenCode's session.error): a
+	// host-side fact beside the row, never an event (docs/contract.md).
+	Why RowWhy
+}
+
+// RowWhy is a Why for a row.
+type RowWhy struct {
+	Session string
+	Why
 }
 
 // Window is a row's context window as a hook reports it.

@@ -22,7 +22,7 @@
 //	session.status        busy: turn.started, unless the row is in a turn already (busy
 //	                      comes at every step); idle: as session.idle; retry: nothing
 //	session.idle          turn.ended completed, when the row is in a turn
-//	session.error         turn.ended error (an API error); a MessageAbortedError is the
+//	session.error         turn.ended error (an API error) and why (its name and message); a MessageAbortedError is the
 //	                      human's interrupt: the tool out ends ok, the turn completed
 //	message.updated       context.tokens: the assistant message's input + cache read +
 //	                      cache write tokens (the context the model was given), when > 0
@@ -132,10 +132,11 @@ func Map(payload []byte, lookup hookjson.Lookup) (hookjson.Mapping, error) {
 		if !b.Working() {
 			break
 		}
-		if props.Object("error").String("name") == Aborted {
+		e := props.Object("error")
+		if e.String("name") == Aborted {
 			b.Interrupted("")
 		} else {
-			b.TurnEnded(state.OutcomeError)
+			b.Failed(e.String("name"), e.String("message"))
 		}
 	case MessageUpdated:
 		t := props.Object("info").Object("tokens")

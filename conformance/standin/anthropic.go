@@ -232,6 +232,10 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 		rec.Scenario, rec.Step = p.scenario, p.step
 		t = s.script(p, shell, has(tools, "Agent", "Task", "task"))
 	}
+	if t.failure != "" {
+		s.fail(w, rec, t.failure, "anthropic")
+		return
+	}
 	if t.status != 0 {
 		rec.Status = t.status
 		s.record(rec)

@@ -106,6 +106,10 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 		rec.Scenario, rec.Step = p.scenario, p.step
 		t = s.script(p, has(rec.Tools, "run_shell_command"), "")
 	}
+	if t.failure != "" {
+		s.fail(w, rec, t.failure, "gemini")
+		return
+	}
 	if t.status != 0 {
 		rec.Status = t.status
 		s.record(rec)

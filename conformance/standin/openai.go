@@ -102,6 +102,10 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request) {
 			t = turn{tool: "request_user_input"}
 		}
 	}
+	if t.failure != "" {
+		s.fail(w, rec, t.failure, "openai")
+		return
+	}
 	if t.status != 0 {
 		rec.Status = t.status
 		s.record(rec)

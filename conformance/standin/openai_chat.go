@@ -108,6 +108,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		rec.Scenario, rec.Step = p.scenario, p.step
 		t = s.script(p, has(tools, chatShells...), has(tools, chatAgents...))
 	}
+	if t.failure != "" {
+		s.fail(w, rec, t.failure, "chat")
+		return
+	}
 	if t.status != 0 {
 		rec.Status = t.status
 		s.record(rec)

@@ -167,6 +167,10 @@ const maxResultText = 4 << 10
 type Server struct {
 	// SlowFor bounds a Slow turn.
 	SlowFor time.Duration
+	// LimitReset is when the Limit429 scenario's usage limit resets: the
+	// next whole minute an hour from New, so a row's "resumes HH:MM" is
+	// known to the test.
+	LimitReset time.Time
 	// Log, when set, receives one line per request.
 	Log func(format string, args ...any)
 	// Dump, when set, receives every request's body (to see what a new
@@ -186,7 +190,7 @@ type Server struct {
 
 // New returns a stand-in server; serve it with net/http (on loopback).
 func New() *Server {
-	s := &Server{SlowFor: 2 * time.Minute, mux: http.NewServeMux(), stop: make(chan struct{}), holds: map[*holding]struct{}{}, limits: newLimits(time.Now())}
+	s := &Server{SlowFor: 2 * time.Minute, mux: http.NewServeMux(), stop: make(chan struct{}), holds: map[*holding]struct{}{}, limits: newLimits(time.Now()), LimitReset: time.Now().Add(time.Hour).Truncate(time.Minute).Add(time.Minute)}
 	s.mux.HandleFunc("POST /v1/messages", s.anthropic)
 	s.mux.HandleFunc("POST /v1/messages/count_tokens", s.anthropicCount)
 	s.mux.HandleFunc("POST /v1/responses", s.openai)
@@ -271,9 +275,10 @@ type plan struct {
 
 // turn is one scripted answer, in no API's terms.
 type turn struct {
-	status  int    // non-200: fail the request
-	text    string // the answer's text
-	tool    string // a tool to call ("" for none)
+	status  int      // non-200: fail the request
+	failure Scenario // a scripted failure (failures.go), answered as its API does
+	text    string   // the answer's text
+	tool    string   // a tool to call ("" for none)
 	slow    bool
 	multi   bool   // AskUserQuestion: the multi-select question
 	path    string // Write: the file
@@ -285,6 +290,9 @@ type turn struct {
 // offers: shell is the name of the agent's shell tool, agent the name of
 // its subagent tool ("" when not offered).
 func (s *Server) script(p plan, shell, agent string) turn {
+	if failures(p.scenario) {
+		return turn{failure: p.scenario}
+	}
 	switch p.scenario {
 	case Error400:
 		return turn{status: http.StatusBadRequest, message: "stand-in: scripted bad request (scenario:error400)"}

@@ -124,6 +124,15 @@ type wireCards struct {
 	Agents map[string]string `json:"agents,omitempty"`
 	// Steer are the rows that take Reply and Stop (steer.go).
 	Steer []string `json:"steer,omitempty"`
+	// Whys are why its rows stopped (host/why.go).
+	Whys map[string]wireWhy `json:"whys,omitempty"`
+}
+
+// wireWhy is a hookjson.Why on the wire.
+type wireWhy struct {
+	Kind     string `json:"kind,omitempty"`
+	Words    string `json:"words,omitempty"`
+	ResetsMs int64  `json:"resetsMs,omitempty"`
 }
 
 // encodeCards is what a machine publishes of its cards: at most
@@ -165,6 +174,12 @@ func encodeCards(cs host.CardSet, doc state.Document) []byte {
 		if cs.Steer[s.ID] {
 			w.Steer = append(w.Steer, s.ID)
 		}
+		if y, ok := cs.Whys[s.ID]; ok {
+			if w.Whys == nil {
+				w.Whys = map[string]wireWhy{}
+			}
+			w.Whys[s.ID] = wireWhy{Kind: y.Kind, Words: y.Words, ResetsMs: y.ResetsMs}
+		}
 	}
 	b, _ := json.Marshal(w)
 	return b
@@ -173,16 +188,16 @@ func encodeCards(cs host.CardSet, doc state.Document) []byte {
 // decodeCards reads a machine's published cards: one JSON object of known
 // fields, bounded; every string one line of shown text, cut to its bound;
 // a card with no key, session or tool, or of an unknown state, is dropped.
-func decodeCards(data []byte) ([]host.Card, map[string]string, map[string]bool, error) {
+func decodeCards(data []byte) ([]host.Card, map[string]string, map[string]bool, map[string]hookjson.Why, error) {
 	if len(data) > maxWireBytes {
-		return nil, nil, nil, errors.New("the cards are too large")
+		return nil, nil, nil, nil, errors.New("the cards are too large")
 	}
 	var w wireCards
 	if err := jsonx.DecodeOne(data, &w, jsonx.Options{Strict: true}); err != nil {
-		return nil, nil, nil, errors.New(jsonx.Reason(err))
+		return nil, nil, nil, nil, errors.New(jsonx.Reason(err))
 	}
-	if len(w.Cards) > maxWireCards || len(w.Agents) > state.MaxSessions {
-		return nil, nil, nil, errors.New("too many cards")
+	if len(w.Cards) > maxWireCards || len(w.Agents) > state.MaxSessions || len(w.Whys) > state.MaxSessions {
+		return nil, nil, nil, nil, errors.New("too many cards")
 	}
 	cards := make([]host.Card, 0, len(w.Cards))
 	for _, c := range w.Cards {
@@ -235,7 +250,7 @@ func decodeCards(data []byte) ([]host.Card, map[string]string, map[string]bool, 
 		}
 	}
 	if len(w.Steer) > state.MaxSessions {
-		return nil, nil, nil, errors.New("too many rows")
+		return nil, nil, nil, nil, errors.New("too many rows")
 	}
 	steer := map[string]bool{}
 	for _, id := range w.Steer {
@@ -243,7 +258,15 @@ func decodeCards(data []byte) ([]host.Card, map[string]string, map[string]bool, 
 			steer[id] = true
 		}
 	}
-	return cards, agents, steer, nil
+	// Every why is made fit to show here: a known kind or none, one line
+	// of bounded words, a reset in range.
+	whys := map[string]hookjson.Why{}
+	for id, y := range w.Whys {
+		if why := (hookjson.Why{Kind: y.Kind, Words: y.Words, ResetsMs: y.ResetsMs}).Clean(); state.ValidSessionID(id) && !why.IsZero() {
+			whys[id] = why
+		}
+	}
+	return cards, agents, steer, whys, nil
 }
 
 // wireAnswer is the hub's request to a machine: a click on its card.
@@ -438,7 +461,7 @@ func (n *Node) askMachine(machine string, w wireAnswer) (wireReply, error) {
 // when a message is malformed); a name the hub has not paired now
 // (revoked) has none.
 func (r *remote) setCards(name string, data []byte) {
-	cards, agents, steer, err := decodeCards(data)
+	cards, agents, steer, whys, err := decodeCards(data)
 	if err != nil {
 		return
 	}
@@ -448,7 +471,7 @@ func (r *remote) setCards(name string, data []byte) {
 		return
 	}
 	m := r.get(name)
-	m.cards, m.agents, m.steer = cards, agents, steer
+	m.cards, m.agents, m.steer, m.whys = cards, agents, steer, whys
 	changed := r.changed
 	r.mu.Unlock()
 	changed()
@@ -478,6 +501,12 @@ func (r *remote) Cards() host.CardSet {
 				out.Agents = map[string]string{}
 			}
 			out.Agents[rowID(name, id)] = a
+		}
+		for id, y := range m.whys {
+			if out.Whys == nil {
+				out.Whys = map[string]hookjson.Why{}
+			}
+			out.Whys[rowID(name, id)] = y
 		}
 		for id := range m.steer {
 			if !m.present {

@@ -311,6 +311,7 @@ type answerLog struct {
 
 func (r *answerLog) RecordEvents([]host.RecordedEvent)     {}
 func (r *answerLog) RecordCost(string, float64, time.Time) {}
+func (r *answerLog) RecordWhy(host.RecordedWhy)            {}
 func (r *answerLog) RecordAnswer(a host.RecordedAnswer) {
 	r.mu.Lock()
 	r.got = append(r.got, a)
@@ -413,7 +414,7 @@ func TestDecodeCards(t *testing.T) {
 			func(c host.Card) bool { return c.Always == "" && c.AlwaysRules == nil }},
 	}
 	for _, tt := range tests {
-		cards, _, _, err := decodeCards([]byte(tt.in))
+		cards, _, _, _, err := decodeCards([]byte(tt.in))
 		if (err != nil) != tt.err || len(cards) != tt.cards {
 			t.Errorf("%s: %d cards, %v", tt.name, len(cards), err)
 			continue
@@ -424,16 +425,41 @@ func TestDecodeCards(t *testing.T) {
 	}
 }
 
+// TestCardsCarryWhys: why a machine's rows stopped reaches the hub made
+// fit to show: a known kind, one line of bounded words, a reset in range.
+func TestCardsCarryWhys(t *testing.T) {
+	doc := state.Document{Sessions: []state.Session{{ID: "s1"}, {ID: "s2"}}}
+	cs := host.CardSet{Whys: map[string]hookjson.Why{
+		"s1":    {Kind: hookjson.WhyLimit, Words: "429", ResetsMs: 1796400000000},
+		"s2":    {Kind: hookjson.WhyAuth},
+		"gone1": {Kind: hookjson.WhyEnded}, // not on its board: not sent
+	}}
+	_, _, _, whys, err := decodeCards(encodeCards(cs, doc))
+	if err != nil || len(whys) != 2 || whys["s1"] != cs.Whys["s1"] || whys["s2"] != cs.Whys["s2"] {
+		t.Fatalf("decoded %v %+v", err, whys)
+	}
+	_, _, _, whys, err = decodeCards([]byte(`{"cards":[],"whys":{"s1":{"kind":"bogus","words":"a\u202eb\nc","resetsMs":-1}}}`))
+	if err != nil || whys["s1"] != (hookjson.Why{Words: "a b c"}) {
+		t.Fatalf("a hostile why: %v %+v", err, whys)
+	}
+}
+
 func FuzzDecodeCards(f *testing.F) {
 	f.Add([]byte(`{"cards":[{"key":"k1","session":"s1","tool":"Bash","nonce":"n","state":"waiting","sinceMs":5}],"agents":{"s1":"claude-code"}}`))
 	f.Add([]byte(`{"cards":[{"key":"k","session":"s\u0000","tool":"<script>","state":"waiting"}]}`))
 	f.Add([]byte(`{"cards":[{"key":"k","session":"s","tool":"Bash","always":"a","rules":["Bash","Read(\u2066x)"],"state":"waiting","sinceMs":1}]}`))                                                                       // rules of always allow
 	f.Add([]byte(`{"cards":[{"key":"k","session":"s","tool":"AskUserQuestion","kind":"question","questions":[{"text":"Q\u202e?","options":[{"label":"<b>A"}]}],"state":"waiting","sinceMs":1}],"steer":["s","s\u0000"]}`)) // a question, rows to steer
 	f.Add([]byte(`{"cards":[{"key":"k","session":"s","tool":"ExitPlanMode","kind":"plan","plan":"# P\n\u001b[2J","mode":"Approve","state":"waiting","sinceMs":1}]}`))                                                      // a plan
+	f.Add([]byte(`{"cards":[],"whys":{"s":{"kind":"limit","words":"429\u202e resets <b>2pm","resetsMs":1796400000000},"t":{"kind":"bogus","resetsMs":-5}}}`))                                                              // whys, one hostile
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cards, agents, steer, err := decodeCards(data)
+		cards, agents, steer, whys, err := decodeCards(data)
 		if err != nil {
 			return
+		}
+		for id, w := range whys {
+			if !state.ValidSessionID(id) || w.Clean() != w || w.IsZero() || textrule.Has(w.Words) {
+				t.Fatalf("why of %q let through: %+v", id, w)
+			}
 		}
 		if len(cards) > maxWireCards || len(agents) > state.MaxSessions || len(steer) > state.MaxSessions {
 			t.Fatalf("%d cards, %d agents, %d steered", len(cards), len(agents), len(steer))

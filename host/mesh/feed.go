@@ -14,6 +14,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/store"
 	"github.com/notch-web/notch-web/internal/jsonx"
@@ -197,6 +198,15 @@ func fromWire(w wireEvent) (store.Item, bool) {
 	}
 	ev := state.Event{Type: w.Type, Session: w.Session, At: w.At, Tool: w.Tool, Outcome: w.Outcome,
 		Project: w.Project, Cwd: w.Cwd, Title: w.Title, Parent: w.Parent, Tokens: w.Tokens}
+	if w.Type == store.TypeWhy {
+		// The store's own record of why a turn stopped: a kind, and its
+		// words as store.WhyText made them — one line of shown text.
+		if !state.ValidSessionID(w.Session) || !validAt(w.At) || !hookjson.ValidWhyKind(w.Tool) ||
+			hookjson.OneLine(w.Outcome, state.MaxReason) != w.Outcome || len(w.Agent) > maxAgent || textrule.Has(w.Agent) {
+			return store.Item{}, false
+		}
+		return store.Item{Seq: w.Seq, Event: &store.Event{Seq: w.Seq, Agent: w.Agent, Event: state.Event{Type: w.Type, Session: w.Session, At: w.At, Tool: w.Tool, Outcome: w.Outcome}}}, true
+	}
 	if !validAt(w.At) || ev.Validate() != nil || len(w.Agent) > maxAgent || textrule.Has(w.Agent) {
 		return store.Item{}, false
 	}

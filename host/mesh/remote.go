@@ -14,6 +14,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/changes"
 	"github.com/notch-web/notch-web/host/launch"
@@ -61,9 +62,10 @@ type remoteMachine struct {
 	doc      *state.Document
 	present  bool
 	lastSeen int64
-	cards    []host.Card       // its approval cards (approve.go)
-	steer    map[string]bool   // its rows that take Reply and Stop (steer.go)
-	agents   map[string]string // which agent each of its asking rows is
+	cards    []host.Card             // its approval cards (approve.go)
+	steer    map[string]bool         // its rows that take Reply and Stop (steer.go)
+	agents   map[string]string       // which agent each of its asking rows is
+	whys     map[string]hookjson.Why // why its rows stopped (host/why.go)
 	// live: a board came from the machine since this viewer started, so
 	// no stored one replaces it. Its boards are taken in the order they
 	// arrive (one subscription, in order): never by the wallMs the
@@ -135,7 +137,7 @@ func (r *remote) setBoard(name string, data []byte, live bool) {
 	}
 	if doc == nil {
 		if m := r.machines[name]; m != nil {
-			m.doc, m.cards, m.agents = nil, nil, nil
+			m.doc, m.cards, m.agents, m.whys = nil, nil, nil, nil
 			if !m.present {
 				delete(r.machines, name)
 			}

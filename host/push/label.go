@@ -2,8 +2,10 @@ package push
 
 import (
 	"strings"
+	"time"
 	"unicode/utf8"
 
+	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/internal/textrule"
@@ -77,6 +79,9 @@ func rowsOf(doc state.Document, cards host.CardSet, machine string, remote func(
 		case "error":
 			r.Body = "the turn ended in an error"
 			r.Reply = cards.Steer[s.ID]
+			if w, ok := cards.Whys[s.ID]; ok {
+				r.Body = whyBody(w)
+			}
 		case "done":
 			r.Body = "done"
 			r.Reply = cards.Steer[s.ID]
@@ -85,6 +90,21 @@ func rowsOf(doc state.Document, cards host.CardSet, machine string, remote func(
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// whyBody is a failed row's message body: why it stopped ("usage
+// limit · resumes 14:05 (UTC)"), then the agent's own words. The reset is
+// written in the host's clock, and named: a phone may be elsewhere.
+func whyBody(w hookjson.Why) string {
+	b := w.Label()
+	if w.ResetsMs > 0 {
+		at := time.UnixMilli(w.ResetsMs).In(time.Local)
+		b += " · resumes " + at.Format("15:04 MST")
+	}
+	if w.Words != "" {
+		b += ": " + w.Words
+	}
+	return b
 }
 
 // cutLine is s as one line of text: hidden characters and line breaks

@@ -237,6 +237,7 @@ type exportedTurn struct {
 	Errors        int            `json:"errors"`
 	ContextTokens int64          `json:"contextTokens"`
 	CostUSD       *float64       `json:"costUsd,omitempty"`
+	Why           string         `json:"why,omitempty"`
 }
 
 type exportedAns struct {
@@ -294,7 +295,7 @@ func (s *Store) Export(ctx context.Context, w io.Writer, since time.Time, format
 	if format == FormatCSV {
 		cw = csv.NewWriter(w)
 		cw.Write([]string{"machine", "session", "agent", "project", "title", "session_started", "session_ended", "session_outcome",
-			"turn", "turn_started", "turn_ended", "turn_outcome", "tools", "errors", "context_tokens", "cost_usd"})
+			"turn", "turn_started", "turn_ended", "turn_outcome", "tools", "errors", "context_tokens", "cost_usd", "turn_why"})
 	}
 	enc := json.NewEncoder(w)
 	for _, r := range all {
@@ -305,11 +306,11 @@ func (s *Store) Export(ctx context.Context, w io.Writer, since time.Time, format
 		if cw != nil {
 			head := []string{r.Machine, r.ID, r.Agent, r.Project, r.Title, stamp(r.StartedMs), stamp(r.EndedMs), r.Outcome}
 			if len(turns) == 0 {
-				writeCSV(cw, append(head, "", "", "", "", "", "", "", costText(r.CostUSD)))
+				writeCSV(cw, append(head, "", "", "", "", "", "", "", costText(r.CostUSD), ""))
 			}
 			for _, t := range turns {
 				writeCSV(cw, append(slices.Clone(head), strconv.Itoa(t.Seq), stamp(t.StartedMs), stamp(t.EndedMs), t.Outcome, toolsText(t.Tools),
-					strconv.Itoa(t.Errors), strconv.FormatInt(t.ContextTokens, 10), costText(t.CostUSD)))
+					strconv.Itoa(t.Errors), strconv.FormatInt(t.ContextTokens, 10), costText(t.CostUSD), t.Why))
 			}
 			continue
 		}
@@ -324,7 +325,7 @@ func (s *Store) Export(ctx context.Context, w io.Writer, since time.Time, format
 				t.Tools = map[string]int{}
 			}
 			x.Turns = append(x.Turns, exportedTurn{Seq: t.Seq, Started: stamp(t.StartedMs), Ended: stamp(t.EndedMs), Outcome: t.Outcome,
-				Tools: t.Tools, Errors: t.Errors, ContextTokens: t.ContextTokens, CostUSD: t.CostUSD})
+				Tools: t.Tools, Errors: t.Errors, ContextTokens: t.ContextTokens, CostUSD: t.CostUSD, Why: t.Why})
 		}
 		for _, a := range answers {
 			x.Answers = append(x.Answers, exportedAns{Call: a.Call, Tool: a.Tool, Asked: stamp(a.AskedMs), Answered: stamp(a.AnsweredMs),

@@ -140,6 +140,7 @@ type Turn struct {
 	Errors        int
 	ContextTokens int64
 	CostUSD       *float64 // the session's cost at the turn's end, where the agent reports one
+	Why           string   // why it stopped (WhyText), "" when the host was told nothing
 }
 
 // Answer is a card's end: asked, answered how and by whom, and the wait.

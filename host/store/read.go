@@ -124,7 +124,7 @@ func (s *Store) Sessions(ctx context.Context, q Query) ([]Session, int, error) {
 
 // Turns are a session's turns, first first.
 func (s *Store) Turns(ctx context.Context, machine, id string) ([]Turn, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, started_ms, ended_ms, outcome, tools, errors, context_tokens, cost_usd FROM turns WHERE machine = ? AND session = ? ORDER BY seq`, machine, id)
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, started_ms, ended_ms, outcome, tools, errors, context_tokens, cost_usd, why FROM turns WHERE machine = ? AND session = ? ORDER BY seq`, machine, id)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func (s *Store) Turns(ctx context.Context, machine, id string) ([]Turn, error) {
 		var t Turn
 		var tools string
 		var cost sql.NullFloat64
-		if err := rows.Scan(&t.Seq, &t.StartedMs, &t.EndedMs, &t.Outcome, &tools, &t.Errors, &t.ContextTokens, &cost); err != nil {
+		if err := rows.Scan(&t.Seq, &t.StartedMs, &t.EndedMs, &t.Outcome, &tools, &t.Errors, &t.ContextTokens, &cost, &t.Why); err != nil {
 			return nil, err
 		}
 		_ = json.Unmarshal([]byte(tools), &t.Tools)
@@ -178,7 +178,7 @@ func (s *Store) Details(ctx context.Context, sessions []Session) ([][]Turn, [][]
 		args = append(args, r.Machine, r.ID)
 	}
 	keys := `(VALUES (?, ?)` + strings.Repeat(`, (?, ?)`, len(sessions)-1) + `)`
-	rows, err := s.db.QueryContext(ctx, `SELECT machine, session, seq, started_ms, ended_ms, outcome, tools, errors, context_tokens, cost_usd FROM turns
+	rows, err := s.db.QueryContext(ctx, `SELECT machine, session, seq, started_ms, ended_ms, outcome, tools, errors, context_tokens, cost_usd, why FROM turns
 		WHERE (machine, session) IN `+keys+` ORDER BY machine, session, seq`, args...)
 	if err != nil {
 		return nil, nil, err
@@ -187,7 +187,7 @@ func (s *Store) Details(ctx context.Context, sessions []Session) ([][]Turn, [][]
 		var m, id, tools string
 		var t Turn
 		var cost sql.NullFloat64
-		if err := rows.Scan(&m, &id, &t.Seq, &t.StartedMs, &t.EndedMs, &t.Outcome, &tools, &t.Errors, &t.ContextTokens, &cost); err != nil {
+		if err := rows.Scan(&m, &id, &t.Seq, &t.StartedMs, &t.EndedMs, &t.Outcome, &tools, &t.Errors, &t.ContextTokens, &cost, &t.Why); err != nil {
 			rows.Close()
 			return nil, nil, err
 		}

@@ -412,6 +412,17 @@ var migrations = []string{
 		outcome TEXT NOT NULL
 	);
 	CREATE INDEX launches_at ON launches (at_ms);`,
+	// 8: why a turn stopped (host.RecordedWhy: its kind's words and the
+	// agent's, "usage limit: …"), on the turn and, the latest, on its
+	// session, whose words the search reads too. '' for none, and for
+	// every turn from before.
+	`ALTER TABLE turns ADD COLUMN why TEXT NOT NULL DEFAULT '';
+	ALTER TABLE sessions ADD COLUMN why TEXT NOT NULL DEFAULT '';
+	DROP TRIGGER sessions_words_update;
+	CREATE TRIGGER sessions_words_update AFTER UPDATE OF title, project, agent, cwd, why ON sessions BEGIN
+		DELETE FROM sessions_words WHERE rowid = old.rowid;
+		INSERT INTO sessions_words (rowid, words) VALUES (new.rowid, concat_ws(' ', new.title, new.project, new.machine, new.agent, new.cwd, new.why));
+	END;`,
 }
 
 // Version is the schema version this build writes.

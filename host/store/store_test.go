@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/internal/golden"
 	"github.com/notch-web/notch-web/state"
@@ -470,11 +471,39 @@ func TestALockedFileDegrades(t *testing.T) {
 	}
 }
 
+// TestWhySearched: why a turn stopped is kept on its turn and its session,
+// and the search finds the session by its words; a why of a session the
+// store does not hold opens nothing.
+func TestWhySearched(t *testing.T) {
+	now := day0.Add(time.Hour)
+	s := open(t, &now, Options{})
+	aDay(s)
+	s.RecordWhy(host.RecordedWhy{Session: "b", Why: hookjson.Why{Kind: hookjson.WhyContext, Words: "Prompt is too long"}, At: time.UnixMilli(at(45 * time.Minute))})
+	s.RecordWhy(host.RecordedWhy{Session: "nobody", Why: hookjson.Why{Kind: hookjson.WhyAuth}, At: time.UnixMilli(at(45 * time.Minute))})
+	flush(t, s)
+	ctx := context.Background()
+	for _, words := range [][]string{{"context"}, {"too", "long"}} {
+		got, n, err := s.Sessions(ctx, Query{Words: words, Limit: 10})
+		if err != nil || n != 1 || got[0].ID != "b" {
+			t.Errorf("search %q: %v %d %+v", words, err, n, got)
+		}
+	}
+	turns, err := s.Turns(ctx, Local, "b")
+	if err != nil || len(turns) != 1 || turns[0].Why != "context window exceeded: Prompt is too long" {
+		t.Errorf("turns: %v %+v", err, turns)
+	}
+	if _, n, _ := s.Sessions(ctx, Query{Words: []string{"authentication"}, Limit: 10}); n != 0 {
+		t.Errorf("a why of no session was kept: %d", n)
+	}
+}
+
 func TestExport(t *testing.T) {
 	now := day0.Add(time.Hour)
 	s := open(t, &now, Options{})
 	aDay(s)
 	s.RecordEvents([]host.RecordedEvent{{Event: state.Event{Type: state.TypeSessionOpened, Session: "c", Title: "=HYPERLINK(\"x\")", At: at(50 * time.Minute)}}})
+	// Why b's turn stopped: a column of the CSV, a member of the JSONL.
+	s.RecordWhy(host.RecordedWhy{Session: "b", Why: hookjson.Why{Kind: hookjson.WhyLimit, Words: "429 · resets 2pm"}, At: time.UnixMilli(at(45 * time.Minute))})
 	flush(t, s)
 	for _, f := range []string{FormatJSONL, FormatCSV} {
 		var b bytes.Buffer

@@ -12,6 +12,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/state"
@@ -68,6 +69,29 @@ func (s *Store) RecordEvents(evs []host.RecordedEvent) {
 
 // RecordAnswer is host.Recorder's: a card's end.
 func (s *Store) RecordAnswer(a host.RecordedAnswer) { s.put(fact{answer: &a}) }
+
+// TypeWhy is the store's own event type for why a turn stopped
+// (host.RecordedWhy): kept and fed to a hub as events are, never a
+// session event of the vocabulary (state.json knows nothing of it). Its
+// Tool is the Why's kind, its Outcome the words WhyText makes.
+const TypeWhy = host.WhyEvent
+
+// RecordWhy is host.Recorder's: why a turn stopped.
+func (s *Store) RecordWhy(w host.RecordedWhy) {
+	s.put(fact{ev: &Event{Machine: Local, Event: state.Event{Type: TypeWhy, Session: w.Session, At: w.At.UnixMilli(),
+		Tool: w.Kind, Outcome: WhyText(w.Why)}}})
+}
+
+// WhyText is a Why as the history keeps it: its kind's words, and the
+// agent's after a colon ("usage limit: You've hit your limit · resets
+// 2pm"), one line, bounded by state.MaxReason.
+func WhyText(w hookjson.Why) string {
+	t := w.Label()
+	if w.Words != "" {
+		t += ": " + w.Words
+	}
+	return hookjson.OneLine(t, state.MaxReason)
+}
 
 // RecordCost is host.Recorder's: the cost an agent reports for a session.
 func (s *Store) RecordCost(session string, usd float64, at time.Time) {
@@ -409,6 +433,9 @@ func (s *Store) applyEvent(ctx context.Context, tx dbtx, e *Event) error {
 	if e.Type == state.TypeContextTokens && !s.knows(ctx, tx, e.Machine, e.Session) {
 		return nil
 	}
+	if e.Type == TypeWhy {
+		return s.why(ctx, tx, e)
+	}
 	if err := s.session(ctx, tx, e); err != nil {
 		return err
 	}
@@ -504,6 +531,20 @@ func (s *Store) applyEvent(ctx context.Context, tx dbtx, e *Event) error {
 		return s.closeSpans(ctx, tx, e.Machine, e.Session, e.At)
 	}
 	return s.span(ctx, tx, e)
+}
+
+// why keeps why a turn stopped on the session's latest turn and on the
+// session (its search words), for a session the store holds.
+func (s *Store) why(ctx context.Context, tx dbtx, e *Event) error {
+	if !s.knows(ctx, tx, e.Machine, e.Session) {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE turns SET why = ?1 WHERE machine = ?2 AND session = ?3 AND seq = (SELECT max(seq) FROM turns WHERE machine = ?2 AND session = ?3) AND why != ?1`,
+		e.Outcome, e.Machine, e.Session); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE sessions SET why = ?1 WHERE machine = ?2 AND id = ?3 AND why != ?1`, e.Outcome, e.Machine, e.Session)
+	return err
 }
 
 // knows reports whether the store has machine's session (a count, or

@@ -157,6 +157,25 @@ function planTimes() {
   }
 }
 
+// A usage limit's reset on a row, in this viewer's clock, counting down:
+// "resumes 14:05 · in 1h 20m"; "may resume now" once it has passed.
+function whyTimes() {
+  for (const t of document.querySelectorAll('#board time.why-reset')) {
+    const at = Date.parse(t.getAttribute('datetime') ?? '');
+    if (!Number.isFinite(at)) continue;
+    const left = at - now();
+    let text = 'may resume now';
+    if (left > 0) {
+      const d = new Date(at - skew);
+      const hm = d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+      const m = Math.ceil(left / 60000);
+      const inText = m < 60 ? `${m}m` : m < 48 * 60 ? `${Math.floor(m / 60)}h ${m % 60}m` : `${Math.floor(m / 1440)}d`;
+      text = `resumes ${left < 20 * 3600 * 1000 ? hm : `${d.toLocaleDateString([], { weekday: 'short' })} ${hm}`} · in ${inText}`;
+    }
+    if (t.textContent !== text) t.textContent = text;
+  }
+}
+
 function tickTimes() {
   for (const t of document.querySelectorAll('time.since[datetime], time.wait[datetime]')) {
     const ms = Date.parse(t.dateTime);
@@ -2283,6 +2302,7 @@ function afterPatch() {
     applyGroups();
     applyLane();
     planTimes();
+    whyTimes();
     tickTimes();
     tickFaces();
     applyTitle();
@@ -2311,6 +2331,7 @@ function tick() {
     lookAtRows();
     tickTimes();
     planTimes();
+    whyTimes();
     tickFaces();
     applyFlash();
     if (pop.kind === 'window' && pop.win?.closed) poppedIn();

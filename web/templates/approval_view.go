@@ -76,6 +76,16 @@ type Approvals struct {
 	// a tmux pane the host has seen); SteerOff: --steer off, none does.
 	Steer    map[string]bool
 	SteerOff bool
+	// Whys are why rows stopped (host.CardSet Whys), by row id.
+	Whys map[string]Why
+}
+
+// Why is why a row stopped, as the row draws it: its kind's words
+// ("usage limit"), the agent's own words, and when a usage limit resets
+// (ms; 0: not said).
+type Why struct {
+	Kind, Label, Words string
+	ResetsMs           int64
 }
 
 // steers reports whether steerBox draws anything under s: Stop while it

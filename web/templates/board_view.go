@@ -61,6 +61,10 @@ type BoardView struct {
 	// (host/mesh), "" on a board of one: the lane names each waiting
 	// row's machine.
 	Machine string
+	// Zone is the clock a usage limit's reset is written in on the page
+	// ("resumes 14:05"; notch.js rewrites it in the viewer's own); nil is
+	// the host's (time.Local).
+	Zone *time.Location
 }
 
 // Alert is an alert as the page gets it: notch.js plays one it has not
@@ -103,6 +107,11 @@ type rowCtx struct {
 	// oldest wait of a subagent under it began (0: none): the row waits
 	// on the human too, behind it.
 	BlockedSince int64
+	// Why is why the row stopped (Approvals.Whys); Kind and Words ""
+	// draw nothing. Resumes is its reset as the page writes it
+	// ("resumes 14:05"), "" when none was said.
+	Why     Why
+	Resumes string
 }
 
 // context is what the row's context figure is drawn from: the row's budget
@@ -161,6 +170,9 @@ func (v BoardView) grouped(st settings.Settings) ([]rowGroup, []rowCtx) {
 		out[i].Remote = v.RemoteRows[s.ID]
 		out[i].Door = v.Doors[s.ID]
 		out[i].Agent = v.Approvals.Agents[s.ID]
+		if w, ok := v.Approvals.Whys[s.ID]; ok {
+			out[i].Why, out[i].Resumes = w, resumes(w.ResetsMs, v.NowMs, v.Zone)
+		}
 		if u, ok := v.Usage.Sessions[s.ID]; ok {
 			out[i].Window, out[i].WindowPct, out[i].WindowTokens = u.WindowSize, u.UsedPct, u.Tokens
 		}
@@ -587,3 +599,23 @@ func boardStyle(s settings.Settings) string {
 // remoteOpenTitle says why a remote row's Open does nothing: the opener
 // configured here acts on this machine, and the session runs on another.
 const remoteOpenTitle = "This session runs on another machine, and the opener here acts on this machine only: open it there"
+
+// resumes is when a usage limit resets, as the row writes it: "resumes
+// 14:05" within 20 hours of now, "resumes Mon 09:00" later, in zone (nil:
+// the host's); "" for no reset. A reset passed reads "may resume now".
+func resumes(resetsMs, nowMs int64, zone *time.Location) string {
+	if resetsMs <= 0 {
+		return ""
+	}
+	if resetsMs <= nowMs {
+		return "may resume now"
+	}
+	if zone == nil {
+		zone = time.Local
+	}
+	at := time.UnixMilli(resetsMs).In(zone)
+	if resetsMs-nowMs < 20*3600*1000 {
+		return "resumes " + at.Format("15:04")
+	}
+	return "resumes " + at.Format("Mon 15:04")
+}

@@ -102,6 +102,9 @@ func writeRow(m *markup, s state.Session, c rowCtx) {
 		m.esc(s.Activity.Label)
 		m.raw(`</span></span> `)
 	}
+	if c.Why.Kind != "" || c.Why.Words != "" {
+		writeWhy(m, c)
+	}
 	if s.Steps > 0 {
 		m.raw(`<span class="steps">`)
 		if s.Steps == 1 {
@@ -204,4 +207,29 @@ func writeRow(m *markup, s state.Session, c rowCtx) {
 		m.raw(`" title="Close out" data-on:click="@post('/agents-notch/finish', {payload: {sessionId: el.closest('.row').dataset.sessionId}})"><span aria-hidden="true">✕</span></button>`)
 	}
 	m.raw(`</div></li>`)
+}
+
+// writeWhy draws why the row stopped: its kind in words, when a usage
+// limit resumes (notch.js rewrites it in the viewer's clock and counts
+// down to it), and the agent's own words, cut by the stylesheet with the
+// whole in the tooltip.
+func writeWhy(m *markup, c rowCtx) {
+	m.raw(`<span class="why" data-why="`)
+	m.esc(c.Why.Kind)
+	m.raw(`"><span class="why-kind">`)
+	m.esc(c.Why.Label)
+	m.raw(`</span>`)
+	if c.Resumes != "" {
+		m.raw(` · <time class="why-reset" datetime="`, isoMs(c.Why.ResetsMs), `">`)
+		m.esc(c.Resumes)
+		m.raw(`</time>`)
+	}
+	if c.Why.Words != "" {
+		m.raw(` <span class="why-words" title="`)
+		m.esc(c.Why.Words)
+		m.raw(`">`)
+		m.esc(c.Why.Words)
+		m.raw(`</span>`)
+	}
+	m.raw(`</span> `)
 }

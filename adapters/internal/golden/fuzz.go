@@ -24,7 +24,7 @@ func CheckMap(t *testing.T, mapf MapFunc, body []byte, pending bool) {
 			if !errors.Is(err, hookjson.ErrPayload) {
 				t.Fatalf("a refusal that is not ErrPayload: %v", err)
 			}
-			if len(m.Open)+len(m.Events) > 0 || m.Transcript != (hookjson.Transcript{}) || m.Window != (hookjson.Window{}) {
+			if len(m.Open)+len(m.Events) > 0 || m.Transcript != (hookjson.Transcript{}) || m.Window != (hookjson.Window{}) || m.Why != (hookjson.RowWhy{}) {
 				t.Fatal("a refusal carried a mapping")
 			}
 			return
@@ -34,6 +34,9 @@ func CheckMap(t *testing.T, mapf MapFunc, body []byte, pending bool) {
 		}
 		if w := m.Window; w.Size < 0 || w.Size > state.MaxInteger || (w.Size > 0) != (w.Session != "") {
 			t.Fatalf("a window out of bounds or of no row: %+v", w)
+		}
+		if w := m.Why; w.Session != "" && (w.Why.Clean() != w.Why || w.IsZero()) || w.Session == "" && !w.IsZero() {
+			t.Fatalf("a why not clean, or of no row: %+v", w)
 		}
 		for _, ev := range append(append([]state.Event(nil), m.Open...), m.Events...) {
 			if err := ev.Validate(); err != nil {

@@ -60,6 +60,7 @@ type step struct {
 	applied    []state.Event
 	transcript hookjson.Transcript
 	window     hookjson.Window
+	why        hookjson.RowWhy
 }
 
 // Replay plays one case file (see Run) and returns its golden rendering.
@@ -91,7 +92,7 @@ func Replay(t testing.TB, mapf MapFunc, data []byte) []byte {
 		if _, err := fold.Apply(batch...); err != nil {
 			t.Fatalf("line %d (%s): the fold refused the batch: %v", st.line, st.hook, err)
 		}
-		st.applied, st.transcript, st.window = batch, m.Transcript, m.Window
+		st.applied, st.transcript, st.window, st.why = batch, m.Transcript, m.Window, m.Why
 		steps = append(steps, st)
 	}
 	doc := fold.Snapshot(state.SnapshotInput{Now: time.UnixMilli(now + 1), Settings: settings.Defaults})
@@ -143,6 +144,13 @@ func render(t testing.TB, steps []step, doc state.Document) []byte {
 		}
 		if st.window.Size > 0 {
 			fmt.Fprintf(&b, ", \"window\": %s", compact(map[string]any{"session": st.window.Session, "size": st.window.Size}))
+		}
+		if w := st.why; w.Session != "" {
+			why := map[string]any{"session": w.Session, "kind": w.Kind, "label": w.Label(), "words": w.Words}
+			if w.ResetsMs != 0 {
+				why["resetsMs"] = w.ResetsMs
+			}
+			fmt.Fprintf(&b, ", \"why\": %s", compact(why))
 		}
 		b.WriteString(", \"applied\": [")
 		for j, ev := range st.applied {
