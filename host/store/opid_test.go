@@ -27,7 +27,7 @@ func TestAnAnswerKeepsItsOperationID(t *testing.T) {
 	now := day0.Add(time.Hour)
 	s := openAt(t, path, Options{Now: func() time.Time { return now }})
 	var v int
-	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != Version || Version != 7 {
+	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != Version || Version < 7 {
 		t.Fatalf("schema %d (%v) after the migration, this build's %d", v, err, Version)
 	}
 	s.RecordAnswer(host.RecordedAnswer{Session: "a", Call: "t2", By: host.ByBoard, Outcome: host.OutcomeAllowed,
