@@ -237,7 +237,7 @@ func TestMigrationFromSchema3(t *testing.T) {
 	ctx := context.Background()
 	var v int
 	s.db.QueryRow(`PRAGMA user_version`).Scan(&v)
-	if v != Version || Version != 7 {
+	if v != Version || Version < 7 {
 		t.Errorf("schema %d after the migration (this build's: %d)", v, Version)
 	}
 	got := outbox(t, s, 101, 500)
