@@ -44,6 +44,7 @@ type Board struct {
 	retired func(ids ...string)
 
 	usage usageStore // what Claude Code's statuslines tell (usage.go)
+	spent spentStore // what the agents' OpenTelemetry tells (spent.go)
 
 	// hist is each row's last events (history.go); under mu.
 	hist map[string]*historyRing

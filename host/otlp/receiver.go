@@ -22,18 +22,17 @@ type Limits struct {
 }
 
 // Receiver takes OTLP/HTTP exports (ServeHTTP), maps them (Map) and hands
-// each Usage and ModelError on. It answers as the OTLP/HTTP spec says: 200
+// what each held on, one Batch an export. It answers as the OTLP/HTTP spec says: 200
 // with the signal's Export…ServiceResponse in the request's encoding
 // (partial_success where records were rejected), 400 for a body that is
 // not the export, 413 for one over the limit, 415 for another media type,
 // 429 with Retry-After past the rate. Create it with NewReceiver.
 type Receiver struct {
-	onUsage func(Usage)
-	onError func(ModelError)
-	max     int64
-	reqs    *rate.Limiter
-	bytes   *rate.Limiter
-	stats   counters
+	sink  func(Batch)
+	max   int64
+	reqs  *rate.Limiter
+	bytes *rate.Limiter
+	stats counters
 }
 
 type counters struct {
@@ -50,9 +49,9 @@ type Stats struct {
 	Refused  int64 `json:"refused"`  // requests refused (400, 413, 415, 429)
 }
 
-// NewReceiver returns a Receiver that hands each Usage to onUsage and each
-// ModelError to onError (either may be nil), within lim.
-func NewReceiver(lim Limits, onUsage func(Usage), onError func(ModelError)) *Receiver {
+// NewReceiver returns a Receiver that hands each export's Batch to sink
+// (nil: none) when it holds a Usage or a ModelError, within lim.
+func NewReceiver(lim Limits, sink func(Batch)) *Receiver {
 	if lim.MaxBody <= 0 {
 		lim.MaxBody = MaxBody
 	}
@@ -63,7 +62,7 @@ func NewReceiver(lim Limits, onUsage func(Usage), onError func(ModelError)) *Rec
 		lim.Bytes = 4 << 20
 	}
 	return &Receiver{
-		onUsage: onUsage, onError: onError, max: lim.MaxBody,
+		sink: sink, max: lim.MaxBody,
 		reqs:  rate.NewLimiter(rate.Limit(lim.Requests), int(2*lim.Requests)+1),
 		bytes: rate.NewLimiter(rate.Limit(lim.Bytes), int(lim.MaxBody)),
 	}
@@ -141,17 +140,10 @@ func (rv *Receiver) Export(sig Signal, enc Encoding, body []byte) ([]byte, error
 	rv.stats.exports.Add(1)
 	rv.stats.records.Add(b.Records)
 	rv.stats.rejected.Add(b.Rejected)
-	for _, u := range b.Usage {
-		rv.stats.usage.Add(1)
-		if rv.onUsage != nil {
-			rv.onUsage(u)
-		}
-	}
-	for _, e := range b.Errors {
-		rv.stats.errors.Add(1)
-		if rv.onError != nil {
-			rv.onError(e)
-		}
+	rv.stats.usage.Add(int64(len(b.Usage)))
+	rv.stats.errors.Add(int64(len(b.Errors)))
+	if rv.sink != nil && len(b.Usage)+len(b.Errors) > 0 {
+		rv.sink(b)
 	}
 	return Reply(sig, enc, b.Rejected, b.Reason)
 }

@@ -46,6 +46,9 @@ type BoardView struct {
 	// windows and each session's context window. The page shows it;
 	// state.json does not carry it.
 	Usage host.Usage
+	// Spent is what each session's model calls used, by its agent's own
+	// OpenTelemetry (host.Spent, host/otlp), by row id.
+	Spent map[string]host.Spent
 	// Doors are the ways to the terminals of this host's rows that have
 	// one (host/terminal), by row id: a tmux pane the host switches to, or
 	// a command the page copies. Other machines' rows have none here.
@@ -100,6 +103,9 @@ type rowCtx struct {
 	// oldest wait of a subagent under it began (0: none): the row waits
 	// on the human too, behind it.
 	BlockedSince int64
+	// Spent is what the session's model calls used (BoardView.Spent);
+	// Calls 0 draws nothing.
+	Spent host.Spent
 }
 
 // context is what the row's context figure is drawn from: the row's budget
@@ -158,6 +164,7 @@ func (v BoardView) grouped(st settings.Settings) ([]rowGroup, []rowCtx) {
 		out[i].Remote = v.RemoteRows[s.ID]
 		out[i].Door = v.Doors[s.ID]
 		out[i].Agent = v.Approvals.Agents[s.ID]
+		out[i].Spent = v.Spent[s.ID]
 		if u, ok := v.Usage.Sessions[s.ID]; ok {
 			out[i].Window, out[i].WindowPct, out[i].WindowTokens = u.WindowSize, u.UsedPct, u.Tokens
 		}
