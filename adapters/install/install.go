@@ -59,6 +59,13 @@ type Options struct {
 	// chaining the one that was there (statusline.go). Uninstall always
 	// puts a chained statusLine back.
 	Statusline bool
+	// Otel (Claude Code, Codex, Gemini CLI) also points the agent's own
+	// OpenTelemetry at the host's receiver at OtelURL (otel.go); Force
+	// replaces an exporter of the user's that it would otherwise refuse
+	// to (ErrOtherCollector). Uninstall always takes notch-web's out.
+	Otel    bool
+	OtelURL string
+	Force   bool
 	DryRun     bool                // compute and return the diff, write nothing
 	Now        func() time.Time    // names backups; nil is time.Now
 	Getenv     func(string) string // CLAUDE_CONFIG_DIR, CODEX_HOME; nil reads none
@@ -217,6 +224,9 @@ func (o Options) run(install bool) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if err := o.otelPossible(install); err != nil {
+		return Result{}, err
+	}
 	if s, _ := o.spec(); s.Install.Plugin != nil {
 		return o.runPlugin(s, path, install)
 	}
@@ -244,6 +254,9 @@ func (o Options) run(install bool) (Result, error) {
 			if err == nil && o.Statusline && o.Agent == ClaudeCode {
 				out, err = setStatusLine(out, o.Exe, o.URL)
 			}
+			if err == nil && o.Otel {
+				out, err = o.setOtel(out)
+			}
 			return out, err
 		}
 		if !exists {
@@ -253,6 +266,9 @@ func (o Options) run(install bool) (Result, error) {
 		if err == nil && o.Agent == ClaudeCode {
 			out, err = removeStatusLine(out)
 		}
+		if err == nil {
+			out, err = o.removeOtel(out)
+		}
 		return out, err
 	})
 	if err != nil {
@@ -261,6 +277,9 @@ func (o Options) run(install bool) (Result, error) {
 	res.Changes = append(res.Changes, ch)
 	res.Notes = append(res.Notes, o.notes(path, install)...)
 	if s, _ := o.spec(); s.Install.CodexConfig {
+		if err := o.codexOtel(&res, install); err != nil {
+			return res, err
+		}
 		o.codexNotify(&res, install)
 		if install {
 			res.Notes = append(res.Notes, CodexTrustNote+" (`notch-web hooks status codex` says whether they are)")
@@ -480,6 +499,7 @@ func Status(o Options) ([]Installed, error) {
 			continue
 		}
 		in := status(o.Agent, scope, path, f)
+		in.Notes = append(in.Notes, otelStatus(o.Agent, path)...)
 		if spec.Install.CodexConfig && len(in.Events) > 0 {
 			in.Notes = append(in.Notes, o.codexTrustOf(path, f).Notes()...)
 		}
