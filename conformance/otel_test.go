@@ -3,12 +3,18 @@
 package conformance
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/notch-web/notch-web/conformance/standin"
+	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/otlp"
+	"github.com/notch-web/notch-web/state"
 )
 
 // otlpPath is where the host takes OpenTelemetry exports (host/otlp).
@@ -50,70 +56,101 @@ func (r *run) saveExports(name string) {
 	}
 }
 
-func TestOtelRecord(t *testing.T) {
+// TestOtel: the real Claude Code, Codex and Gemini CLI, each with
+// "hooks install <agent> --otel", run one plain turn against the stand-in:
+// their OpenTelemetry reaches the host, every model call it reports is the
+// tokens the stand-in served, and the row shows their sum (and Claude
+// Code's cost). With -record the exports are written to
+// host/otlp/testdata/recorded/ as the agents sent them.
+func TestOtel(t *testing.T) {
 	cases := []struct {
-		name  string
-		run   func(t *testing.T) *run
-		setup func(r *run) []string
-		cli   string
-		args  []string
+		name string
+		run  func(t *testing.T) *run
+		env  func() []string
+		cli  string
+		args []string
+		cost bool
 	}{
-		{"claude-code-protobuf", claudeRun, func(r *run) []string { return claudeOtelEnv(r, "http/protobuf") }, "claude", []string{"-p", "scenario:plain Say hello."}},
-		{"claude-code-json", claudeRun, func(r *run) []string { return claudeOtelEnv(r, "http/json") }, "claude", []string{"-p", "scenario:plain Say hello."}},
-		{"codex-protobuf", codexRun, func(r *run) []string { codexOtel(r, "binary"); return codexEnv() }, "codex", []string{"exec", "--skip-git-repo-check", "scenario:plain Say hello."}},
-		{"codex-json", codexRun, func(r *run) []string { codexOtel(r, "json"); return codexEnv() }, "codex", []string{"exec", "--skip-git-repo-check", "scenario:plain Say hello."}},
-		{"gemini-json", geminiRun, func(r *run) []string { geminiOtel(r); return geminiEnv() }, "gemini", []string{"-p", "scenario:plain Say hello."}},
+		{"claude-code", claudeRun, claudeEnv, "claude", []string{"-p", "scenario:plain Say hello."}, true},
+		{"codex", codexRun, codexEnv, "codex", []string{"exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", "scenario:plain Say hello."}, false},
+		{"gemini", geminiRun, geminiEnv, "gemini", []string{"-p", "scenario:plain Say hello."}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			r := c.run(t)
 			r.noRecord = true
-			env := c.setup(r)
-			out, code := r.exec(2*time.Minute, env, c.cli, c.args...)
-			t.Logf("exit %d:\n%s", code, out)
-			deadline := time.Now().Add(20 * time.Second)
-			for time.Now().Before(deadline) {
-				time.Sleep(500 * time.Millisecond)
+			r.final = "settled 1 " + state.StatusDone
+			if out, err := r.notch("hooks", "install", r.agent, "--url", r.proxy, "--otel"); err != nil {
+				t.Fatalf("hooks install %s --otel: %v\n%s", r.agent, err, out)
 			}
-			for _, e := range r.exports() {
-				t.Logf("%s %s %s %d bytes", e.path, e.contentType, e.encoding, len(e.body))
+			out, code := r.exec(2*time.Minute, c.env(), c.cli, c.args...)
+			if code != 0 {
+				t.Fatalf("%s exited %d:\n%s", c.cli, code, out)
 			}
-			r.saveExports(c.name)
+			d := r.waitBoard("after the turn", 10*time.Second, settled(1, state.StatusDone))
+			if len(d.Sessions) != 1 {
+				return
+			}
+			// What the agent reported, call by call, from its own exports.
+			var want host.Spent
+			reported := func() bool {
+				want = host.Spent{}
+				for _, e := range r.exports() {
+					sig, ok := otlp.ParseSignal(strings.TrimPrefix(e.path, otlpPath))
+					enc, _ := otlp.ParseContentType(e.contentType)
+					body, err := otlp.ReadBody(bytes.NewReader(e.body), e.encoding, otlp.MaxBody)
+					if !ok || err != nil {
+						t.Fatalf("an export the test cannot read: %s %v", e.path, err)
+					}
+					req, err := otlp.Decode(sig, enc, body)
+					if err != nil {
+						t.Fatalf("%s sent an export that does not decode: %v", c.cli, err)
+					}
+					for _, u := range otlp.Map(req).Usage {
+						if u.Session != d.Sessions[0].ID {
+							t.Errorf("a call of session %q; the row is %q", u.Session, d.Sessions[0].ID)
+						}
+						if u.InputTokens+u.CacheReadTokens != int64(standin.InputTokens(0)) || u.OutputTokens != int64(standin.OutputTokens) {
+							t.Errorf("a call of %d in (+%d cached), %d out; the stand-in served %d and %d", u.InputTokens, u.CacheReadTokens, u.OutputTokens, standin.InputTokens(0), standin.OutputTokens)
+						}
+						want.Calls++
+						want.InputTokens += u.InputTokens
+						want.OutputTokens += u.OutputTokens
+						want.CostUSD += u.CostUSD
+						want.HasCost = want.HasCost || u.HasCost
+					}
+				}
+				return want.Calls > 0
+			}
+			r.waitFor("the agent's OpenTelemetry export of its model calls", 30*time.Second, reported)
+			if want.HasCost != c.cost {
+				t.Errorf("%s reported a cost: %v, want %v", c.cli, want.HasCost, c.cost)
+			}
+			title := fmt.Sprintf(`class="spent" title="%s in · %s out · `, commas(want.InputTokens), commas(want.OutputTokens))
+			r.waitFor("the row's spend on the board ("+title+")", 10*time.Second, func() bool { return strings.Contains(r.boardPage(), title) })
+			if want.HasCost {
+				if page := r.boardPage(); !strings.Contains(page, fmt.Sprintf("$%.2f</span>", want.CostUSD)) {
+					t.Errorf("the row does not show the cost $%.2f:\n%s", want.CostUSD, section(page, `class="spent"`, "</span>"))
+				}
+			}
+			t.Logf("%d calls: %d in, %d out, $%g; %d exports", want.Calls, want.InputTokens, want.OutputTokens, want.CostUSD, len(r.exports()))
+			if *record {
+				enc := "protobuf"
+				if ex := r.exports(); strings.Contains(ex[0].contentType, "json") {
+					enc = "json"
+				}
+				r.saveExports(c.name + "-" + enc)
+			}
 		})
 	}
 }
 
-func claudeOtelEnv(r *run, protocol string) []string {
-	return append(claudeEnv(),
-		"CLAUDE_CODE_ENABLE_TELEMETRY=1",
-		"OTEL_METRICS_EXPORTER=otlp",
-		"OTEL_LOGS_EXPORTER=otlp",
-		"OTEL_EXPORTER_OTLP_PROTOCOL="+protocol,
-		"OTEL_EXPORTER_OTLP_ENDPOINT="+r.proxy+strings.TrimSuffix(otlpPath, "/"),
-		"OTEL_METRIC_EXPORT_INTERVAL=1000",
-		"OTEL_LOGS_EXPORT_INTERVAL=500",
-	)
-}
-
-func codexOtel(r *run, protocol string) {
-	path := filepath.Join(r.home, ".codex", "config.toml")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		r.t.Fatal(err)
+// commas is n as the board writes a count (2,000).
+func commas(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
 	}
-	base := r.proxy + otlpPath + "v1/"
-	add := fmt.Sprintf(`
-[otel]
-log_user_prompt = false
-exporter = { otlp-http = { endpoint = %q, protocol = %q } }
-metrics_exporter = { otlp-http = { endpoint = %q, protocol = %q } }
-trace_exporter = { otlp-http = { endpoint = %q, protocol = %q } }
-`, base+"logs", protocol, base+"metrics", protocol, base+"traces", protocol)
-	// [otel] must come before the tables the seed wrote? No: TOML tables can come in any order.
-	r.writeFile(path, string(b)+add)
-}
-
-func geminiOtel(r *run) {
-	r.writeFile(filepath.Join(r.home, ".gemini", "settings.json"), fmt.Sprintf(`{"security":{"auth":{"selectedType":"gemini-api-key"}},"telemetry":{"enabled":true,"target":"local","otlpEndpoint":%q,"otlpProtocol":"http","logPrompts":false}}`, r.proxy+strings.TrimSuffix(otlpPath, "/")))
+	return s
 }

@@ -66,9 +66,9 @@ type Options struct {
 	Otel    bool
 	OtelURL string
 	Force   bool
-	DryRun     bool                // compute and return the diff, write nothing
-	Now        func() time.Time    // names backups; nil is time.Now
-	Getenv     func(string) string // CLAUDE_CONFIG_DIR, CODEX_HOME; nil reads none
+	DryRun  bool                // compute and return the diff, write nothing
+	Now     func() time.Time    // names backups; nil is time.Now
+	Getenv  func(string) string // CLAUDE_CONFIG_DIR, CODEX_HOME; nil reads none
 
 	raceAt func() // a test's save racing the write, in the last moment before it is put in place
 }
