@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -365,4 +366,21 @@ func FuzzDecodeMap(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReceiverIdle: a receiver that nothing reaches costs nothing — no
+// goroutine, no timer (the rate limiters are arithmetic on the next call),
+// so "--otel installed and no agent running" is the idle host.
+func TestReceiverIdle(t *testing.T) {
+	before := runtime.NumGoroutine()
+	rvs := make([]*Receiver, 100)
+	for i := range rvs {
+		rvs[i] = NewReceiver(Limits{}, func(Batch) {})
+	}
+	if after := runtime.NumGoroutine(); after != before {
+		t.Errorf("%d goroutines after making receivers, %d before", after, before)
+	}
+	if s := rvs[0].Stats(); s != (Stats{}) {
+		t.Errorf("an idle receiver counted %+v", s)
+	}
 }
