@@ -26,7 +26,9 @@ import (
 func otlpLoad(tb testing.TB, session string, n int) []byte {
 	tb.Helper()
 	kv := func(k string, v *common.AnyValue) *common.KeyValue { return &common.KeyValue{Key: k, Value: v} }
-	s := func(x string) *common.AnyValue { return &common.AnyValue{Value: &common.AnyValue_StringValue{StringValue: x}} }
+	s := func(x string) *common.AnyValue {
+		return &common.AnyValue{Value: &common.AnyValue_StringValue{StringValue: x}}
+	}
 	i := func(x int64) *common.AnyValue { return &common.AnyValue{Value: &common.AnyValue_IntValue{IntValue: x}} }
 	var recs []*logs.LogRecord
 	for range n {
