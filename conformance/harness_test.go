@@ -125,6 +125,8 @@ type run struct {
 	// often left its alternate screen, and the last screen is blank).
 	term      *term
 	screenLog sync.Once
+	// otlp are the OpenTelemetry exports the agent sent (otel_test.go).
+	otlp []otlpExport
 	// slow is the run's scenario:slow prompt, in its own words (the test's
 	// name), so the stand-in's Held and Release count only this run's
 	// turns while other tests run beside it.
@@ -245,10 +247,6 @@ func (r *run) startProxy() {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	// Longer than any hook's own timeout: a PermissionRequest is held by
-	// notch-web up to its hold (25 s), and the proxy must not be what ends
-	// it (a proxy's 502 reads to the agent as no decision).
-	client := &http.Client{Timeout: 90 * time.Second}
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, q *http.Request) {
 		body, err := io.ReadAll(io.LimitReader(q.Body, 4<<20))
 		if err != nil {
@@ -256,6 +254,13 @@ func (r *run) startProxy() {
 			return
 		}
 		agent := strings.TrimPrefix(q.URL.Path, "/agents-notch/hooks/")
+		if strings.HasPrefix(q.URL.Path, otlpPath) {
+			r.mu.Lock()
+			r.otlp = append(r.otlp, otlpExport{path: q.URL.Path, contentType: q.Header.Get("Content-Type"), encoding: q.Header.Get("Content-Encoding"), body: body})
+			r.mu.Unlock()
+			r.forward(w, q, body)
+			return
+		}
 		if q.URL.Path == "/agents-notch/statusline" {
 			agent = "statusline" // notch-web statusline's report, not a hook
 		}
@@ -269,29 +274,41 @@ func (r *run) startProxy() {
 			r.hooks[i].held = time.Since(start)
 			r.mu.Unlock()
 		}()
-		fw, _ := http.NewRequest(q.Method, r.host+q.URL.RequestURI(), bytes.NewReader(body))
-		fw.Header.Set("Content-Type", q.Header.Get("Content-Type"))
-		// What notch-web hook says of the agent beside the payload: its
-		// process (a row never outlives it) and its terminal.
-		for _, h := range []string{proc.Header, terminal.Header} {
-			if v := q.Header.Get(h); v != "" {
-				fw.Header.Set(h, v)
-			}
-		}
-		resp, err := client.Do(fw)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
-		w.WriteHeader(resp.StatusCode)
-		_, _ = io.Copy(w, resp.Body)
+		r.forward(w, q, body)
 	})}
 	go srv.Serve(ln)
 	r.t.Cleanup(func() { srv.Close() })
 	r.proxy = "http://" + ln.Addr().String()
 }
+
+// forward sends a request the proxy kept on to notch-web as it came, and
+// notch-web's answer back.
+func (r *run) forward(w http.ResponseWriter, q *http.Request, body []byte) {
+	fw, _ := http.NewRequest(q.Method, r.host+q.URL.RequestURI(), bytes.NewReader(body))
+	// What notch-web hook says of the agent beside the payload: its
+	// process (a row never outlives it) and its terminal; an OTLP export's
+	// encoding.
+	for _, h := range []string{"Content-Type", "Content-Encoding", proc.Header, terminal.Header} {
+		if v := q.Header.Get(h); v != "" {
+			fw.Header.Set(h, v)
+		}
+	}
+	resp, err := proxyClient.Do(fw)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+	w.WriteHeader(resp.StatusCode)
+	_, _ = io.Copy(w, resp.Body)
+}
+
+// proxyClient waits longer than any hook's own timeout: a
+// PermissionRequest is held by notch-web up to its hold (25 s), and the
+// proxy must not be what ends it (a proxy's 502 reads to the agent as no
+// decision).
+var proxyClient = &http.Client{Timeout: 90 * time.Second}
 
 // events lists the hook events received so far, in order.
 func (r *run) events() []string {

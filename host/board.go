@@ -51,6 +51,7 @@ type Board struct {
 	// ledgerEvents receives the ledger's pushes (a level crossed, a
 	// limit ended); set once, before the board is used (SetLedgerEvents).
 	ledgerEvents atomic.Pointer[func(ledger.Event)]
+	spent        spentStore // what the agents' OpenTelemetry tells (spent.go)
 
 	// hist is each row's last events (history.go); under mu.
 	hist map[string]*historyRing

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/notch-web/notch-web/host/launch"
+	"github.com/notch-web/notch-web/host/otlp"
 	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/host/window"
 	"github.com/notch-web/notch-web/internal/fsx"
@@ -62,6 +63,12 @@ type Config struct {
 	// message through notch-web mcp (--mcp-steer; message.go): off, an
 	// agent's MCP tools only read.
 	MCPSteer bool
+	// OnUsage is handed each model call's usage an agent's OpenTelemetry
+	// reported for a session the board holds (host/otlp, spent.go); nil:
+	// the board's own sums only.
+	OnUsage func(otlp.Usage)
+	// OnModelError is handed each failed model call reported likewise.
+	OnModelError func(otlp.ModelError)
 	// Log receives the host's records; nil discards.
 	Log *slog.Logger
 }
@@ -83,6 +90,7 @@ type Host struct {
 	tmux      *terminal.Tmux   // Go to terminal's (terminals.go)
 	remote    *terminal.Remote // Reply and Stop beyond tmux (steer.go)
 	procs     *procWatch       // the agents' processes (procs.go)
+	otlp      *otlp.Receiver   // the agents' OpenTelemetry (spent.go)
 	// reconcileRows are the restored rows whose agents' files say whether
 	// a turn ended while the host was down (live.go).
 	reconcileRows []string
@@ -133,6 +141,7 @@ func New(cfg Config, s *settings.Service) *Host {
 		cfg.Remote.Attach(h.board.changed)
 	}
 	h.board.steerOff = cfg.SteerOff
+	h.otlp = otlp.NewReceiver(otlp.Limits{}, h.takeExport)
 	h.approvals = newApprovals(cfg.Approvals, h.board, cfg.Log)
 	h.board.retired = h.approvals.closed
 	h.approvals.publish()

@@ -210,7 +210,7 @@ func (h *Hub) nextDue() time.Time {
 // Models returns the view models of both pages as of now.
 func (h *Hub) Models(now time.Time) (templates.BoardView, templates.PaneView) {
 	doc, unknown := h.board.View(now)
-	bv := templates.BoardView{Doc: doc, Unknown: unknown, Follow: h.board.Follow(), NowMs: now.UnixMilli(), Approvals: approvalsView(h.board.Cards()), Usage: h.board.Usage(), Doors: h.board.Doors()}
+	bv := templates.BoardView{Doc: doc, Unknown: unknown, Follow: h.board.Follow(), NowMs: now.UnixMilli(), Approvals: approvalsView(h.board.Cards()), Usage: h.board.Usage(), Spent: h.board.Spent(), Doors: h.board.Doors()}
 	if !unknown {
 		alerts := settings.Defaults.Alerts
 		if doc.Schema != 0 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/notch-web/notch-web/host/otlp"
 	"github.com/notch-web/notch-web/host/window"
 )
 
@@ -70,6 +71,7 @@ func (s *Server) routes() {
 	n.POST("/window", s.postWindow, write(smallBodyLimit)...)
 	n.POST("/machines/revoke", s.postRevoke, write(smallBodyLimit)...)
 	n.POST("/hooks/:agent", s.postHook, write(hooksBodyLimit)...)
+	n.POST("/otlp/v1/:signal", s.postOTLP, s.Locks.Export())
 	n.POST("/approve", s.postApprove, write(smallBodyLimit)...)
 	n.POST("/statusline", s.postStatusline, write(smallBodyLimit)...)
 	n.POST("/looking", s.postLooking, write(smallBodyLimit)...)
@@ -100,6 +102,14 @@ type healthReply struct {
 	Views      int64         `json:"views"`      // the hub's builds of the pages' view so far (idle: none)
 	Drops      int64         `json:"drops"`      // stalled streams dropped so far
 	Window     window.Status `json:"window"`     // the desktop window's supervisor
+	OTLP       otlpHealth    `json:"otlp"`       // the agents' OpenTelemetry (host/otlp)
+}
+
+// otlpHealth is the receiver's counts and the records it could tie to no
+// row.
+type otlpHealth struct {
+	otlp.Stats
+	UnknownSessions int64 `json:"unknownSessions"`
 }
 
 // healthz answers 200 while serving, with the hub's counters and the
@@ -108,5 +118,6 @@ func (s *Server) healthz(c echo.Context) error {
 	return c.JSON(http.StatusOK, healthReply{
 		OK: true, Version: s.Version, Streams: s.Hub.Clients(), MaxStreams: s.Hub.MaxStreams, Refused: s.Hub.Refused(),
 		Renders: s.Hub.Renders(), Views: s.Hub.Views(), Drops: s.Hub.Drops(), Window: s.Host.Window().Status(),
+		OTLP: otlpHealth{s.Host.OTLP().Stats(), s.Host.OTLPUnknown()},
 	})
 }

@@ -28,7 +28,7 @@ func TestEveryRouteIsDocumentedAndLocked(t *testing.T) {
 		if r.Method != http.MethodPost {
 			continue
 		}
-		path := strings.ReplaceAll(r.Path, ":agent", "claude-code")
+		path := strings.ReplaceAll(strings.ReplaceAll(r.Path, ":agent", "claude-code"), ":signal", "logs")
 		if code, _ := e.do(t, http.MethodPost, path, `{}`, map[string]string{"Origin": "http://evil.example"}); code != http.StatusForbidden {
 			t.Errorf("POST %s from another site's Origin: %d, want 403", path, code)
 		}

@@ -66,9 +66,16 @@ type Options struct {
 	// MCPURL is the --url notch-web mcp runs with: "" lets it find the host
 	// as every command does ($NOTCH_URL, the DSH home's host.json …).
 	MCPURL string
-	DryRun bool                // compute and return the diff, write nothing
-	Now    func() time.Time    // names backups; nil is time.Now
-	Getenv func(string) string // CLAUDE_CONFIG_DIR, CODEX_HOME; nil reads none
+	// Otel (Claude Code, Codex, Gemini CLI) also points the agent's own
+	// OpenTelemetry at the host's receiver at OtelURL (otel.go); Force
+	// replaces an exporter of the user's that it would otherwise refuse
+	// to (ErrOtherCollector). Uninstall always takes notch-web's out.
+	Otel    bool
+	OtelURL string
+	Force   bool
+	DryRun  bool                // compute and return the diff, write nothing
+	Now     func() time.Time    // names backups; nil is time.Now
+	Getenv  func(string) string // CLAUDE_CONFIG_DIR, CODEX_HOME; nil reads none
 
 	// newMode is the mode of a file the edit creates (0: 0644). An
 	// existing file keeps its own.
@@ -245,6 +252,9 @@ func (o Options) run(install bool) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if err := o.otelPossible(install); err != nil {
+		return Result{}, err
+	}
 	if s, _ := o.spec(); s.Install.Plugin != nil {
 		return o.runPlugin(s, path, install)
 	}
@@ -272,6 +282,9 @@ func (o Options) run(install bool) (Result, error) {
 			if err == nil && o.Statusline && o.Agent == ClaudeCode {
 				out, err = setStatusLine(out, o.Exe, o.URL)
 			}
+			if err == nil && o.Otel {
+				out, err = o.setOtel(out)
+			}
 			return out, err
 		}
 		if !exists {
@@ -281,6 +294,9 @@ func (o Options) run(install bool) (Result, error) {
 		if err == nil && o.Agent == ClaudeCode {
 			out, err = removeStatusLine(out)
 		}
+		if err == nil {
+			out, err = o.removeOtel(out)
+		}
 		return out, err
 	})
 	if err != nil {
@@ -289,6 +305,9 @@ func (o Options) run(install bool) (Result, error) {
 	res.Changes = append(res.Changes, ch)
 	res.Notes = append(res.Notes, o.notes(path, install)...)
 	if s, _ := o.spec(); s.Install.CodexConfig {
+		if err := o.codexOtel(&res, install); err != nil {
+			return res, err
+		}
 		o.codexNotify(&res, install)
 		if install {
 			res.Notes = append(res.Notes, CodexTrustNote+" (`notch-web hooks status codex` says whether they are)")
@@ -511,6 +530,7 @@ func Status(o Options) ([]Installed, error) {
 			continue
 		}
 		in := status(o.Agent, scope, path, f)
+		in.Notes = append(in.Notes, otelStatus(o.Agent, path)...)
 		if spec.Install.CodexConfig && len(in.Events) > 0 {
 			in.Notes = append(in.Notes, o.codexTrustOf(path, f).Notes()...)
 		}

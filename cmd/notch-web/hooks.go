@@ -210,6 +210,13 @@ and whether Codex trusts them. Agents: ` + strings.Join(registry.Names(), ", ") 
 --statusline (claude-code) also runs "notch-web statusline" as Claude Code's
 statusLine, chaining yours (uninstall puts yours back).
 
+--otel (claude-code, codex, gemini) also points the agent's own
+OpenTelemetry logs at the host (URL/agents-notch/otlp): the board gets each
+session's tokens, cost where the agent reports it, and failed model calls.
+Claude Code's env block, Codex's [otel], Gemini CLI's telemetry. An exporter
+of yours the agent can have only one of is never replaced unless --force;
+uninstall takes out only notch-web's.
+
 ` + agentHelp() + `
 Your own hooks and settings stay exactly as they are; a second install
 changes nothing; the old file is kept as FILE.bak-<ms>; a file that does not
@@ -256,6 +263,8 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 	codexWait := fs.Duration("codex-wait", 0, "the older name of --wait")
 	mcpFlag := fs.Bool("mcp", false, "also make notch-web mcp one of the agent's MCP servers, user-wide (uninstall takes it out)")
 	statusline := fs.Bool("statusline", false, "claude-code: also make the statusLine notch-web's, chaining yours (plan usage for the board)")
+	otel := fs.Bool("otel", false, "claude-code, codex, gemini: also point the agent's own OpenTelemetry (its logs) at the host: tokens, cost and model errors per session")
+	force := fs.Bool("force", false, "with --otel: replace a telemetry exporter of yours that the agent can only have one of")
 	if len(args) == 0 {
 		return errors.New("hooks: want install, uninstall or status" + seeHelp)
 	}
@@ -286,7 +295,7 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 		return fmt.Errorf("hooks %s: --dir %s: %w", verb, textrule.Quote(*dir), err)
 	}
 	home := homeDir(getenv, runtime.GOOS)
-	o := install.Options{Agent: agent, Scope: *scope, Home: home, Dir: project, DryRun: *dry, Getenv: getenv, ApprovalHold: *hold, Statusline: *statusline, MCP: *mcpFlag, MCPURL: g.url}
+	o := install.Options{Agent: agent, Scope: *scope, Home: home, Dir: project, DryRun: *dry, Getenv: getenv, ApprovalHold: *hold, Statusline: *statusline, MCP: *mcpFlag, MCPURL: g.url, Otel: *otel, Force: *force}
 	if *hold <= 0 || *hold > maxHold {
 		return fmt.Errorf("hooks %s: --approval-hold %v: want a duration above 0 and at most %v", verb, *hold, maxHold)
 	}
@@ -330,7 +339,10 @@ func runHooks(args []string, getenv func(string) string, stdout, stderr io.Write
 	if _, err := relay.Endpoint(base, agent); err != nil {
 		return fmt.Errorf("hooks %s: --url: %w", verb, err)
 	}
-	o.URL = base
+	o.URL, o.OtelURL = base, base
+	if *force && !*otel {
+		return fmt.Errorf("hooks %s: --force is for --otel (it replaces a telemetry exporter of yours)", verb)
+	}
 	if agent == install.ClaudeCode && *statusline && verb == "install" {
 		if o.Exe, err = executable(*exe); err != nil {
 			return fmt.Errorf("hooks %s: %w", verb, err)

@@ -49,6 +49,9 @@ type BoardView struct {
 	// Ledger is the plan windows the agents told (host/ledger), drawn as
 	// the sheet's strip; state.json does not carry it.
 	Ledger LedgerView
+	// Spent is what each session's model calls used, by its agent's own
+	// OpenTelemetry (host.Spent, host/otlp), by row id.
+	Spent map[string]host.Spent
 	// Doors are the ways to the terminals of this host's rows that have
 	// one (host/terminal), by row id: a tmux pane the host switches to, or
 	// a command the page copies. Other machines' rows have none here.
@@ -112,6 +115,9 @@ type rowCtx struct {
 	// ("resumes 14:05"), "" when none was said.
 	Why     Why
 	Resumes string
+	// Spent is what the session's model calls used (BoardView.Spent);
+	// Calls 0 draws nothing.
+	Spent host.Spent
 }
 
 // context is what the row's context figure is drawn from: the row's budget
@@ -173,6 +179,7 @@ func (v BoardView) grouped(st settings.Settings) ([]rowGroup, []rowCtx) {
 		if w, ok := v.Approvals.Whys[s.ID]; ok {
 			out[i].Why, out[i].Resumes = w, resumes(w.ResetsMs, v.NowMs, v.Zone)
 		}
+		out[i].Spent = v.Spent[s.ID]
 		if u, ok := v.Usage.Sessions[s.ID]; ok {
 			out[i].Window, out[i].WindowPct, out[i].WindowTokens = u.WindowSize, u.UsedPct, u.Tokens
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/terminal"
 	"github.com/notch-web/notch-web/state"
 )
@@ -116,6 +117,10 @@ func writeRow(m *markup, s state.Session, c rowCtx) {
 	}
 	if s.Title == "" && !sub && s.Since > 0 {
 		m.raw(`<time class="since" datetime="`, isoMs(s.Since), `"></time>`)
+	}
+	// What the session's model calls used, by its agent's own telemetry.
+	if c.Spent.Calls > 0 {
+		writeSpent(m, c.Spent)
 	}
 	// The agent comes last: its badge, with its name as the tooltip (the
 	// notch has room for no more; a screen reader hears the name), and the
@@ -232,4 +237,41 @@ func writeWhy(m *markup, c rowCtx) {
 		m.raw(`</span>`)
 	}
 	m.raw(`</span> `)
+}
+
+// writeSpent draws what a session's model calls used (host.Spent): the
+// cost where the agent reports one, else the tokens; the tooltip has every
+// count, and the last failed call's words.
+func writeSpent(m *markup, sp host.Spent) {
+	m.raw(`<span class="spent" title="`, fmtCount(sp.InputTokens), ` in · `, fmtCount(sp.OutputTokens), ` out · `,
+		fmtCount(sp.CacheReadTokens), ` cache read · `, fmtCount(sp.CacheWriteTokens), ` cache write · `, fmtCount(sp.Calls), ` model call`)
+	if sp.Calls != 1 {
+		m.raw(`s`)
+	}
+	if sp.Errors > 0 {
+		m.raw(` · `, fmtCount(sp.Errors), ` failed`)
+		if sp.LastError != "" {
+			m.raw(`: `)
+			m.esc(sp.LastError)
+		}
+	}
+	m.raw(` (the agent’s OpenTelemetry)">`)
+	if sp.HasCost {
+		m.raw(`<span class="sr-only">spent </span>`, fmtCost(&sp.CostUSD))
+	} else {
+		m.raw(fmtTokens(sp.Tokens()), `<span class="sr-only"> tokens</span><span aria-hidden="true"> tok</span>`)
+	}
+	m.raw(`</span> `)
+}
+
+// fmtCount is a count with thousands separators (2,000).
+func fmtCount(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if n < 0 {
+		return s
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
