@@ -1,9 +1,13 @@
 package web
 
 import (
+	"bufio"
+	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -15,6 +19,9 @@ import (
 // full; a role changed in the store counts from the next request.
 func TestRequireRole(t *testing.T) {
 	e := newEnv(t, envOpts{allowHosts: []string{"phone.example"}})
+	// The route's rule lets every device in; the handler asks for more.
+	routeRoles["GET "+prefix+"/test-launch"] = security.RoleView
+	t.Cleanup(func() { delete(routeRoles, "GET "+prefix+"/test-launch") })
 	e.srv.echo.GET(prefix+"/test-launch", func(c echo.Context) error {
 		if err := e.srv.requireRole(c, security.RoleLaunch); err != nil {
 			return err
@@ -41,5 +48,163 @@ func TestRequireRole(t *testing.T) {
 	}
 	if res := e.phoneReq(t, http.MethodGet, "/agents-notch/test-launch", "", nil, phone); res.StatusCode != http.StatusForbidden {
 		t.Errorf("lowered to steer: %d, want 403 at once", res.StatusCode)
+	}
+}
+
+// concrete is a route's pattern as a URL a request can name.
+func concrete(path string) string {
+	r := strings.NewReplacer(":agent", "claude-code", ":code", "nocode", "*", "app.css")
+	return r.Replace(path)
+}
+
+// pairWithRole pairs name and gives it role; it returns its cookie.
+func (e *testEnv) pairWithRole(t *testing.T, name string, role security.Role) string {
+	t.Helper()
+	cookie := e.pairDevice(t, name)
+	if _, _, err := e.srv.Locks.Devices().SetRole(name, role); err != nil {
+		t.Fatal(err)
+	}
+	return cookie
+}
+
+// TestRouteRoles is the table route × role → allowed, over every route
+// routes() registers: each has a rule in routeRoles (a new route without
+// one fails here), no rule names a route that is gone, and a paired device
+// of each role is refused (403 naming its role) exactly where its role is
+// below the rule. A request allowed by its role may still be refused by
+// the handler (a bad body, a loopback-only action): only the role's
+// refusal is asserted.
+func TestRouteRoles(t *testing.T) {
+	e := newEnv(t, envOpts{allowHosts: []string{"phone.example"}})
+	seen := map[string]bool{}
+	var routes []*echo.Route
+	for _, r := range e.srv.echo.Routes() {
+		key := r.Method + " " + r.Path
+		if seen[key] || r.Method == echo.RouteNotFound {
+			continue
+		}
+		seen[key] = true
+		if _, ok := routeRoles[key]; !ok {
+			t.Errorf("route %s has no role rule: add it to routeRoles (web/roles.go) and to docs/security.md's roles table", key)
+			continue
+		}
+		routes = append(routes, r)
+	}
+	for key := range routeRoles {
+		if !seen[key] {
+			t.Errorf("routeRoles names %s, which routes() does not register", key)
+		}
+	}
+	publicSet := map[string]bool{}
+	for _, p := range publicRoutes {
+		publicSet[p] = true
+	}
+	for key, need := range routeRoles {
+		method, path, _ := strings.Cut(key, " ")
+		isPublic := publicSet[path] || publicSet[key]
+		if (need == public) != isPublic && !(method == http.MethodGet && publicSet[path]) {
+			t.Errorf("%s: rule public=%v but publicRoutes says %v", key, need == public, isPublic)
+		}
+	}
+
+	cookies := map[security.Role]string{}
+	for _, role := range security.Roles {
+		cookies[role] = e.pairWithRole(t, "dev-"+role.String(), role)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, r := range routes {
+		need := routeRoles[r.Method+" "+r.Path]
+		for _, role := range security.Roles {
+			t.Run(r.Method+" "+r.Path+" as "+role.String(), func(t *testing.T) {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel() // ends an allowed stream once its headers came
+				req, _ := http.NewRequestWithContext(ctx, r.Method, e.base+concrete(r.Path), strings.NewReader("{}"))
+				req.Host = "phone.example"
+				req.Header.Set("X-Forwarded-Proto", "https")
+				req.Header.Set("Content-Type", "application/json")
+				req.AddCookie(&http.Cookie{Name: security.DeviceCookie, Value: cookies[role]})
+				res, err := client.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer res.Body.Close()
+				refusedForRole := false
+				if res.StatusCode == http.StatusForbidden {
+					body, _ := io.ReadAll(res.Body)
+					refusedForRole = strings.Contains(string(body), "this device's role ("+role.String()+") does not allow") ||
+						need == thisMachine && strings.Contains(string(body), "from the host itself")
+				}
+				want := need != public && (need == thisMachine || !role.Allows(need))
+				if refusedForRole != want {
+					t.Errorf("%s %s as %s: %d, refused for its role %v, want %v (rule %v)", r.Method, r.Path, role, res.StatusCode, refusedForRole, want, need)
+				}
+			})
+		}
+	}
+}
+
+// An open board stream of a device is drawn for its role: its first frame
+// marks the role (templates.ViewerRole); lowering the role ends the
+// stream at once (the page's next stream starts with the new mark), and
+// the device's next request is held to the new role. Before, a stream
+// outlived any change but a revocation.
+func TestLoweredRoleEndsTheStream(t *testing.T) {
+	e := newEnv(t, envOpts{allowHosts: []string{"phone.example"}})
+	phone := e.pairWithRole(t, "phone", security.RoleSteer)
+	open := func() (*bufio.Reader, func()) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound for a broken build, not a wait
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.base+"/agents-notch/stream?page=board", nil)
+		req.Host = "phone.example"
+		req.Header.Set("X-Forwarded-Proto", "https")
+		req.AddCookie(&http.Cookie{Name: security.DeviceCookie, Value: phone})
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("stream: %d", res.StatusCode)
+		}
+		return bufio.NewReader(res.Body), func() { cancel(); res.Body.Close() }
+	}
+	markOf := func(r *bufio.Reader) string {
+		t.Helper()
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatalf("the stream ended before the role's mark: %v", err)
+			}
+			if i := strings.Index(line, `id="viewer-role" data-role="`); i >= 0 {
+				rest := line[i+len(`id="viewer-role" data-role="`):]
+				return rest[:strings.IndexByte(rest, '"')]
+			}
+		}
+	}
+	r, stop := open()
+	defer stop()
+	if got := markOf(r); got != "steer" {
+		t.Fatalf("the first frame marks %q, want steer", got)
+	}
+	if _, _, err := e.srv.Locks.Devices().SetRole("phone", security.RoleView); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		t.Fatalf("the stream after the role was lowered: %v, want its end", err)
+	}
+	r2, stop2 := open()
+	defer stop2()
+	if got := markOf(r2); got != "view" {
+		t.Errorf("the next stream marks %q, want view", got)
+	}
+	reply := e.phoneReq(t, http.MethodPost, "/agents-notch/reply", `{"sessionId":"x","text":"hi"}`, map[string]string{"Origin": "https://phone.example"}, phone)
+	if body := readAll(t, reply); reply.StatusCode != http.StatusForbidden || !strings.Contains(body, "role (view) does not allow Reply and Stop") {
+		t.Errorf("a Reply after the role was lowered: %d %s", reply.StatusCode, body)
+	}
+	// This machine's own board is full.
+	res, err := http.Get(e.base + "/agents-notch/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body := readAll(t, res); !strings.Contains(body, `id="viewer-role" data-role="launch"`) {
+		t.Error("this machine's board page is not marked launch")
 	}
 }
