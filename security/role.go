@@ -180,3 +180,10 @@ func (d *Devices) PairingOf(code string) (string, Role, error) {
 	}
 	return p.name, p.role, nil
 }
+
+// MayAnswer reports whether the paired device of the id may answer now
+// (RoleAnswer or more): what a push's actions need (push.Options.MayAnswer).
+func (d *Devices) MayAnswer(id string) bool {
+	r, ok := d.Role(id)
+	return ok && r.Allows(RoleAnswer)
+}

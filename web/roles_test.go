@@ -3,14 +3,20 @@ package web
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/notch-web/notch-web/host/push"
+	"github.com/notch-web/notch-web/internal/pushtest"
 	"github.com/notch-web/notch-web/security"
 )
 
@@ -206,5 +212,66 @@ func TestLoweredRoleEndsTheStream(t *testing.T) {
 	}
 	if body := readAll(t, res); !strings.Contains(body, `id="viewer-role" data-role="launch"`) {
 		t.Error("this machine's board page is not marked launch")
+	}
+}
+
+// A push's button minted for a device is refused once the device's role is
+// lowered below answer (the push was sent while it could), and nothing is
+// spent: raised again, the same button answers.
+func TestPushButtonFollowsTheRole(t *testing.T) {
+	ps := pushtest.NewService(t)
+	e := newEnv(t, envOpts{run: true, allowHosts: []string{"phone.example"},
+		webPush: &push.WebPushOptions{Client: ps.Server.Client()},
+		push: &push.Options{Config: push.Config{Delay: 100 * time.Millisecond},
+			BoardURL: "https://phone.example/agents-notch/", ActURL: "https://phone.example/agents-notch/act"},
+	})
+	devs := e.srv.Locks.Devices()
+	p, err := devs.NewPairing("phone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cookie, err := devs.Redeem(p.Code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := map[string]string{"Host": "phone.example", "Cookie": "notch_device=" + cookie}
+	b, endpoint := ps.Browser("phone")
+	if code, body := e.do(t, http.MethodPost, "/agents-notch/push/subscribe", string(b.SubscriptionJSON(endpoint)), from); code != 200 {
+		t.Fatalf("the paired phone subscribing: %d %v", code, body)
+	}
+	tr := filepath.Join(e.home, "s.jsonl")
+	os.WriteFile(tr, nil, 0o644)
+	hook := func(event, extra string) string {
+		return `{"session_id":"s","transcript_path":"` + tr + `","cwd":"/src/argon","hook_event_name":"` + event + `"` + extra + `}`
+	}
+	bash := `,"tool_name":"Bash","tool_input":{"command":"rm -rf build"}`
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("UserPromptSubmit", ""), nil)
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("PreToolUse", bash+`,"tool_use_id":"t1"`), nil)
+	reply := heldPost(t, e, "/agents-notch/hooks/claude-code", hook("PermissionRequest", bash))
+	got := ps.Wait("the needs-you push", func(r []pushtest.Received) bool { return len(r) >= 1 })
+	var m swShow
+	json.Unmarshal(got[0].Payload, &m)
+	if len(m.Actions) != 2 {
+		t.Fatalf("the push: %s", got[0].Payload)
+	}
+	deny := `{"cap":"` + m.Actions[1].Cap + `"}`
+
+	if _, _, err := devs.SetRole("phone", security.RoleView); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := e.do(t, http.MethodPost, "/agents-notch/act", deny, from); code != 403 || !strings.Contains(fmt.Sprint(body), "role") {
+		t.Errorf("the lowered phone's Deny: %d %v, want 403 for its role", code, body)
+	}
+	if code, _ := e.do(t, http.MethodPost, "/agents-notch/act", deny, nil); code != 403 {
+		t.Errorf("the lowered phone's Deny from this machine: %d, want 403 (the capability is the phone's)", code)
+	}
+	if _, _, err := devs.SetRole("phone", security.RoleAnswer); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := e.do(t, http.MethodPost, "/agents-notch/act", deny, from); code != 200 {
+		t.Fatalf("raised again, the phone's Deny: %d %v", code, body)
+	}
+	if r := <-reply; !strings.Contains(r[1], `"behavior":"deny"`) {
+		t.Fatalf("the held hook got %v", r)
 	}
 }

@@ -104,6 +104,7 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 	var pusher *push.Engine
 	if o.push != nil {
 		po := *o.push
+		po.MayAnswer = devices.MayAnswer
 		if webPush != nil {
 			po.WebPush = webPush
 		}
