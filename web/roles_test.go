@@ -3,6 +3,8 @@ package web
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,8 +17,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/push"
 	"github.com/notch-web/notch-web/internal/pushtest"
+	"github.com/notch-web/notch-web/internal/syncbuf"
 	"github.com/notch-web/notch-web/security"
 )
 
@@ -274,4 +278,56 @@ func TestPushButtonFollowsTheRole(t *testing.T) {
 	if r := <-reply; !strings.Contains(r[1], `"behavior":"deny"`) {
 		t.Fatalf("the held hook got %v", r)
 	}
+}
+
+// The global switches stay ceilings: a launch device is refused a Reply
+// under --steer off and an answer under --approvals off, as this machine
+// is.
+func TestSwitchesAreCeilings(t *testing.T) {
+	e := newEnv(t, envOpts{allowHosts: []string{"phone.example"}, approvals: host.ApprovalConfig{Off: true}, steerOff: true})
+	phone := e.pairWithRole(t, "phone", security.RoleLaunch)
+	for _, tc := range []struct{ path, body, want string }{
+		{"/agents-notch/reply", `{"sessionId":"s","text":"hi"}`, "--steer off"},
+		{"/agents-notch/stop", `{"sessionId":"s"}`, "--steer off"},
+		{"/agents-notch/approve", `{"sessionId":"s","call":"c","nonce":"n","decision":"allow"}`, "--approvals off"},
+	} {
+		res := e.phoneReq(t, http.MethodPost, tc.path, tc.body, map[string]string{"Origin": "https://phone.example"}, phone)
+		if body := readAll(t, res); res.StatusCode != http.StatusForbidden || !strings.Contains(body, tc.want) {
+			t.Errorf("a launch device's POST %s: %d %s, want 403 saying %s", tc.path, res.StatusCode, body, tc.want)
+		}
+	}
+}
+
+// A role in devices.json this build does not know (a hand edit) is never
+// read as another: the device is refused on every route but the public
+// ones, with one WARNING record naming it, until this machine sets a role.
+func TestUnknownRoleIsRefused(t *testing.T) {
+	var logs syncbuf.Buffer
+	e := newEnv(t, envOpts{allowHosts: []string{"phone.example"}, log: &logs,
+		devicesJSON: `{"version":1,"devices":[{"id":"00000000000000aa","name":"edited","created":"2026-12-03T10:00:00Z","role":"admin","tokenSha256":"` + sha256hex("secret") + `"}]}`})
+	cookie := "00000000000000aa.secret"
+	res := e.phoneReq(t, http.MethodGet, "/agents-notch/state", "", nil, cookie)
+	if body := readAll(t, res); res.StatusCode != http.StatusForbidden || !strings.Contains(body, "role is not known here") {
+		t.Errorf("a device of an unknown role: %d %s, want 403", res.StatusCode, body)
+	}
+	if !strings.Contains(logs.String(), `"level":"WARN"`) || !strings.Contains(logs.String(), "edited") || !strings.Contains(logs.String(), "not one this build knows") {
+		t.Errorf("the records: %s\nwant a WARNING naming the device", logs.String())
+	}
+	if res := e.phoneReq(t, http.MethodGet, "/agents-notch/static/notch.css", "", nil, cookie); res.StatusCode != http.StatusOK {
+		t.Errorf("a public route: %d, want 200", res.StatusCode)
+	}
+	if st, m := e.do(t, http.MethodPost, "/agents-notch/devices/role", `{"device":"edited","role":"view"}`, nil); st != 200 || m["was"] != "unknown" {
+		t.Fatalf("this machine setting its role: %d %v", st, m)
+	}
+	if res := e.phoneReq(t, http.MethodGet, "/agents-notch/state", "", nil, cookie); res.StatusCode != http.StatusOK {
+		t.Errorf("set to view: %d, want 200", res.StatusCode)
+	}
+	if !strings.Contains(logs.String(), `"was":"unknown"`) || !strings.Contains(logs.String(), "device role changed") {
+		t.Errorf("no record of the role's change: %s", logs.String())
+	}
+}
+
+func sha256hex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
 }
