@@ -207,7 +207,7 @@ func TestMCPSendMessage(t *testing.T) {
 		want  string
 	}{
 		{nil, "start notch-web with --mcp-steer"},
-		{[]string{"--mcp-steer"}, "no tmux pane is known for this session"},
+		{[]string{"--mcp-steer"}, "no terminal pane is known for this session"},
 		{[]string{"--mcp-steer", "--steer", "off"}, "(--steer off)"},
 	} {
 		base, stop := startIn(t, t.TempDir(), c.flags...)
