@@ -1,0 +1,43 @@
+//go:build conformance
+
+package conformance
+
+import "testing"
+
+// Kilo Code CLI 7.7.7 is an OpenCode fork, and these are the OpenCode
+// scenarios (ocAgent) run against kilo: the same plugin, events and
+// database, its own command, config and environment.
+
+// TestKiloHeadless runs kilo run once per scenario.
+func TestKiloHeadless(t *testing.T) { ocHeadless(t, kiloCode) }
+
+// TestKiloInterrupt: SIGINT to kilo run mid-turn.
+func TestKiloInterrupt(t *testing.T) { ocInterrupt(t, kiloCode) }
+
+// TestKiloInteractive drives one TUI session through every state, as
+// TestOpenCodeInteractive.
+func TestKiloInteractive(t *testing.T) { ocInteractive(t, kiloCode) }
+
+// TestKiloApprovals answers Kilo's permission asks from the board and in
+// its TUI, as TestOpenCodeApprovals.
+func TestKiloApprovals(t *testing.T) { ocApprovals(t, kiloCode) }
+
+var lifecycleKilo = lifecycleAgent{
+	name: "Kilo Code CLI", prompt: "session.status", turnEnd: "session.idle",
+	newRun: func(t *testing.T) *run { return ocRun(t, kiloCode, "ask") },
+	start:  func(r *run) *term { return ocTUI(r, kiloCode) },
+	// The pane's process is kilo's node launcher (bin/kilo), which spawns
+	// the native binary (bin/.kilo) and waits on it; the plugin runs in
+	// the native one, and "notch-web hook --origin" names it.
+	agent: func(r *run, tm *term) int { return r.childWith(tm.panePID(), ".kilo") },
+}
+
+// TestLifecycleKilo: kill -9 of Kilo's native process mid-turn and at its
+// permission prompt; a host restarted while a turn ends.
+func TestLifecycleKilo(t *testing.T) {
+	a := lifecycleKilo
+	t.Run("kill_mid_turn", func(t *testing.T) { t.Parallel(); killMidTurn(t, a) })
+	t.Run("kill_at_permission", func(t *testing.T) { t.Parallel(); killAtAsk(t, a, "Permission required", false) })
+	t.Run("restart_while_turn_ends", func(t *testing.T) { restartWhileTurnEnds(t, a) })
+}
+
