@@ -40,4 +40,3 @@ func TestLifecycleKilo(t *testing.T) {
 	t.Run("kill_at_permission", func(t *testing.T) { t.Parallel(); killAtAsk(t, a, "Permission required", false) })
 	t.Run("restart_while_turn_ends", func(t *testing.T) { restartWhileTurnEnds(t, a) })
 }
-

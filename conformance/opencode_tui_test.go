@@ -87,7 +87,7 @@ func ocInteractive(t *testing.T, a ocAgent) {
 		d = dd
 	}
 	m, _ := mainRows(d)
-	if len(m) == 1 && (m[0].Steps != 1 || m[0].ApprovedAt == nil || m[0].Title == "") {
+	if len(m) == 1 && (m[0].Steps != 1 || m[0].ApprovedAt == nil || (m[0].Title == "") != a.untitled) {
 		t.Errorf("after Allow once: steps %d, approvedAt %v, title %q: want 1, set, OpenCode's", m[0].Steps, m[0].ApprovedAt, m[0].Title)
 	}
 	var allowedAt int64

@@ -11,6 +11,7 @@ import (
 	"github.com/notch-web/notch-web/adapters/gemini"
 	"github.com/notch-web/notch-web/adapters/kilo"
 	"github.com/notch-web/notch-web/adapters/opencode"
+	"github.com/notch-web/notch-web/adapters/pi"
 	"github.com/notch-web/notch-web/adapters/qwen"
 )
 
@@ -23,6 +24,7 @@ var All = []agent.Spec{
 	copilot.Spec,
 	qwen.Spec,
 	kilo.Spec,
+	pi.Spec,
 }
 
 // Get is the agent named name.
