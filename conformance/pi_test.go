@@ -199,3 +199,21 @@ func TestLifecyclePi(t *testing.T) {
 	t.Run("kill_mid_turn", func(t *testing.T) { t.Parallel(); killMidTurn(t, a) })
 	t.Run("restart_while_turn_ends", func(t *testing.T) { restartWhileTurnEnds(t, a) })
 }
+
+// steerPi is Pi as the steer tests drive it from a shell.
+var steerPi = steerAgent{newRun: piRun, env: piEnv, argv: []string{"pi"}, prompt: "before_agent_start", exit: "/quit",
+	ready: func(r *run, tm *term) {
+		r.waitFor("session_start", 120*time.Second, func() bool { return r.count("session_start") > 0 })
+		tm.waitScreen("Pi starts", 60*time.Second, shows("claude-sonnet-4-5"))
+	}}
+
+// TestSteerDraftPi: a Reply over a draft in Pi's input is refused (409)
+// and the draft stays; into the emptied input the model gets the reply.
+func TestSteerDraftPi(t *testing.T) { replyOverDraft(t, steerPi) }
+
+// TestSteerGonePi: once Pi has gone (its /quit, a kill -9), a Reply is
+// refused and the shell runs nothing.
+func TestSteerGonePi(t *testing.T) {
+	t.Run("exit", func(t *testing.T) { t.Parallel(); replyGone(t, steerPi, "exit") })
+	t.Run("kill", func(t *testing.T) { t.Parallel(); replyGone(t, steerPi, "kill") })
+}

@@ -18,6 +18,8 @@ var Spec = agent.Spec{
 	Hooks:   hooks(),
 	// Its session file says how a turn ended.
 	Settled: agent.ByTranscript(Settled),
+	// Its input between its two rules: a Reply types nothing over a draft.
+	EmptyInput: EmptyInput,
 	Install: agent.Install{
 		Scopes: []agent.Scope{
 			{Name: "user", Dir: ".pi/agent/extensions", File: File},
