@@ -26,9 +26,9 @@ type ocAgent struct {
 	config  string // its config file under HOME
 	env     func() []string
 	ready   string // what its TUI shows once it takes a prompt
-	// untitled: it makes no title here (Kilo Code CLI 7.7.7 asks its own
-	// gateway, offline here, even with a small_model set): the row keeps
-	// none, and the scenarios do not ask for one.
+	// untitled: its headless run makes no title (Kilo Code CLI 7.7.7's
+	// "kilo run" sends no session.updated, though its TUI titles the
+	// session): the row keeps none there.
 	untitled bool
 	// within bounds one headless run (0: 2 min).
 	within time.Duration
