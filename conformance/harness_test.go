@@ -694,6 +694,8 @@ var versions = map[string]string{
 	"gemini":      "@google/gemini-cli 0.61.0",
 	"opencode":    "opencode-ai 1.18.33",
 	"copilot":     "@github/copilot 1.0.102",
+	"kilo":        "@kilocode/cli 7.7.7",
+	"pi":          "@mariozechner/pi-coding-agent 0.73.1",
 }
 
 // logEvents writes the hooks received, in order, to the test log, with

@@ -21,11 +21,14 @@ import (
 // (OpenCode ends the turn, and the model is told at the next prompt that
 // the user rejected it); an Allow in the terminal first makes the card say
 // so, and a click after it is told 409.
-func TestOpenCodeApprovals(t *testing.T) {
+func TestOpenCodeApprovals(t *testing.T) { ocApprovals(t, openCode) }
+
+// ocApprovals is TestOpenCodeApprovals for an OpenCode.
+func ocApprovals(t *testing.T, a ocAgent) {
 	t.Parallel()
-	r := opencodeRun(t, "ask")
+	r := ocRun(t, a, "ask")
 	r.scenario = "tui_approvals"
-	tm := openCodeTUI(r)
+	tm := ocTUI(r, a)
 	marker := filepath.Join(r.work, "conformance-tool.txt")
 	seen := map[string]bool{}
 

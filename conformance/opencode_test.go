@@ -3,6 +3,7 @@
 package conformance
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"os/exec"
@@ -16,13 +17,39 @@ import (
 	"github.com/notch-web/notch-web/state"
 )
 
-// opencodeRun is a run with OpenCode set up offline: its built-in
+// ocAgent is OpenCode or a fork of it (Kilo Code CLI), as these tests
+// drive it: the same plugin, events and database (adapters/internal/
+// ocplugin), its own command, config file and environment.
+type ocAgent struct {
+	name    string // install name and command: opencode, kilo
+	display string
+	config  string // its config file under HOME
+	env     func() []string
+	ready   string // what its TUI shows once it takes a prompt
+	// untitled: its headless run makes no title (Kilo Code CLI 7.7.7's
+	// "kilo run" sends no session.updated, though its TUI titles the
+	// session): the row keeps none there.
+	untitled bool
+	// within bounds one headless run (0: 2 min).
+	within time.Duration
+}
+
+var (
+	openCode = ocAgent{name: "opencode", display: "OpenCode", config: ".config/opencode/opencode.json", env: opencodeEnv, ready: "Ask anything"}
+	kiloCode = ocAgent{name: "kilo", display: "Kilo Code CLI", config: ".config/kilo/kilo.json", env: kiloEnv, ready: "Ask anything",
+		untitled: true, within: 4 * time.Minute}
+)
+
+// opencodeRun is a run with OpenCode set up offline (ocRun).
+func opencodeRun(t *testing.T, bash string) *run { return ocRun(t, openCode, bash) }
+
+// ocRun is a run with an OpenCode set up offline: its built-in
 // anthropic provider pointed at the stand-in (the Messages API), the shell
 // tool allowed or asked for (bash), no update check, no models.dev fetch.
-// The plugin goes in with "notch-web hooks install opencode".
-func opencodeRun(t *testing.T, bash string) *run {
-	return newRun(t, "opencode", func(r *run) {
-		cfg, _ := json.Marshal(map[string]any{
+// The plugin goes in with "notch-web hooks install <name>".
+func ocRun(t *testing.T, a ocAgent, bash string) *run {
+	return newRun(t, a.name, func(r *run) {
+		c := map[string]any{
 			"model":      "anthropic/claude-sonnet-4-5",
 			"autoupdate": false,
 			"share":      "disabled",
@@ -30,8 +57,9 @@ func opencodeRun(t *testing.T, bash string) *run {
 			"provider": map[string]any{"anthropic": map[string]any{"options": map[string]any{
 				"baseURL": suite.model + "/v1", "apiKey": "sk-test",
 			}}},
-		})
-		r.writeFile(filepath.Join(r.home, ".config", "opencode", "opencode.json"), string(cfg))
+		}
+		cfg, _ := json.Marshal(c)
+		r.writeFile(filepath.Join(r.home, a.config), string(cfg))
 	})
 }
 
@@ -42,8 +70,17 @@ func opencodeEnv() []string {
 		"OPENCODE_DISABLE_SHARE=1"}
 }
 
+// kiloEnv keeps Kilo Code CLI off the network, as opencodeEnv OpenCode.
+func kiloEnv() []string {
+	return []string{"KILO_DISABLE_AUTOUPDATE=1", "KILO_DISABLE_MODELS_FETCH=1", "KILO_DISABLE_LSP_DOWNLOAD=1",
+		"KILO_DISABLE_SHARE=1", "KILO_DISABLE_SESSION_INGEST=1", "KILO_DISABLE_PRESENCE=1", "KILO_DISABLE_CODEBASE_INDEXING=1"}
+}
+
 // TestOpenCodeHeadless runs opencode run once per scenario.
-func TestOpenCodeHeadless(t *testing.T) {
+func TestOpenCodeHeadless(t *testing.T) { ocHeadless(t, openCode) }
+
+// ocHeadless runs "<agent> run" once per scenario.
+func ocHeadless(t *testing.T, a ocAgent) {
 	cases := []struct {
 		name     string
 		prompt   string
@@ -59,7 +96,11 @@ func TestOpenCodeHeadless(t *testing.T) {
 			if dd := r.waitBoard("the run's tokens", 10*time.Second, hasTokens); hasTokens(dd) == nil {
 				d = dd
 			}
-			r.titled("after opencode run exited", d, standin.PlainText, true)
+			want := standin.PlainText
+			if a.untitled {
+				want = ""
+			}
+			r.titled("after the run exited", d, want, true)
 			if m, _ := mainRows(d); len(m) == 1 && m[0].Steps != 1 {
 				t.Errorf("steps %d, want 1 (the one bash call)", m[0].Steps)
 			}
@@ -85,36 +126,40 @@ func TestOpenCodeHeadless(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := opencodeRun(t, c.bash)
+			r := ocRun(t, a, c.bash)
 			r.final = "settled 1 " + c.status
-			out, code := r.exec(2*time.Minute, opencodeEnv(), "opencode", "run", c.prompt)
+			within := cmp.Or(a.within, 2*time.Minute)
+			out, code := r.exec(within, a.env(), a.name, "run", c.prompt)
 			if code != c.wantCode {
-				t.Errorf("opencode run exited %d, want %d:\n%s", code, c.wantCode, out)
+				t.Errorf("%s run exited %d, want %d:\n%s", a.name, code, c.wantCode, out)
 			}
 			if c.wantCode == 0 && !strings.Contains(out, standin.FinalText) && c.bash == "allow" {
-				t.Errorf("opencode run did not print the stand-in's final text:\n%s", out)
+				t.Errorf("%s run did not print the stand-in's final text:\n%s", a.name, out)
 			}
-			d := r.waitBoard("after opencode run exited", 10*time.Second, settled(1, c.status))
+			d := r.waitBoard("after the run exited", 10*time.Second, settled(1, c.status))
 			if c.check != nil {
 				c.check(t, r, d)
 			}
-			r.holdBoard("after opencode run exited", 1500*time.Millisecond, settled(1, c.status))
+			r.holdBoard("after the run exited", 1500*time.Millisecond, settled(1, c.status))
 			r.logEvents()
-			t.Logf("opencode run output:\n%s", out)
+			t.Logf("%s run output:\n%s", a.name, out)
 		})
 	}
 }
 
 // TestOpenCodeInterrupt: a slow turn shows working while the model holds
 // the stream; SIGINT (^C) ends opencode run, and the row settles.
-func TestOpenCodeInterrupt(t *testing.T) {
+func TestOpenCodeInterrupt(t *testing.T) { ocInterrupt(t, openCode) }
+
+// ocInterrupt: SIGINT to "<agent> run" mid-turn.
+func ocInterrupt(t *testing.T, a ocAgent) {
 	t.Parallel()
-	r := opencodeRun(t, "allow")
+	r := ocRun(t, a, "allow")
 	r.scenario = "headless_sigint_midturn"
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(suite.bin, "opencode"), "run", r.slow)
-	cmd.Dir, cmd.Env = r.work, r.env(opencodeEnv()...)
+	cmd := exec.CommandContext(ctx, filepath.Join(suite.bin, a.name), "run", r.slow)
+	cmd.Dir, cmd.Env = r.work, r.env(a.env()...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -130,12 +175,12 @@ func TestOpenCodeInterrupt(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
-		t.Errorf("opencode run did not exit within 20 s of SIGINT:\n%s", out.String())
+		t.Errorf("%s run did not exit within 20 s of SIGINT:\n%s", a.name, out.String())
 	}
 	status := state.StatusError // the turn was open when the process ended
 	r.final = "settled 1 " + status
 	r.waitBoard("after SIGINT", settleWithin, settled(1, status))
 	r.holdBoard("after SIGINT", 1500*time.Millisecond, settled(1, status))
 	r.logEvents()
-	t.Logf("opencode run output:\n%s", out.String())
+	t.Logf("%s run output:\n%s", a.name, out.String())
 }

@@ -12,12 +12,15 @@ import (
 )
 
 // openCodeTUI starts OpenCode's TUI in tmux and waits for its prompt.
+func openCodeTUI(r *run) *term { return ocTUI(r, openCode) }
+
+// ocTUI starts an OpenCode's TUI in tmux and waits for its prompt.
 // OpenCode makes a session only at the first prompt: until then the board
 // has no row for it.
-func openCodeTUI(r *run) *term {
+func ocTUI(r *run, a ocAgent) *term {
 	r.t.Helper()
-	tm := r.tmux(opencodeEnv(), "opencode")
-	tm.waitScreen("OpenCode starts", 180*time.Second, shows("Ask anything"))
+	tm := r.tmux(a.env(), a.name)
+	tm.waitScreen(a.display+" starts", 180*time.Second, shows(a.ready))
 	return tm
 }
 
@@ -33,6 +36,14 @@ func (tm *term) ocType(text string) {
 	time.Sleep(300 * time.Millisecond)
 	tm.keys("Enter")
 	tm.r.waitFor("the turn's start ("+text+")", 45*time.Second, func() bool { return tm.r.count("session.status") > before })
+}
+
+// titledRow is a board check: the one row has a title.
+func titledRow(d state.Document) error {
+	if m, _ := mainRows(d); len(m) == 1 && m[0].Title != "" {
+		return nil
+	}
+	return errf("no title on the row")
 }
 
 // asks is a board check: the one row needs the user for tool.
@@ -57,12 +68,15 @@ func asks(tool string) func(state.Document) error {
 // the board (a plain turn typed into its pane; Stop is two Escapes, the
 // turn done); an API error (error); and ^C, which ends OpenCode (the
 // plugin's dispose: the row settles as it was, no process record).
-func TestOpenCodeInteractive(t *testing.T) {
+func TestOpenCodeInteractive(t *testing.T) { ocInteractive(t, openCode) }
+
+// ocInteractive is TestOpenCodeInteractive for an OpenCode.
+func ocInteractive(t *testing.T, a ocAgent) {
 	t.Parallel()
-	r := opencodeRun(t, "ask")
+	r := ocRun(t, a, "ask")
 	r.scenario = "tui_session"
 	r.final = "settled 1 " + state.StatusError
-	tm := openCodeTUI(r)
+	tm := ocTUI(r, a)
 	if d, err := r.board(); err == nil && len(d.Sessions) != 0 {
 		t.Errorf("rows before the first prompt: %s", rowsText(d))
 	}
@@ -78,6 +92,10 @@ func TestOpenCodeInteractive(t *testing.T) {
 	d = r.waitBoard("after Allow once", 60*time.Second, oneMain(state.StatusDone))
 	r.orStop()
 	if dd := r.waitBoard("the turn's tokens", 10*time.Second, hasTokens); hasTokens(dd) == nil {
+		d = dd
+	}
+	// The agent's own title (Kilo's TUI sends it after the turn's idle).
+	if dd := r.waitBoard("the agent's title", 10*time.Second, titledRow); titledRow(dd) == nil {
 		d = dd
 	}
 	m, _ := mainRows(d)

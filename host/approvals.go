@@ -16,10 +16,10 @@ import (
 	"sync"
 	"time"
 
+	adapters "github.com/notch-web/notch-web/adapters/agent"
 	"github.com/notch-web/notch-web/adapters/claudecode"
 	"github.com/notch-web/notch-web/adapters/codex"
 	"github.com/notch-web/notch-web/adapters/hookjson"
-	"github.com/notch-web/notch-web/adapters/opencode"
 	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/internal/logx"
 )
@@ -329,8 +329,8 @@ func holdable(agent, tool string) bool {
 // on it (it holds and the board may answer; nil otherwise), and whether a
 // card was answered.
 func (a *approvals) observe(agent string, p hookjson.Payload, held bool) (*entry, bool) {
-	if agent == opencode.Agent {
-		return a.observeOpenCode(p, held)
+	if s, ok := registry.Get(agent); ok && s.Asks == adapters.AskOpenCodePlugin {
+		return a.observeOpenCode(agent, p, held)
 	}
 	row := hookjson.ID(p.SessionID)
 	parent := ""

@@ -8,7 +8,8 @@ import (
 	"github.com/notch-web/notch-web/adapters/opencode"
 )
 
-// OpenCode's approvals. Its plugin sends each permission.asked twice: in
+// OpenCode's approvals, and its forks' (agent.AskOpenCodePlugin: Kilo Code
+// CLI's plugin is the same source). Its plugin sends each permission.asked twice: in
 // its ordered queue (the row's "needs you") and again, outside it, as
 // opencode.Ask, a request the host holds while the board may answer; the
 // plugin turns the answer (hookjson.Decision's JSON) into OpenCode's
@@ -26,7 +27,7 @@ const maxOpenCodeAlways = 16
 var alwaysEcho = json.RawMessage(`{"opencode":"always"}`)
 
 // observeOpenCode is observe for OpenCode's plugin.
-func (a *approvals) observeOpenCode(p hookjson.Payload, held bool) (*entry, bool) {
+func (a *approvals) observeOpenCode(agent string, p hookjson.Payload, held bool) (*entry, bool) {
 	p = opencode.Rows(p)
 	row := hookjson.ID(p.SessionID)
 	parent := ""
@@ -42,16 +43,16 @@ func (a *approvals) observeOpenCode(p hookjson.Payload, held bool) (*entry, bool
 	var e *entry
 	moved := false
 	a.mu.Lock()
-	publish := a.noteAgent(row, opencode.Agent)
+	publish := a.noteAgent(row, agent)
 	switch p.Event {
 	case opencode.Ask:
 		id := hookjson.OneLine(props.String("id"), hookjson.MaxTool)
 		tool := hookjson.OneLine(props.String("permission"), hookjson.MaxTool)
-		if id == "" || tool == "" || a.carded(row, id) {
+		if id == "" || tool == "" || a.carded(agent, row, id) {
 			break
 		}
 		a.makeRoom()
-		e = a.openCodeCard(props, row, parent, id, tool, held)
+		e = a.openCodeCard(agent, props, row, parent, id, tool, held)
 		e.Files, e.Command, e.Cwd = asks.files, asks.command, asks.cwd
 		publish = true
 	case opencode.PermissionReplied:
@@ -91,9 +92,9 @@ func (a *approvals) observeOpenCode(p hookjson.Payload, held bool) (*entry, bool
 
 // carded reports whether a row has a card for OpenCode's request id
 // already (a request sent twice makes one card).
-func (a *approvals) carded(row, id string) bool {
+func (a *approvals) carded(agent, row, id string) bool {
 	for _, x := range a.cards {
-		if x.Session == row && x.Call == id && x.Agent == opencode.Agent {
+		if x.Session == row && x.Call == id && x.Agent == agent {
 			return true
 		}
 	}
@@ -104,10 +105,10 @@ func (a *approvals) carded(row, id string) bool {
 // "always" is OpenCode's: the request's always patterns for the
 // permission, allowed until that OpenCode exits (and its other pending
 // requests in the session those now cover are allowed with it).
-func (a *approvals) openCodeCard(props hookjson.Fields, row, parent, id, tool string, held bool) *entry {
+func (a *approvals) openCodeCard(agent string, props hookjson.Fields, row, parent, id, tool string, held bool) *entry {
 	e := &entry{
 		Card: Card{
-			Key: randomToken(9), Session: row, Agent: opencode.Agent, Tool: tool, Call: id,
+			Key: randomToken(9), Session: row, Agent: agent, Tool: tool, Call: id,
 			Detail: opencode.Reason(props),
 			State:  CardTerminal,
 			Since:  a.now(),

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	adapters "github.com/notch-web/notch-web/adapters/agent"
 	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/adapters/registry"
 	"github.com/notch-web/notch-web/internal/waitfor"
@@ -712,7 +713,7 @@ func TestClosedRowFreesItsCards(t *testing.T) {
 // PermissionRequest takes its decision (agent.Spec.Answers): a held
 // request of any other agent makes a card that only says so.
 func TestHoldableIsTheSpecs(t *testing.T) {
-	want := map[string]bool{"claude-code": true, "codex": true, "qwen": true, "opencode": true}
+	want := map[string]bool{"claude-code": true, "codex": true, "qwen": true, "opencode": true, "kilo": true}
 	for _, s := range registry.All {
 		if got := holdable(s.Name, "Bash"); got != want[s.Name] {
 			t.Errorf("holdable(%q) = %v, want %v", s.Name, got, want[s.Name])
@@ -727,7 +728,7 @@ func TestHoldableIsTheSpecs(t *testing.T) {
 	var log bytes.Buffer
 	a := newBareApprovals(t, &log)
 	for _, s := range registry.All {
-		if s.Name == "opencode" {
+		if s.Asks == adapters.AskOpenCodePlugin {
 			continue // its plugin's ask is its own (TestOpenCodeAnsweredFromTheBoard)
 		}
 		pl, err := hookjson.Decode([]byte(`{"session_id":"r-` + s.Name + `","hook_event_name":"PermissionRequest"` + bashAsk("make") + `}`))

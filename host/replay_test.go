@@ -53,6 +53,9 @@ var knownFailures = map[string]string{
 	// the row when the process it watches (Notch-Proc) ends, which a
 	// recording of hooks does not carry (TestOpenCodeInterrupt covers it live).
 	"opencode/headless_sigint_midturn": "the process's end is watched live, not in the recorded hooks",
+	// pi -p on SIGINT exits with no event (no agent_end, no
+	// session_shutdown): as for opencode run (TestPiInterrupt covers it live).
+	"pi/headless_sigint_midturn": "the process's end is watched live, not in the recorded hooks",
 	// Copilot CLI 1.0.102 fires no hook for an Esc at its permission
 	// prompt, a Ctrl-C, nor (in the TUI) the end of a turn a model error
 	// failed: only its session file's abort and session.error lines say

@@ -98,6 +98,20 @@ type Plugin struct {
 	Source func(exe, url string) []byte
 }
 
+// AskStyle is how an agent's permission asks reach the host (Spec.Asks).
+type AskStyle string
+
+const (
+	// AskHook: a PermissionRequest hook payload in Claude Code's shape
+	// (Claude Code, Codex, Qwen Code, …), resolved by its PostToolUse,
+	// PermissionDenied, Stop and SessionEnd.
+	AskHook AskStyle = ""
+	// AskOpenCodePlugin: OpenCode's plugin's notch-web.permission, held
+	// for the board's answer, resolved by permission.replied, session.idle,
+	// session.error and notch-web.dispose (OpenCode, Kilo Code CLI).
+	AskOpenCodePlugin AskStyle = "opencode-plugin"
+)
+
 // Spec is one agent.
 type Spec struct {
 	Name    string // in URLs and commands: /agents-notch/hooks/<Name>, "notch-web hook <Name>"
@@ -200,6 +214,11 @@ type Spec struct {
 	// Answers: the hook is always held, for the host's --approval-hold,
 	// while the agent's prompt is shown too (Claude Code's http hook).
 	AnswerWait time.Duration
+	// Asks is how the agent's permission asks reach the host's approvals
+	// (host/approvals.go): AskHook (""), its PermissionRequest hook in
+	// Claude Code's shape; AskOpenCodePlugin, the events of OpenCode's
+	// plugin (adapters/internal/ocplugin), which its forks send too.
+	Asks AskStyle
 	// OwnDialog are the tools whose PermissionRequest the board cannot
 	// answer though Answers is set: the agent ignores a hook's allow for
 	// them and shows its own dialog, which collects what an allow lacks

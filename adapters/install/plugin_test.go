@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/notch-web/notch-web/adapters/opencode"
+	"github.com/notch-web/notch-web/adapters/registry"
 )
 
 // TestPluginInstall: OpenCode's plugin is a file notch-web owns whole:
@@ -130,5 +131,55 @@ func TestPluginUninstallRace(t *testing.T) {
 	}
 	if read(t, path) != mine {
 		t.Error("the racing save was removed or changed")
+	}
+}
+
+// TestEveryPluginAgent: every agent whose hooks are a file notch-web owns
+// whole (OpenCode's and Kilo's plugin, Pi's extension) is installed with
+// the same promises: created with its marker first and its own endpoint,
+// a second install changes nothing, status names its events and URL, a
+// file at the path that is not notch-web's is left as it is, and
+// uninstall removes only notch-web's after a backup.
+func TestEveryPluginAgent(t *testing.T) {
+	for _, s := range registry.All {
+		if s.Install.Plugin == nil {
+			continue
+		}
+		t.Run(s.Name, func(t *testing.T) {
+			o := opts(t, s.Name)
+			sc := s.Install.Scopes[0]
+			path := filepath.Join(o.Home, sc.Dir, sc.File)
+			res := mustInstall(t, o)
+			if ch := res.Changes[0]; ch.Path != path || !ch.Created {
+				t.Fatalf("install: %+v", ch)
+			}
+			got := read(t, path)
+			if !strings.HasPrefix(got, s.Install.Plugin.Marker+"\n") || !strings.Contains(got, `"`+base+`"`) {
+				t.Errorf("the file does not start with the marker or name the URL:\n%.400s", got)
+			}
+			if res := mustInstall(t, o); res.Changes[0].Changed {
+				t.Error("a second install changed the file")
+			}
+			st, err := Status(o)
+			if err != nil || len(st[0].Events) != len(s.Hooks) || len(st[0].Targets) != 1 || st[0].Targets[0] != base+"/agents-notch/hooks/"+s.Name {
+				t.Fatalf("status: %+v %v", st, err)
+			}
+			if res := mustUninstall(t, o); !res.Changes[0].Removed || res.Changes[0].Backup == "" {
+				t.Errorf("uninstall: %+v", res.Changes[0])
+			}
+			mine := "// my own " + s.Display + " file\n"
+			if err := os.WriteFile(path, []byte(mine), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Install(o); err == nil {
+				t.Error("install over a file that is not notch-web's did not fail")
+			}
+			if _, err := Uninstall(o); err == nil {
+				t.Error("uninstall of a file that is not notch-web's did not fail")
+			}
+			if read(t, path) != mine {
+				t.Error("a file that is not notch-web's was changed")
+			}
+		})
 	}
 }

@@ -26,6 +26,7 @@ var Spec = agent.Spec{
 	// reply, while the TUI shows its own prompt: the first answer wins, so
 	// answering from the board is on by default, as for Claude Code.
 	Answers: true,
+	Asks:    agent.AskOpenCodePlugin,
 	// Its first Esc says "esc again to interrupt"; the second interrupts.
 	StopPresses: 2,
 	// Under load (load average 10) a Reply whose Enter came 150 ms after

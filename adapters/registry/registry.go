@@ -9,7 +9,9 @@ import (
 	"github.com/notch-web/notch-web/adapters/codex"
 	"github.com/notch-web/notch-web/adapters/copilot"
 	"github.com/notch-web/notch-web/adapters/gemini"
+	"github.com/notch-web/notch-web/adapters/kilo"
 	"github.com/notch-web/notch-web/adapters/opencode"
+	"github.com/notch-web/notch-web/adapters/pi"
 	"github.com/notch-web/notch-web/adapters/qwen"
 )
 
@@ -21,6 +23,8 @@ var All = []agent.Spec{
 	opencode.Spec,
 	copilot.Spec,
 	qwen.Spec,
+	kilo.Spec,
+	pi.Spec,
 }
 
 // Get is the agent named name.

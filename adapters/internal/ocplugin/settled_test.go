@@ -1,4 +1,4 @@
-package opencode
+package ocplugin
 
 import (
 	"database/sql"
@@ -91,7 +91,7 @@ func TestSettled(t *testing.T) {
 	}
 }
 
-// Settled finds OpenCode's database where the host's environment says its
+// Database finds OpenCode's database where the host's environment says its
 // data lives, whatever bytes its path holds.
 func TestSettledFindsTheDatabase(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "a dir?mode=rw&x#y%20")
@@ -107,7 +107,7 @@ func TestSettledFindsTheDatabase(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(data, "opencode", "opencode.db"), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok := Settled(realSession, "", time.UnixMilli(1796648980600)); !ok || got != state.OutcomeCompleted {
+	if got, ok := SettledIn(Database("opencode", "opencode.db"), realSession, time.UnixMilli(1796648980600)); !ok || got != state.OutcomeCompleted {
 		t.Errorf("Settled = %q, %v", got, ok)
 	}
 }

@@ -1,4 +1,4 @@
-package opencode
+package ocplugin
 
 import (
 	"context"
@@ -16,50 +16,51 @@ import (
 )
 
 // OpenCode 1.18 keeps its sessions in one SQLite database,
-// <XDG_DATA_HOME or ~/.local/share>/opencode/opencode.db (checked with the
-// real binary in tmux against a stand-in model). Its message table holds
+// <XDG_DATA_HOME or ~/.local/share>/opencode/opencode.db, and Kilo Code CLI
+// 7.7 in its own, .../kilo/kilo.db, of the same tables (checked with the
+// real binaries in tmux against a stand-in model). The message table holds
 // each message of a session as a row (id, session_id, time_created, data):
 // the prompt is {"role": "user"}, and each step of the model's answer an
 // {"role": "assistant", "time": {"created", "completed"}, "finish",
 // "error"} — "completed" is set when the step ends, "finish" is
 // "tool-calls" for a step whose tools run before the next, and "error"
 // names what ended it (MessageAbortedError: the human's interrupt). No
-// hook names the file: the plugin's events carry no path.
+// event names the file: the plugin's events carry no path.
 
-// maxMessage bounds the one message Settled reads.
+// maxMessage bounds the one message SettledIn reads.
 const maxMessage = 1 << 20
 
 // settledTimeout bounds one read of the database: the host asks again.
 const settledTimeout = 500 * time.Millisecond
 
-// Database is OpenCode's database, as the host's own environment says
-// where its data lives ($XDG_DATA_HOME, else ~/.local/share); "" when it
-// cannot tell.
-func Database() string {
-	dir := os.Getenv("XDG_DATA_HOME")
-	if !filepath.IsAbs(dir) {
+// Database is the agent's database file under its data folder dir
+// ("opencode", "kilo"), as the host's own environment says where data
+// lives ($XDG_DATA_HOME, else ~/.local/share); "" when it cannot tell.
+func Database(dir, file string) string {
+	data := os.Getenv("XDG_DATA_HOME")
+	if !filepath.IsAbs(data) {
 		home, err := os.UserHomeDir()
 		if err != nil || !filepath.IsAbs(home) {
 			return ""
 		}
-		dir = filepath.Join(home, ".local", "share")
+		data = filepath.Join(home, ".local", "share")
 	}
-	return filepath.Join(dir, "opencode", "opencode.db")
+	return filepath.Join(data, dir, file)
 }
 
-// Settled reports how the latest turn of session ended, as OpenCode's
-// database says (the plugin names no file: transcript is unused): its
-// latest message, when it is the model's answer, completed no earlier
-// than since and not a step that calls tools, is completed, or error when
-// it carries an error other than the human's interrupt. ok is false while
-// the turn runs (the latest message is the prompt, a step not completed,
-// or one that calls tools), or when nothing can be told (no database, no
-// such session, a session id out of form, a read that fails).
-func Settled(session, _ string, since time.Time) (outcome string, ok bool) {
-	return settledIn(Database(), session, since)
+// SettledIn reports how the latest turn of session ended, as the database
+// at path says: its latest message, when it is the model's answer,
+// completed no earlier than since and not a step that calls tools, is
+// completed, or error when it carries an error other than the human's
+// interrupt. ok is false while the turn runs (the latest message is the
+// prompt, a step not completed, or one that calls tools), or when nothing
+// can be told (no database, no such session, a session id out of form, a
+// read that fails).
+func SettledIn(path, session string, since time.Time) (outcome string, ok bool) {
+	return settledIn(path, session, since)
 }
 
-// settledIn is Settled over the database at path.
+// settledIn is SettledIn.
 func settledIn(path, session string, since time.Time) (string, bool) {
 	if !validSession(session) || !filepath.IsAbs(path) {
 		return "", false

@@ -1,27 +1,28 @@
-// notch-web: this OpenCode plugin is notch-web's ("notch-web hooks uninstall opencode" removes it; an install rewrites it).
+// notch-web: this __DISPLAY__ plugin is notch-web's ("notch-web hooks uninstall __NAME__" removes it; an install rewrites it).
 //
-// It tells a notch-web board what this OpenCode does. It forwards a few of
-// OpenCode's own events, cut down to the fields the board reads, to the
-// host's /agents-notch/hooks/opencode, one at a time and in order (fetch,
-// at most 1 s each, at most 256 waiting). It never throws into OpenCode and
-// never holds it up: a host that is down only loses the events.
+// It tells a notch-web board what this __DISPLAY__ does. It forwards a few
+// of its own events (OpenCode's, which its forks keep), cut down to the
+// fields the board reads, to the host's /agents-notch/hooks/__NAME__, one at
+// a time and in order (fetch, at most 1 s each, at most 256 waiting). It
+// never throws into __DISPLAY__ and never holds it up: a host that is down
+// only loses the events.
 //
-// A permission OpenCode asks is also sent outside the queue, as a request
+// A permission __DISPLAY__ asks is also sent outside the queue, as a request
 // the host holds while the board may answer (at most 10 min 5 s, the
 // host's longest hold; at most 16 at once): the board's answer becomes
-// OpenCode's permission reply through the plugin's client (allow "once",
+// its permission reply through the plugin's client (allow "once",
 // always "always", deny "reject"); an empty answer replies nothing, so the
 // TUI's own prompt, shown meanwhile, decides. The first answer wins.
 //
-// Once, at load, it runs "notch-web hook opencode --origin", which names
-// the host's URL and this OpenCode's process and terminal: the host watches
+// Once, at load, it runs "notch-web hook __NAME__ --origin", which names
+// the host's URL and this __DISPLAY__'s process and terminal: the host watches
 // that process, so a row never outlives it (kill -9 included).
 
 import { spawn } from "node:child_process"
 
 const EXE = __EXE__
 const URL_FLAG = __URL__
-const AGENT = "opencode"
+const AGENT = __AGENT__
 const SEND_MS = 1000
 const MAX_QUEUE = 256
 const FLUSH_MS = 1500
@@ -89,7 +90,7 @@ function seen() {
   }
 }
 
-// answer is OpenCode's reply for the host's answer to a held permission
+// answer is the agent's reply for the host's answer to a held permission
 // request (a PermissionRequest decision, as Claude Code's hooks take it),
 // or null: no answer.
 function answer(body) {
@@ -144,7 +145,7 @@ export const NotchWeb = async ({ directory, client }) => {
   }
 
   // ask sends a permission request to be held for the board's answer,
-  // and replies to OpenCode with it.
+  // and replies to the agent with it.
   const ask = (sessionID, requestID, properties) => {
     if (typeof sessionID !== "string" || sessionID === "" || typeof requestID !== "string" || requestID === "") return
     if (asking >= MAX_ASKING) return
@@ -266,7 +267,7 @@ export const NotchWeb = async ({ directory, client }) => {
         handle(event)
       } catch {}
     },
-    // OpenCode is closing this project (its process is ending): every
+    // The agent is closing this project (its process is ending): every
     // session it ran ends, and what is waiting is sent first, briefly.
     dispose: async () => {
       try {

@@ -1,0 +1,56 @@
+//go:build conformance
+
+package conformance
+
+import (
+	"os"
+	"testing"
+)
+
+// Kilo Code CLI 7.7.7 is an OpenCode fork, and these are the OpenCode
+// scenarios (ocAgent) run against kilo: the same plugin, events and
+// database, its own command, config and environment.
+//
+// They run only with CONFORMANCE_KILO=1: on the machine they were written
+// on (2 cores at a load of 25–44) kilo took 90 s to start and "kilo run"
+// over 4 minutes, and only the plain tool run passed; they are not yet
+// proven to pass within CI's time (docs/agents.md says what was proven).
+func kiloOnly(t *testing.T) {
+	if os.Getenv("CONFORMANCE_KILO") == "" {
+		t.Skip("Kilo Code CLI's scenarios run with CONFORMANCE_KILO=1 (not yet proven within CI's time)")
+	}
+}
+
+// TestKiloHeadless runs kilo run once per scenario.
+func TestKiloHeadless(t *testing.T) { kiloOnly(t); ocHeadless(t, kiloCode) }
+
+// TestKiloInterrupt: SIGINT to kilo run mid-turn.
+func TestKiloInterrupt(t *testing.T) { kiloOnly(t); ocInterrupt(t, kiloCode) }
+
+// TestKiloInteractive drives one TUI session through every state, as
+// TestOpenCodeInteractive.
+func TestKiloInteractive(t *testing.T) { kiloOnly(t); ocInteractive(t, kiloCode) }
+
+// TestKiloApprovals answers Kilo's permission asks from the board and in
+// its TUI, as TestOpenCodeApprovals.
+func TestKiloApprovals(t *testing.T) { kiloOnly(t); ocApprovals(t, kiloCode) }
+
+var lifecycleKilo = lifecycleAgent{
+	name: "Kilo Code CLI", prompt: "session.status", turnEnd: "session.idle",
+	newRun: func(t *testing.T) *run { return ocRun(t, kiloCode, "ask") },
+	start:  func(r *run) *term { return ocTUI(r, kiloCode) },
+	// The pane's process is kilo's node launcher (bin/kilo), which spawns
+	// the native binary (bin/.kilo) and waits on it; the plugin runs in
+	// the native one, and "notch-web hook --origin" names it.
+	agent: func(r *run, tm *term) int { return r.childWith(tm.panePID(), ".kilo") },
+}
+
+// TestLifecycleKilo: kill -9 of Kilo's native process mid-turn and at its
+// permission prompt; a host restarted while a turn ends.
+func TestLifecycleKilo(t *testing.T) {
+	kiloOnly(t)
+	a := lifecycleKilo
+	t.Run("kill_mid_turn", func(t *testing.T) { t.Parallel(); killMidTurn(t, a) })
+	t.Run("kill_at_permission", func(t *testing.T) { t.Parallel(); killAtAsk(t, a, "Permission required", false) })
+	t.Run("restart_while_turn_ends", func(t *testing.T) { restartWhileTurnEnds(t, a) })
+}
