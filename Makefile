@@ -71,6 +71,16 @@ test-setup: playwright/node_modules/.package-lock.json
 	    exit 1; \
 	  fi; \
 	fi
+	@# The real terminals the Go tests type into (tmux, GNU screen, kitty
+	@# under Xvfb): installed here as root with apt; elsewhere those tests
+	@# say they were skipped and why.
+	@missing=""; for p in tmux:tmux screen:screen kitty:kitty Xvfb:xvfb; do \
+	  command -v $${p%%:*} >/dev/null || missing="$$missing $${p##*:}"; done; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing$$missing (apt)"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
 
 playwright/node_modules/.package-lock.json: playwright/package.json playwright/package-lock.json
 	cd playwright && npm ci --no-audit --no-fund
