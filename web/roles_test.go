@@ -77,6 +77,43 @@ func (e *testEnv) pairWithRole(t *testing.T, name string, role security.Role) st
 	return cookie
 }
 
+// ruledRoutes splits the server's routes into those routeRoles rules and
+// the keys of those it does not.
+func ruledRoutes(all []*echo.Route) (ruled []*echo.Route, unruled []string) {
+	seen := map[string]bool{}
+	for _, r := range all {
+		key := r.Method + " " + r.Path
+		if seen[key] || r.Method == echo.RouteNotFound {
+			continue
+		}
+		seen[key] = true
+		if _, ok := routeRoles[key]; !ok {
+			unruled = append(unruled, key)
+			continue
+		}
+		ruled = append(ruled, r)
+	}
+	return ruled, unruled
+}
+
+// A route added without a rule is caught (TestRouteRoles fails on it), and
+// a paired device of any role is refused it; this machine is not.
+func TestANewRouteNeedsARule(t *testing.T) {
+	e := newEnv(t, envOpts{allowHosts: []string{"phone.example"}})
+	e.srv.echo.POST(prefix+"/launch-something", func(c echo.Context) error { return c.String(http.StatusOK, "done") })
+	if _, unruled := ruledRoutes(e.srv.echo.Routes()); len(unruled) != 1 || unruled[0] != "POST "+prefix+"/launch-something" {
+		t.Errorf("unruled routes %v, want the new one alone", unruled)
+	}
+	phone := e.pairWithRole(t, "phone", security.RoleLaunch)
+	res := e.phoneReq(t, http.MethodPost, "/agents-notch/launch-something", "{}", map[string]string{"Origin": "https://phone.example"}, phone)
+	if body := readAll(t, res); res.StatusCode != http.StatusForbidden || !strings.Contains(body, "no role rule") {
+		t.Errorf("a launch device on a route with no rule: %d %s, want 403", res.StatusCode, body)
+	}
+	if st, _ := e.do(t, http.MethodPost, "/agents-notch/launch-something", "{}", nil); st != http.StatusOK {
+		t.Errorf("this machine on a route with no rule: %d, want 200", st)
+	}
+}
+
 // TestRouteRoles is the table route × role → allowed, over every route
 // routes() registers: each has a rule in routeRoles (a new route without
 // one fails here), no rule names a route that is gone, and a paired device
@@ -86,19 +123,13 @@ func (e *testEnv) pairWithRole(t *testing.T, name string, role security.Role) st
 // refusal is asserted.
 func TestRouteRoles(t *testing.T) {
 	e := newEnv(t, envOpts{allowHosts: []string{"phone.example"}})
+	routes, unruled := ruledRoutes(e.srv.echo.Routes())
+	for _, key := range unruled {
+		t.Errorf("route %s has no role rule: add it to routeRoles (web/roles.go) and to docs/security.md's roles table", key)
+	}
 	seen := map[string]bool{}
-	var routes []*echo.Route
-	for _, r := range e.srv.echo.Routes() {
-		key := r.Method + " " + r.Path
-		if seen[key] || r.Method == echo.RouteNotFound {
-			continue
-		}
-		seen[key] = true
-		if _, ok := routeRoles[key]; !ok {
-			t.Errorf("route %s has no role rule: add it to routeRoles (web/roles.go) and to docs/security.md's roles table", key)
-			continue
-		}
-		routes = append(routes, r)
+	for _, r := range routes {
+		seen[r.Method+" "+r.Path] = true
 	}
 	for key := range routeRoles {
 		if !seen[key] {
@@ -115,6 +146,26 @@ func TestRouteRoles(t *testing.T) {
 		if (need == public) != isPublic && !(method == http.MethodGet && publicSet[path]) {
 			t.Errorf("%s: rule public=%v but publicRoutes says %v", key, need == public, isPublic)
 		}
+	}
+
+	// This machine's own loopback is full: no route refuses it for a role.
+	for _, r := range routes {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, r.Method, e.base+concrete(r.Path), strings.NewReader("{}"))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		if res.StatusCode == http.StatusForbidden {
+			body, _ := io.ReadAll(res.Body)
+			if strings.Contains(string(body), "role") || strings.Contains(string(body), "from the host itself") {
+				t.Errorf("%s %s from this machine: %d %s, want it let through (full)", r.Method, r.Path, res.StatusCode, body)
+			}
+		}
+		res.Body.Close()
+		cancel()
 	}
 
 	cookies := map[security.Role]string{}
