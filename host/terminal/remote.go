@@ -2,6 +2,7 @@ package terminal
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,6 +79,8 @@ func (w Where) Typeable() bool {
 // Remote types into a pane of GNU screen, Zellij, kitty or WezTerm. The
 // zero value runs the programs from PATH.
 type Remote struct {
+	// Timeout bounds one Type or Interrupt; 0 is RemoteTimeout.
+	Timeout time.Duration
 	// run runs one argv with stdin and extra environment (tests); nil:
 	// exec without a shell.
 	run func(ctx context.Context, argv, env []string, stdin string) ([]byte, error)
@@ -278,7 +281,7 @@ func (r *Remote) keysTo(ctx context.Context, tg Target, send func(ctx context.Co
 		return ErrBusy
 	}
 	defer r.keys.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, RemoteTimeout)
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(r.Timeout, RemoteTimeout))
 	defer cancel()
 	front := func() error { return r.inFront(tg) }
 	if err := front(); err != nil {

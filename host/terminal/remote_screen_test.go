@@ -159,7 +159,9 @@ func TestTypeOnlyIntoTheAgentRealScreen(t *testing.T) {
 // typeOnlyIntoTheAgent is the scenario above in p; elsewhere is another
 // pane of the same terminal, which the agent's terminal is not.
 func typeOnlyIntoTheAgent(t *testing.T, p termPane, elsewhere Where) {
-	var r Remote
+	// No clock decides this test: kitty's every command starts a Python
+	// of its own, seconds each on a busy machine.
+	r := Remote{Timeout: 10 * time.Minute}
 	ctx := context.Background()
 	typed := filepath.Join(p.folder(), "typed")
 	p.line("stty -echo; cat > " + typed)
@@ -217,7 +219,7 @@ func typeOnlyIntoTheAgent(t *testing.T, p termPane, elsewhere Where) {
 // interruptAgent: Stop's interrupt key reaches an agent in p's front
 // (Ctrl-C ends it: the shell is back).
 func interruptAgent(t *testing.T, p termPane) {
-	var r Remote
+	r := Remote{Timeout: 10 * time.Minute}
 	p.line("sleep 600")
 	agent := p.child("sleep")
 	p.foreground(false)
