@@ -50,6 +50,9 @@ var routeRoles = map[string]security.Role{
 	// A device may revoke only itself (security.Devices.RevokeAs): giving
 	// up one's own access needs no more than having it.
 	"POST " + prefix + "/devices/revoke": security.RoleView,
+	// A row's Changes and the ledger are read like the board.
+	"GET " + prefix + "/changes": security.RoleView,
+	"GET " + prefix + "/ledger":  security.RoleView,
 
 	// answer: approvals, questions and plans; the ✕ close-out; the
 	// board's looks (the settings).
@@ -65,8 +68,10 @@ var routeRoles = map[string]security.Role{
 	"POST " + prefix + "/open":     security.RoleSteer,
 	"POST " + prefix + "/window":   security.RoleSteer,
 
-	// launch: the machines of a hub.
+	// launch: starting sessions, and the machines of a hub.
 	"POST " + prefix + "/machines/revoke": security.RoleLaunch,
+	"POST " + prefix + "/launch":          security.RoleLaunch,
+	"GET " + prefix + "/launch/options":   security.RoleLaunch,
 
 	// this machine only: the agents' own input (hooks, events, the status
 	// line), the hooks' files, pairing and roles.
@@ -76,6 +81,10 @@ var routeRoles = map[string]security.Role{
 	"POST " + prefix + "/reinstall":    thisMachine,
 	"POST " + prefix + "/devices/add":  thisMachine,
 	"POST " + prefix + "/devices/role": thisMachine,
+	// The agents' OpenTelemetry, and an agent's message through notch-web
+	// mcp (--mcp-steer): programs of this machine.
+	"POST " + prefix + "/otlp/v1/:signal": thisMachine,
+	"POST " + prefix + "/mcp/message":     thisMachine,
 
 	// public: what the gate lets through without a device (publicRoutes).
 	"GET " + prefix + "/static/*":             public,
