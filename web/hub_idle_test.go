@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/notch-web/notch-web/host/ledger"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -54,9 +55,25 @@ func idleRows(n int) []state.Event {
 // tab open and nothing happening, over a few of state.json's heartbeats
 // the hub neither renders nor so much as builds the view to find out.
 func TestIdleHostBuildsNoView(t *testing.T) {
+	t.Run("rows", func(t *testing.T) { idleHost(t, false) })
+	// With a ledger (host/ledger) holding a stale window and one past its
+	// reset: nothing is due until the fresh one's reset hours away, so
+	// the ledger adds no wake-up (its expiry is a scheduled wake, not a
+	// timer).
+	t.Run("rows and a ledger", func(t *testing.T) { idleHost(t, true) })
+}
+
+func idleHost(t *testing.T, withLedger bool) {
 	e := newEnv(t, envOpts{run: true})
 	if _, err := e.board.Ingest(idleRows(20), time.Now()); err != nil {
 		t.Fatal(err)
+	}
+	if withLedger {
+		now := time.Now()
+		l := e.board.Ledger()
+		l.Add(ledger.Reading{Agent: "codex", Window: "primary", UsedPct: 40, AsOf: now.Add(-time.Hour), ResetsAt: now.Add(3 * time.Hour)}, now)
+		l.Add(ledger.Reading{Agent: "claude-code", Window: "seven_day", UsedPct: 90, AsOf: now.Add(-2 * time.Hour), ResetsAt: now.Add(-time.Hour)}, now)
+		l.AddUsage(ledger.Usage{Agent: "codex", Session: "idle-1", At: now, InputTokens: 5})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -15,7 +15,6 @@ type step struct {
 	now  time.Time
 	r    *Reading
 	want []want // the figures, in order
-	evs  []Event
 }
 
 type want struct {

@@ -10,7 +10,7 @@ import { startHost, type Host } from './host';
 import { expectAxeClean, layoutProblems, openBoard } from './ui';
 
 // This machine is shared; axe takes its time.
-test.describe.configure({ timeout: 120_000 });
+test.describe.configure({ timeout: 240_000 });
 
 let h: Host;
 let dir: string;
