@@ -356,10 +356,10 @@ func sameJSON(read, v any) bool {
 
 // codexMCPTable is where notch-web's table is in a config.toml.
 type codexMCPTable struct {
-	lines      []tomlLine
-	header     int // the header line's index (-1: none)
-	end        int // the index of the first line after the table
-	argv       []string
+	lines     []tomlLine
+	header    int // the header line's index (-1: none)
+	end       int // the index of the first line after the table
+	argv      []string
 	readable  bool // command and args are one-line strings, and nothing else is there but comments
 	elsewhere bool // the server is named some other way
 }
