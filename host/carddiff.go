@@ -37,6 +37,11 @@ type CardFile struct {
 	udiff.View
 }
 
+// File is the card's file as udiff's (for a machine that sends it on).
+func (f CardFile) File() udiff.File {
+	return udiff.File{Path: f.Path, OldPath: f.OldPath, Status: f.Status, View: f.View}
+}
+
 // maxCardFile bounds a file read to lay an edit over it.
 const maxCardFile = 1 << 20
 

@@ -97,7 +97,9 @@ func (h *Host) openStart(row, dir string) {
 	go func() {
 		defer close(p.done)
 		p.start, p.err = sp.git.Record(context.Background(), dir)
-		if p.err != nil && !errors.Is(p.err, changes.ErrNotGit) {
+		// A folder that is no work tree, or gone, or no git here, is the
+		// view's own state; only git failing is worth a line.
+		if p.err != nil && !errors.Is(p.err, changes.ErrNotGit) && !errors.Is(p.err, changes.ErrGone) && !errors.Is(p.err, changes.ErrNoGit) {
 			h.log.Warn("no start point for a session's changes", "log_type", logx.TypeHooks,
 				slog.Group("data", "session", row), slog.Group("error", "name", "changes", "message", p.err.Error()))
 		}

@@ -124,7 +124,7 @@ func (g Git) run(ctx context.Context, dir string, args ...string) ([]byte, error
 	}, args...)
 	cmd := exec.CommandContext(ctx, bin, argv...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_PAGER=cat", "GIT_EXTERNAL_DIFF=")
+	cmd.Env = append(gitless(os.Environ()), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_PAGER=cat")
 	var out, errb limited
 	out.max, errb.max = maxOutput, 4<<10
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -140,6 +140,19 @@ func (g Git) run(ctx context.Context, dir string, args ...string) ([]byte, error
 		return out.b.Bytes(), &gitError{args: args, err: err, stderr: strings.TrimSpace(errb.b.String())}
 	}
 	return out.b.Bytes(), nil
+}
+
+// gitless is env without git's own variables: a GIT_DIR, GIT_WORK_TREE
+// or GIT_INDEX_FILE the host was started with must not point the view at
+// another repository.
+func gitless(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "GIT_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // gitError is a git command that failed.

@@ -210,6 +210,26 @@ func TestNoChangesView(t *testing.T) {
 	}
 }
 
+// TestChangesIgnoreHostGitEnv: a GIT_DIR in the host's environment does
+// not point the view at another repository.
+func TestChangesIgnoreHostGitEnv(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.txt", "a\n")
+	r.commit("a")
+	other := newRepo(t)
+	t.Setenv("GIT_DIR", filepath.Join(other.dir, ".git"))
+	var g Git
+	s, err := g.Record(context.Background(), r.dir)
+	if err != nil || s.Root != r.dir {
+		t.Fatalf("%+v %v", s, err)
+	}
+	r.write("a.txt", "b\n")
+	res, err := g.Compute(context.Background(), s)
+	if files, _ := names(res); err != nil || !slices.Equal(files, []string{"a.txt"}) {
+		t.Errorf("files %q, %v", files, err)
+	}
+}
+
 // TestChangesIgnoreRepoPrograms: a repository's own external diff and
 // textconv driver are not run.
 func TestChangesIgnoreRepoPrograms(t *testing.T) {

@@ -15,6 +15,8 @@ import (
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/internal/jsonx"
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/textrule"
+	"github.com/notch-web/notch-web/internal/udiff"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -36,13 +38,17 @@ const answerWait = 3 * time.Second
 
 // Bounds of a machine's published cards.
 const (
-	maxWireCards  = 200     // cards of one machine
-	maxWireBytes  = 1 << 20 // one message
-	maxCardKey    = 24      // a card's key (12 base64url characters here)
-	maxCardNonce  = 64      // a card's nonce (43 here)
-	maxCardDetail = 300     // as host's
-	maxAnswerBody = 8 << 10
-	maxWireRules  = 64 // rules of one card's "always allow" (a suggestion is at most 4 KiB)
+	maxWireCards = 200     // cards of one machine
+	maxWireBytes = 1 << 20 // one message
+	// maxWireChanges are the cards (waiting first) that carry their
+	// diff and command: each is bounded (udiff.CardLimits, 8 KiB), and
+	// eight of them fit a message with room.
+	maxWireChanges = 8
+	maxCardKey     = 24  // a card's key (12 base64url characters here)
+	maxCardNonce   = 64  // a card's nonce (43 here)
+	maxCardDetail  = 300 // as host's
+	maxAnswerBody  = 8 << 10
+	maxWireRules   = 64 // rules of one card's "always allow" (a suggestion is at most 4 KiB)
 )
 
 // wireCard is one card as a machine publishes it.
@@ -63,12 +69,17 @@ type wireCard struct {
 	// Mode the words of its "allow and switch mode".
 	Questions []wireQuestion `json:"questions,omitempty"`
 	Plan      string         `json:"plan,omitempty"`
-	Mode      string         `json:"mode,omitempty"`
-	Nonce     string         `json:"nonce,omitempty"`
-	State     string         `json:"state"`
-	Outcome   string         `json:"outcome,omitempty"`
-	By        string         `json:"by,omitempty"`
-	SinceMs   int64          `json:"sinceMs"`
+	// Files, Command and Cwd are the change the call asks for
+	// (host.Card's), sent for the first maxWireChanges cards only.
+	Files   []wireChangedFile `json:"files,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	Mode    string            `json:"mode,omitempty"`
+	Nonce   string            `json:"nonce,omitempty"`
+	State   string            `json:"state"`
+	Outcome string            `json:"outcome,omitempty"`
+	By      string            `json:"by,omitempty"`
+	SinceMs int64             `json:"sinceMs"`
 }
 
 // wireQuestion is one question of a question card, as shown.
@@ -161,6 +172,13 @@ func encodeCards(cs host.CardSet, doc state.Document) []byte {
 			Kind: c.Kind, Questions: encodeQuestions(c.Questions), Plan: c.Plan, Mode: c.Mode,
 			State: c.State, Outcome: c.Outcome, By: c.By, SinceMs: c.Since.UnixMilli(),
 		})
+		if len(w.Cards) <= maxWireChanges {
+			wc := &w.Cards[len(w.Cards)-1]
+			wc.Command, wc.Cwd = c.Command, c.Cwd
+			for _, f := range c.Files {
+				wc.Files = append(wc.Files, wireFile(f.File(), false))
+			}
+		}
 	}
 	for _, s := range doc.Sessions {
 		if a := cs.Agents[s.ID]; a != "" {
@@ -215,6 +233,16 @@ func decodeCards(data []byte) ([]host.Card, map[string]string, map[string]bool, 
 			Outcome: hookjson.OneLine(c.Outcome, 32),
 			By:      hookjson.OneLine(c.By, 32),
 			Since:   time.UnixMilli(c.SinceMs),
+			Command: state.Cut(textrule.Escape(c.Command, "\n\t"), 8<<10),
+			Cwd:     state.Cut(textrule.Escape(c.Cwd, ""), 1024),
+		}
+		used := 0
+		for i, wf := range c.Files {
+			if i >= 16 {
+				break
+			}
+			f := decodeFile(wf, udiff.CardLimits, udiff.CardLimits.Bytes, &used)
+			k.Files = append(k.Files, host.CardFile{Path: f.Path, OldPath: f.OldPath, Status: f.Status, View: f.View})
 		}
 		// "Always allow" grants the rules, not the label: the label is
 		// made here from them, and with no rule (or one that cannot be

@@ -110,12 +110,7 @@ func encodeChanges(r changes.Result) []byte {
 	w := wireChanges{OK: true, FilesMore: r.FilesMore, Untracked: r.Untracked, UntrackedMore: r.UntrackedMore,
 		Moved: r.Moved, Base: r.Base, BaseGone: r.BaseGone}
 	for _, f := range r.Files {
-		wf := wireChangedFile{Path: f.Path, OldPath: f.OldPath, Status: f.Status, Added: f.Added, Removed: f.Removed,
-			More: f.More, Binary: f.Binary, CRLF: f.CRLF, Earlier: f.Earlier}
-		for _, l := range f.Lines {
-			wf.Lines = append(wf.Lines, [4]any{string(l.Op), l.Old, l.New, l.Text})
-		}
-		w.Files = append(w.Files, wf)
+		w.Files = append(w.Files, wireFile(f.File, f.Earlier))
 	}
 	for i := len(w.Files) - 1; ; i-- {
 		b, _ := json.Marshal(w)
@@ -164,26 +159,46 @@ func decodeChanges(data []byte) (changes.Result, error) {
 			continue
 		}
 		f := changes.File{Earlier: wf.Earlier}
-		f.Path, f.OldPath, f.Status = text(wf.Path, 1024), text(wf.OldPath, 1024), text(wf.Status, 16)
-		f.Added, f.Removed, f.More, f.Binary, f.CRLF = count(wf.Added), count(wf.Removed), count(wf.More), wf.Binary, wf.CRLF
-		for _, l := range wf.Lines {
-			op, _ := l[0].(string)
-			old, _ := l[1].(float64)
-			nw, _ := l[2].(float64)
-			t, _ := l[3].(string)
-			t = state.Cut(textrule.Escape(t, "\t"), changes.FileLimits.LineBytes+4)
-			if len(op) != 1 || !isOp(op[0]) || len(f.Lines) >= changes.FileLimits.Lines || used+len(t) > changes.Budget {
-				if op != string(udiff.Hunk) {
-					f.More++
-				}
-				continue
-			}
-			used += len(t)
-			f.Lines = append(f.Lines, udiff.Line{Op: op[0], Old: count(int(old)), New: count(int(nw)), Text: t})
-		}
+		f.File = decodeFile(wf, changes.FileLimits, changes.Budget, &used)
 		r.Files = append(r.Files, f)
 	}
 	return r, nil
+}
+
+// decodeFile is one file of a machine's diff as the hub shows it: its
+// strings text, its counts within lim, its lines within lim and what is
+// left of budget (used counts the text taken so far).
+func decodeFile(wf wireChangedFile, lim udiff.Limits, budget int, used *int) udiff.File {
+	text := func(s string, max int) string { return state.Cut(textrule.Escape(s, ""), max) }
+	count := func(n int) int { return min(max(n, 0), 1<<30) }
+	f := udiff.File{Path: text(wf.Path, 1024), OldPath: text(wf.OldPath, 1024), Status: text(wf.Status, 16)}
+	f.Added, f.Removed, f.More, f.Binary, f.CRLF = count(wf.Added), count(wf.Removed), count(wf.More), wf.Binary, wf.CRLF
+	for _, l := range wf.Lines {
+		op, _ := l[0].(string)
+		old, _ := l[1].(float64)
+		nw, _ := l[2].(float64)
+		t, _ := l[3].(string)
+		t = state.Cut(textrule.Escape(t, "\t"), lim.LineBytes+4)
+		if len(op) != 1 || !isOp(op[0]) || len(f.Lines) >= lim.Lines || *used+len(t) > budget {
+			if op != string(udiff.Hunk) {
+				f.More++
+			}
+			continue
+		}
+		*used += len(t)
+		f.Lines = append(f.Lines, udiff.Line{Op: op[0], Old: count(int(old)), New: count(int(nw)), Text: t})
+	}
+	return f
+}
+
+// wireFile is a file of a diff as a machine sends it.
+func wireFile(f udiff.File, earlier bool) wireChangedFile {
+	wf := wireChangedFile{Path: f.Path, OldPath: f.OldPath, Status: f.Status, Added: f.Added, Removed: f.Removed,
+		More: f.More, Binary: f.Binary, CRLF: f.CRLF, Earlier: earlier}
+	for _, l := range f.Lines {
+		wf.Lines = append(wf.Lines, [4]any{string(l.Op), l.Old, l.New, l.Text})
+	}
+	return wf
 }
 
 func isOp(b byte) bool {

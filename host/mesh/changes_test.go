@@ -109,3 +109,33 @@ func TestEncodeChangesFits(t *testing.T) {
 		t.Fatalf("%v, last file more %d", err, back.Files[7].More)
 	}
 }
+
+// TestRemoteEditCard: a machine's Edit card shows on the hub with its
+// diff, its lines text.
+func TestRemoteEditCard(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hub := testHub(t)
+	hh := hubHost(t, hub)
+	mh, _ := testMachineHost(t, hub, "box")
+	ask := `{"session_id":"s1","cwd":"` + dir + `","hook_event_name":"PermissionRequest","tool_name":"Edit","tool_input":{"file_path":"` +
+		filepath.Join(dir, "a.txt") + `","old_string":"two","new_string":"2 \u202e"}}`
+	if _, err := mh.Hook("claude-code", []byte(ask), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	c := hubCard(t, hh, "box/s1", host.CardTerminal)
+	if len(c.Files) != 1 || c.Files[0].Path != "a.txt" || c.Files[0].Added != 1 || c.Cwd != dir {
+		t.Fatalf("the hub's card: %+v", c)
+	}
+	var added []string
+	for _, l := range c.Files[0].Lines {
+		if l.Op == udiff.Added {
+			added = append(added, l.Text)
+		}
+	}
+	if len(added) != 1 || added[0] != `2 \u202e` {
+		t.Errorf("added lines %q", added)
+	}
+}
