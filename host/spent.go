@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/notch-web/notch-web/host/ledger"
 	"github.com/notch-web/notch-web/host/otlp"
 	"github.com/notch-web/notch-web/internal/logx"
 )
@@ -143,6 +144,11 @@ func (h *Host) takeExport(batch otlp.Batch) {
 		}
 	}
 	for _, u := range known {
+		// The ledger's cost and tokens per session, project, agent,
+		// machine and day (host/ledger): the telemetry tells each call.
+		h.board.ledger.AddUsage(ledger.Usage{Agent: u.Agent, Session: u.Session, Machine: "", Model: u.Model, Source: u.Source,
+			At: u.At, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CacheReadTokens,
+			CacheWriteTokens: u.CacheWriteTokens, CostUSD: u.CostUSD, HasCost: u.HasCost})
 		if h.cfg.OnUsage != nil {
 			h.cfg.OnUsage(u)
 		}

@@ -83,14 +83,22 @@ type Tally struct {
 	lines map[lineKey]*Totals
 	last  map[totalKey]Usage
 	loc   *time.Location
+	// kind is how each session was first counted: by increments (Add, the
+	// agents' OpenTelemetry) or by running totals (AddTotal: a statusline,
+	// a rollout). A session is counted one way only, the first: the two
+	// tell the same model calls, and nothing is counted twice.
+	kind map[sessionKey]bool // true: increments
 }
+
+// sessionKey names one session of one agent on one machine.
+type sessionKey struct{ Agent, Machine, Session string }
 
 // NewTally returns an empty tally whose days are in loc (nil: local).
 func NewTally(loc *time.Location) *Tally {
 	if loc == nil {
 		loc = time.Local
 	}
-	return &Tally{lines: map[lineKey]*Totals{}, last: map[totalKey]Usage{}, loc: loc}
+	return &Tally{lines: map[lineKey]*Totals{}, last: map[totalKey]Usage{}, loc: loc, kind: map[sessionKey]bool{}}
 }
 
 // valid reports whether u is a usage to count: an agent and a time, no
@@ -108,7 +116,7 @@ func valid(u Usage) bool {
 
 // Add counts an increment. It is not idempotent: each call adds.
 func (t *Tally) Add(u Usage) bool {
-	if !valid(u) {
+	if !valid(u) || !t.countedAs(u, true) {
 		return false
 	}
 	k := lineKey{Day: u.At.In(t.loc).Format(time.DateOnly), Agent: u.Agent, Machine: u.Machine, Session: u.Session}
@@ -130,7 +138,7 @@ func (t *Tally) Add(u Usage) bool {
 // twice adds nothing; a total lower than the last (the count started over)
 // is added whole.
 func (t *Tally) AddTotal(u Usage) bool {
-	if !valid(u) {
+	if !valid(u) || !t.countedAs(u, false) {
 		return false
 	}
 	k := totalKey{u.Agent, u.Machine, u.Session, u.Source}
@@ -208,4 +216,23 @@ func Sum(lines []Line, by func(Line) string) []Group {
 type Group struct {
 	Key string
 	Totals
+}
+
+// countedAs reports whether u's session is counted by increments (true) or
+// by running totals (false) — the way it was first counted; a session
+// without a session id is counted either way (it has no twin).
+func (t *Tally) countedAs(u Usage, increments bool) bool {
+	if u.Session == "" {
+		return true
+	}
+	k := sessionKey{u.Agent, u.Machine, u.Session}
+	was, had := t.kind[k]
+	if !had {
+		if len(t.kind) >= maxTotals {
+			clear(t.kind)
+		}
+		t.kind[k] = increments
+		return true
+	}
+	return was == increments
 }

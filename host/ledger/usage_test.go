@@ -73,3 +73,25 @@ func TestLedgerAddUsage(t *testing.T) {
 		t.Errorf("snapshot %+v, %d changes, version %d", s.Lines, changes, l.Version())
 	}
 }
+
+// A session is counted one way, the first: a Claude Code session told by
+// its statusline's running total and by its OpenTelemetry's calls is not
+// counted twice, and another session may be counted the other way.
+func TestTallyCountsASessionOneWay(t *testing.T) {
+	ty := NewTally(time.UTC)
+	ty.AddTotal(Usage{Agent: "claude-code", Session: "s1", Machine: "m", Source: "statusline", At: at(0), CostUSD: 0.5, HasCost: true})
+	if ty.Add(Usage{Agent: "claude-code", Session: "s1", Machine: "m", Source: "claude_code.api_request", At: at(1), InputTokens: 10, CostUSD: 0.5, HasCost: true}) {
+		t.Errorf("a call of a session counted by its running totals was counted again")
+	}
+	ty.Add(Usage{Agent: "claude-code", Session: "s2", Machine: "m", Source: "claude_code.api_request", At: at(1), InputTokens: 10, CostUSD: 0.25, HasCost: true})
+	if ty.AddTotal(Usage{Agent: "claude-code", Session: "s2", Machine: "m", Source: "statusline", At: at(2), CostUSD: 0.25, HasCost: true}) {
+		t.Errorf("a running total of a session counted by its calls was counted again")
+	}
+	var sum float64
+	for _, l := range ty.Lines() {
+		sum += l.CostUSD
+	}
+	if math.Abs(sum-0.75) > 1e-9 {
+		t.Errorf("cost = %v, want 0.75 (each session once)", sum)
+	}
+}
