@@ -119,6 +119,11 @@ func (t *Tally) Add(u Usage) bool {
 	if !valid(u) || !t.countedAs(u, true) {
 		return false
 	}
+	return t.add(u)
+}
+
+// add counts u on its day's line.
+func (t *Tally) add(u Usage) bool {
 	k := lineKey{Day: u.At.In(t.loc).Format(time.DateOnly), Agent: u.Agent, Machine: u.Machine, Session: u.Session}
 	l := t.lines[k]
 	if l == nil {
@@ -162,7 +167,7 @@ func (t *Tally) AddTotal(u Usage) bool {
 	if d.InputTokens == 0 && d.OutputTokens == 0 && d.CacheReadTokens == 0 && d.CacheWriteTokens == 0 && (!d.HasCost || d.CostUSD == 0) {
 		return false
 	}
-	return t.Add(d)
+	return t.add(d)
 }
 
 func (t *Tally) dropOldestDay() {
