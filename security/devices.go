@@ -76,11 +76,16 @@ type device struct {
 	saved    time.Time          // the LastSeen on disk
 	ctx      context.Context    // done when the device is revoked
 	cancel   context.CancelFunc // revokes
+	// roleCtx is done when the device's role next changes (SetRole) or it
+	// is revoked; roleCancel ends it, and a new one is made.
+	roleCtx    context.Context
+	roleCancel context.CancelFunc
 }
 
 // pending is one pairing code not yet used or forgotten.
 type pending struct {
 	name    string
+	role    Role
 	expires time.Time
 	used    bool
 }
@@ -130,6 +135,7 @@ func OpenDevices(path string, now func() time.Time) (*Devices, error) {
 func (d *Devices) add(dev Device, hash [sha256.Size]byte) *device {
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &device{Device: dev, hash: hash, saved: dev.LastSeen, ctx: ctx, cancel: cancel}
+	e.roleCtx, e.roleCancel = context.WithCancel(ctx)
 	d.devices[dev.ID] = e
 	return e
 }
@@ -166,13 +172,25 @@ func (d *Devices) Subscribe() (<-chan struct{}, func()) { return d.changes.Subsc
 // Pairing is a one-time pairing code just made.
 type Pairing struct {
 	Name    string
+	Role    Role
 	Code    string // the secret, for the URL /agents-notch/pair/CODE
 	Expires time.Time
 }
 
-// NewPairing makes a one-time code that pairs one device named name, good
-// for PairingTTL. A newer code for the same name voids the older one.
+// NewPairing makes a one-time code that pairs one device named name, of
+// DefaultRole, good for PairingTTL. A newer code for the same name voids
+// the older one.
 func (d *Devices) NewPairing(name string) (Pairing, error) {
+	return d.NewPairingAs(name, DefaultRole)
+}
+
+// NewPairingAs is NewPairing for a device of role r: the role is chosen
+// when the link is made (on this machine), never by the browser that
+// redeems it.
+func (d *Devices) NewPairingAs(name string, r Role) (Pairing, error) {
+	if !r.Valid() {
+		return Pairing{}, ErrRole
+	}
 	name = strings.TrimSpace(name)
 	if err := CheckDeviceName(name); err != nil {
 		return Pairing{}, err
@@ -198,8 +216,8 @@ func (d *Devices) NewPairing(name string) (Pairing, error) {
 			p.used = true // voided: the newest code for a name is the one
 		}
 	}
-	p := Pairing{Name: name, Code: code, Expires: now.Add(PairingTTL)}
-	d.codes[sha256.Sum256([]byte(code))] = &pending{name: name, expires: p.Expires}
+	p := Pairing{Name: name, Role: r, Code: code, Expires: now.Add(PairingTTL)}
+	d.codes[sha256.Sum256([]byte(code))] = &pending{name: name, role: r, expires: p.Expires}
 	return p, nil
 }
 
@@ -258,7 +276,7 @@ func (d *Devices) Redeem(code string) (Device, string, error) {
 		d.mu.Unlock()
 		return Device{}, "", ErrTooMany
 	}
-	dev := Device{ID: id, Name: p.name, Created: d.now().UTC().Truncate(time.Second), Role: DefaultRole}
+	dev := Device{ID: id, Name: p.name, Created: d.now().UTC().Truncate(time.Second), Role: p.role}
 	d.add(dev, sha256.Sum256([]byte(token)))
 	d.mu.Unlock()
 	if err := d.save(); err != nil {

@@ -267,12 +267,16 @@ func TestParseDevices(t *testing.T) {
 // FuzzParseDevices: ParseDevices never panics, and what it takes is written
 // back (formatDevices) to a file it takes again, device for device.
 func FuzzParseDevices(f *testing.F) {
-	f.Add(`{"version":1,"devices":[]}`)                                               // an empty store
-	f.Add(`{"version":1,"devices":[` + goodRecord + `]}`)                             // one device
-	f.Add(`{"version":1,"devices":[` + goodRecord + `,` + goodRecord + `]}`)          // the same device twice
-	f.Add(`{"version":1,"devices":[{"id":"0123456789abcdef","name":"ph\u202eone"}]}`) // a bidi name
-	f.Add(`{"version":1,"devices":null}`)                                             // null devices
-	f.Add(`[]`)                                                                       // not an object
+	f.Add(`{"version":1,"devices":[]}`)                                                                     // an empty store
+	f.Add(`{"version":1,"devices":[` + goodRecord + `]}`)                                                   // one device
+	f.Add(`{"version":1,"devices":[` + goodRecord + `,` + goodRecord + `]}`)                                // the same device twice
+	f.Add(`{"version":1,"devices":[{"id":"0123456789abcdef","name":"ph\u202eone"}]}`)                       // a bidi name
+	f.Add(`{"version":1,"devices":null}`)                                                                   // null devices
+	f.Add(`[]`)                                                                                             // not an object
+	f.Add(`{"version":1,"devices":[` + strings.Replace(goodRecord, `{`, `{"role":"steer",`, 1) + `]}`)      // a known role
+	f.Add(`{"version":1,"devices":[` + strings.Replace(goodRecord, `{`, `{"role":"admin",`, 1) + `]}`)      // a role this build does not know
+	f.Add(`{"version":1,"devices":[` + strings.Replace(goodRecord, `{`, `{"role":"vi\u202eew",`, 1) + `]}`) // a bidi role
+	f.Add(`{"version":1,"devices":[` + strings.Replace(goodRecord, `{`, `{"role":"",`, 1) + `]}`)           // an empty role
 	f.Fuzz(func(t *testing.T, in string) {
 		recs, err := ParseDevices([]byte(in))
 		if err != nil {
@@ -290,7 +294,8 @@ func FuzzParseDevices(f *testing.F) {
 			t.Fatalf("%d devices became %d", len(recs), len(again))
 		}
 		for i := range recs {
-			if recs[i].ID != again[i].ID || recs[i].Name != again[i].Name || recs[i].hash != again[i].hash || !recs[i].Created.Equal(again[i].Created) {
+			if recs[i].ID != again[i].ID || recs[i].Name != again[i].Name || recs[i].hash != again[i].hash || !recs[i].Created.Equal(again[i].Created) ||
+				recs[i].Role != again[i].Role || recs[i].roleText != again[i].roleText {
 				t.Fatalf("device %d changed: %+v → %+v", i, recs[i], again[i])
 			}
 		}

@@ -1,6 +1,7 @@
 package security
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -132,5 +133,57 @@ func (d *Devices) SetRole(idOrName string, r Role) (before, after Device, err er
 		d.changes.Notify()
 		return Device{}, Device{}, err
 	}
+	if before.Role != r {
+		d.mu.Lock()
+		e.roleCancel() // what watched the old role (an open stream) ends
+		e.roleCtx, e.roleCancel = context.WithCancel(e.ctx)
+		d.mu.Unlock()
+	}
 	return before, after, nil
+}
+
+// Role is the role of the paired device of the id, as it is now, and
+// whether such a device is paired (a push capability's device is checked
+// against it at each press: push.Options.MayAnswer).
+func (d *Devices) Role(id string) (Role, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	e, ok := d.devices[id]
+	if !ok {
+		return 0, false
+	}
+	return e.Role, true
+}
+
+// Watch is the paired device of the id as it is now, and a context done
+// when its role next changes or it is revoked: an open stream drawn for
+// one role ends with it, and the page's next stream is drawn for the new
+// one.
+func (d *Devices) Watch(id string) (Device, context.Context, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	e, ok := d.devices[id]
+	if !ok {
+		return Device{}, nil, false
+	}
+	return e.Device, e.roleCtx, true
+}
+
+// PairingOf is the name and the role a code would pair, or why it would
+// not (PairingName's reasons).
+func (d *Devices) PairingOf(code string) (string, Role, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p, err := d.pendingFor(code)
+	if err != nil {
+		return "", 0, err
+	}
+	return p.name, p.role, nil
+}
+
+// MayAnswer reports whether the paired device of the id may answer now
+// (RoleAnswer or more): what a push's actions need (push.Options.MayAnswer).
+func (d *Devices) MayAnswer(id string) bool {
+	r, ok := d.Role(id)
+	return ok && r.Allows(RoleAnswer)
 }

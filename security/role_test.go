@@ -2,6 +2,9 @@ package security
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -71,5 +74,70 @@ func TestRoleText(t *testing.T) {
 	}
 	if Role(0).String() != "unknown" {
 		t.Errorf("zero role is %q", Role(0).String())
+	}
+}
+
+// TestDeviceRoles: a devices.json from before roles gives every device
+// answer; a role this build does not know allows nothing and is written
+// back as it was (never widened, never lost) until SetRole sets one; a
+// pairing's role is the link's; SetRole lasts across a restart.
+func TestDeviceRoles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "devices.json")
+	old := strings.Replace(goodRecord, `"name":"phone"`, `"name":"old"`, 1)
+	hand := strings.NewReplacer(`0123456789abcdef"`, `fedcba9876543210"`, `"name":"phone"`, `"name":"edited","role":"admin"`).Replace(goodRecord)
+	if err := os.WriteFile(path, []byte(`{"version":1,"devices":[`+old+`,`+hand+`]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenDevices(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := d.Role("0123456789abcdef"); !ok || r != RoleAnswer {
+		t.Errorf("a device from before roles: %v %v, want answer", r, ok)
+	}
+	if r, ok := d.Role("fedcba9876543210"); !ok || r != 0 || r.Allows(RoleView) {
+		t.Errorf("a hand-edited role: %v %v, want the zero role, allowing nothing", r, ok)
+	}
+
+	p, err := d.NewPairingAs("tablet", RoleSteer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, _, err := d.Redeem(p.Code)
+	if err != nil || dev.Role != RoleSteer {
+		t.Fatalf("paired %+v, %v; want the link's role, steer", dev, err)
+	}
+	if _, err := d.NewPairingAs("x", 0); !errors.Is(err, ErrRole) {
+		t.Errorf("a pairing of no role: %v, want ErrRole", err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), `"role": "admin"`) || !strings.Contains(string(data), `"role": "steer"`) || !strings.Contains(string(data), `"role": "answer"`) {
+		t.Errorf("devices.json after a pairing:\n%s\nwant the unknown role kept as it was, and every other role written", data)
+	}
+
+	before, after, err := d.SetRole("edited", RoleView)
+	if err != nil || before.Role != 0 || after.Role != RoleView {
+		t.Fatalf("SetRole = %v → %v, %v", before.Role, after.Role, err)
+	}
+	if _, _, err := d.SetRole("tablet", Role(9)); !errors.Is(err, ErrRole) {
+		t.Errorf("SetRole to no role: %v, want ErrRole", err)
+	}
+	if _, _, err := d.SetRole("nobody", RoleView); !errors.Is(err, ErrNoDevice) {
+		t.Errorf("SetRole of nobody: %v, want ErrNoDevice", err)
+	}
+	again, err := OpenDevices(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]Role{"fedcba9876543210": RoleView, dev.ID: RoleSteer, "0123456789abcdef": RoleAnswer} {
+		if r, _ := again.Role(id); r != want {
+			t.Errorf("after a restart %s is %v, want %v", id, r, want)
+		}
+	}
+	// A role word past any bound refuses the file (it is not kept).
+	long := strings.Replace(goodRecord, `{`, `{"role":"`+strings.Repeat("x", 100)+`",`, 1)
+	if _, err := ParseDevices([]byte(`{"version":1,"devices":[` + long + `]}`)); err == nil {
+		t.Error("a 100-byte role was taken")
 	}
 }

@@ -18,7 +18,7 @@ import (
 func deviceViews(ds []security.Device) []templates.DeviceRow {
 	out := make([]templates.DeviceRow, len(ds))
 	for i, d := range ds {
-		out[i] = templates.DeviceRow{ID: d.ID, Name: d.Name, CreatedMs: d.Created.UnixMilli()}
+		out[i] = templates.DeviceRow{ID: d.ID, Name: d.Name, Role: d.Role.String(), CreatedMs: d.Created.UnixMilli()}
 		if !d.LastSeen.IsZero() {
 			out[i].LastSeenMs = d.LastSeen.UnixMilli()
 		}
@@ -30,12 +30,13 @@ func deviceViews(ds []security.Device) []templates.DeviceRow {
 type deviceReply struct {
 	ID       string `json:"id"`
 	Name     string `json:"name"`
+	Role     string `json:"role"` // "unknown": devices.json names a role this build does not know
 	Created  string `json:"created"`
 	LastSeen string `json:"lastSeen,omitempty"`
 }
 
 func replyOf(d security.Device) deviceReply {
-	r := deviceReply{ID: d.ID, Name: d.Name, Created: d.Created.UTC().Format("2006-01-02T15:04:05Z")}
+	r := deviceReply{ID: d.ID, Name: d.Name, Role: d.Role.String(), Created: d.Created.UTC().Format("2006-01-02T15:04:05Z")}
 	if !d.LastSeen.IsZero() {
 		r.LastSeen = d.LastSeen.UTC().Format("2006-01-02T15:04:05Z")
 	}
@@ -54,6 +55,7 @@ type devicesReply struct {
 type pairingReply struct {
 	OK      bool   `json:"ok"`
 	Name    string `json:"name"`
+	Role    string `json:"role"`
 	URL     string `json:"url"`
 	Expires string `json:"expires"`
 	Warning string `json:"warning,omitempty"`
@@ -65,25 +67,35 @@ type revokedReply struct {
 	Device deviceReply `json:"device"`
 }
 
-// deviceNameRequest is {"name": "phone"}; deviceRequest {"device": "NAME|ID"}.
+// deviceNameRequest is {"name": "phone", "role": "steer"} (no role:
+// security.DefaultRole); deviceRequest {"device": "NAME|ID"}.
 type deviceNameRequest struct {
 	Name string `json:"name"`
+	Role string `json:"role,omitempty"`
 }
 type deviceRequest struct {
 	Device string `json:"device"`
 }
 
-// parseDeviceName reads {"name": "NAME"}.
-func parseDeviceName(body []byte) (string, error) {
+// parseDeviceName reads {"name": "NAME"}, with an optional "role".
+func parseDeviceName(body []byte) (string, security.Role, error) {
 	var req deviceNameRequest
 	if err := decodeStrict(body, &req); err != nil {
-		return "", fmt.Errorf(`want {"name": "NAME"}: %v`, err)
+		return "", 0, fmt.Errorf(`want {"name": "NAME", "role": "ROLE"}: %v`, err)
 	}
 	name := strings.TrimSpace(req.Name)
 	if err := security.CheckDeviceName(name); err != nil {
-		return "", err
+		return "", 0, err
 	}
-	return name, nil
+	role := security.DefaultRole
+	if req.Role != "" {
+		r, err := security.ParseRole(req.Role)
+		if err != nil {
+			return "", 0, err
+		}
+		role = r
+	}
+	return name, role, nil
 }
 
 // parseDeviceRef reads {"device": "NAME or ID"}.
@@ -137,11 +149,11 @@ func (s *Server) postDeviceAdd(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	name, err := parseDeviceName(body)
+	name, role, err := parseDeviceName(body)
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
-	p, err := d.NewPairing(name)
+	p, err := d.NewPairingAs(name, role)
 	switch {
 	case errors.Is(err, security.ErrNameTaken), errors.Is(err, security.ErrTooMany):
 		return echo.NewHTTPError(http.StatusConflict, err.Error())
@@ -150,15 +162,15 @@ func (s *Server) postDeviceAdd(c echo.Context) error {
 	}
 	base, warning := s.pairBase()
 	link := base + "/agents-notch/pair/" + p.Code
-	s.Log.Info("pairing link made", "log_type", logx.TypeSecurity, "data", map[string]any{"device": name, "expires": p.Expires.UTC().Format("15:04:05Z")})
+	s.Log.Info("pairing link made", "log_type", logx.TypeSecurity, "data", map[string]any{"device": name, "role": role.String(), "expires": p.Expires.UTC().Format("15:04:05Z")})
 	if c.Request().Header.Get("Datastar-Request") != "true" {
-		return c.JSON(http.StatusOK, pairingReply{OK: true, Name: name, URL: link, Expires: p.Expires.UTC().Format("2006-01-02T15:04:05Z"), Warning: warning})
+		return c.JSON(http.StatusOK, pairingReply{OK: true, Name: name, Role: role.String(), URL: link, Expires: p.Expires.UTC().Format("2006-01-02T15:04:05Z"), Warning: warning})
 	}
 	qr, err := qrcode.Encode(link)
 	if err != nil {
 		return fail(http.StatusInternalServerError, "could not draw the QR code", err)
 	}
-	view := templates.PairingView{Name: name, URL: link, QRSize: qr.Size(), QRPath: qr.SVGPath(), ExpiresMs: p.Expires.UnixMilli(), Warning: warning}
+	view := templates.PairingView{Name: name, Role: role.String(), URL: link, QRSize: qr.Size(), QRPath: qr.SVGPath(), ExpiresMs: p.Expires.UnixMilli(), Warning: warning}
 	buf, err := renderHTML(templates.PairingPanel(view))
 	if err != nil {
 		return fail(http.StatusInternalServerError, "could not render the pairing panel", err)
@@ -251,7 +263,7 @@ func (s *Server) getPair(c echo.Context) error {
 		return err
 	}
 	code := c.Param("code")
-	name, err := d.PairingName(code)
+	name, role, err := d.PairingOf(code)
 	if err != nil {
 		status, title := pairFailure(err)
 		return renderStatus(c, status, templates.PairFailedPage(title, err.Error()))
@@ -263,7 +275,7 @@ func (s *Server) getPair(c echo.Context) error {
 	// under no-referrer a browser sends "Origin: null". same-origin still
 	// keeps the code in this URL from any other site.
 	c.Response().Header().Set("Referrer-Policy", "same-origin")
-	return renderStatus(c, http.StatusOK, templates.PairPage(name, code))
+	return renderStatus(c, http.StatusOK, templates.PairPage(name, role.String(), code))
 }
 
 // postPair is the pairing page's button: the code is used, the device is

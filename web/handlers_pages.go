@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/notch-web/notch-web/host/push"
+	"github.com/notch-web/notch-web/internal/sse"
 	"github.com/notch-web/notch-web/security"
 	"github.com/notch-web/notch-web/web/templates"
 )
@@ -20,7 +21,7 @@ func (s *Server) boardPage(c echo.Context) error {
 	if s.Push != nil {
 		lookingMs = push.LookingRenew.Milliseconds()
 	}
-	return render(c, templates.BoardPage(bv, c.QueryParam("popout") == "1", lookingMs, s.roleOf(c.Request()).Allows(security.RoleLaunch)))
+	return render(c, templates.BoardPage(bv, c.QueryParam("popout") == "1", lookingMs, s.roleOf(c.Request()).String()))
 }
 
 func (s *Server) panePage(c echo.Context) error {
@@ -51,11 +52,26 @@ func (s *Server) stream(c echo.Context) error {
 	if page != templates.PageBoard && page != templates.PagePane {
 		return echo.NewHTTPError(http.StatusBadRequest, "page must be board or pane")
 	}
+	// A paired device's stream ends when the device is revoked, or its
+	// role changes: the page's next stream starts with the new role's mark
+	// (templates.ViewerRole), so what it shows follows the role at once.
+	end, intro := security.Revoked(c.Request().Context()), []byte(nil)
+	if page == templates.PageBoard && !s.Locks.Local(c.Request()) {
+		// This machine's role never changes: its page's mark stands.
+		role, changed := s.watchRole(c.Request())
+		if changed != nil {
+			end = changed
+		}
+		mark, err := renderHTML(templates.ViewerRole(role.String()))
+		if err != nil {
+			return fail(http.StatusInternalServerError, "could not render the role's mark", err)
+		}
+		intro = sse.Elements(mark)
+	}
 	// The stream writes to the net/http writer itself: Echo's Response.Flush
 	// swallows write errors, and a stalled reader must be seen to fail.
 	c.Response().Committed = true
-	// A paired device's stream ends when the device is revoked.
-	s.Hub.ServeUntil(c.Response().Writer, c.Request(), page, security.Revoked(c.Request().Context()))
+	s.Hub.ServeWith(c.Response().Writer, c.Request(), page, end, intro)
 	return nil
 }
 

@@ -74,7 +74,7 @@ func (s *Server) postAct(c echo.Context) error {
 	device, local := s.deviceOf(c.Request())
 	card, err := s.Push.Act(req.Cap, push.From{Device: device.ID, Name: device.Name, Local: local})
 	switch {
-	case errors.Is(err, push.ErrCapUnknown), errors.Is(err, push.ErrCapDevice):
+	case errors.Is(err, push.ErrCapUnknown), errors.Is(err, push.ErrCapDevice), errors.Is(err, push.ErrCapRole):
 		return echo.NewHTTPError(http.StatusForbidden, err.Error())
 	case err != nil:
 		return answerError(err)

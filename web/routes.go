@@ -25,12 +25,13 @@ var publicRoutes = []string{
 
 // routes lists every URL notch-web serves. Every route passes the Host
 // check and the gate (a request that is not plainly local needs a paired
-// device, except on publicRoutes); every state-changing route passes all
-// the locks.
+// device, except on publicRoutes), and a paired device's role is held to
+// the route's rule (routeRoles: a new route adds its rule there); every
+// state-changing route passes all the locks.
 func (s *Server) routes() {
 	e := s.echo
 	e.Use(s.recoverPanics, s.logRequests)
-	e.Use(s.Locks.Host(), s.Locks.Gate(s.notPaired, publicRoutes...), s.Locks.CORS())
+	e.Use(s.Locks.Host(), s.Locks.Gate(s.notPaired, publicRoutes...), s.checkRoles, s.Locks.CORS())
 	page := s.Locks.PageHeaders()
 	write := func(limit int64) []echo.MiddlewareFunc {
 		return []echo.MiddlewareFunc{s.Locks.Write(limit)}
@@ -78,6 +79,7 @@ func (s *Server) routes() {
 	n.GET("/devices", s.getDevices)
 	n.POST("/devices/add", s.postDeviceAdd, write(smallBodyLimit)...)
 	n.POST("/devices/revoke", s.postDeviceRevoke, write(smallBodyLimit)...)
+	n.POST("/devices/role", s.postDeviceRole, write(smallBodyLimit)...)
 	n.GET("/pair/:code", s.getPair, page)
 	n.POST("/pair/:code", s.postPair, page, s.Locks.Form(smallBodyLimit))
 }

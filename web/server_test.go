@@ -57,6 +57,7 @@ type envOpts struct {
 	retireAfter time.Duration                   // the board's RetireAfter under retire "timer" (0: the default)
 	steerOff    bool                            // --steer off
 	log         io.Writer                       // the records, as JSON lines; nil discards
+	devicesJSON string                          // devices.json as the host finds it at start ("": none)
 }
 
 func newEnv(t testing.TB, o envOpts) *testEnv {
@@ -73,6 +74,12 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 		log = slog.New(slog.NewJSONHandler(o.log, nil))
 	}
 	svc := settings.NewService(settings.Options{PatchPaths: []string{patch}, PanePath: filepath.Join(home, "state", "agents-notch", "settings.json"), Log: log})
+	if o.devicesJSON != "" {
+		os.MkdirAll(filepath.Join(home, "state", "agents-notch"), 0o700)
+		if err := os.WriteFile(filepath.Join(home, "state", "agents-notch", "devices.json"), []byte(o.devicesJSON), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	devices, err := security.OpenDevices(filepath.Join(home, "state", "agents-notch", "devices.json"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +111,7 @@ func newEnv(t testing.TB, o envOpts) *testEnv {
 	var pusher *push.Engine
 	if o.push != nil {
 		po := *o.push
+		po.MayAnswer = devices.MayAnswer
 		if webPush != nil {
 			po.WebPush = webPush
 		}

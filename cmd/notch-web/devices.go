@@ -76,8 +76,8 @@ func pairBase(cfg *config, port int, tlsOn bool) func() (string, string) {
 	}
 }
 
-const devicesUsage = `usage: notch-web devices add NAME | list | revoke NAME|ID
-                         [--url URL] [--dsh-home DIR]
+const devicesUsage = `usage: notch-web devices add NAME [--role ROLE] | list | revoke NAME|ID
+                         | role NAME|ID ROLE   [--url URL] [--dsh-home DIR]
 
 Pairs phones and other browsers with the running host, which answers a
 request that is not plainly local (from another machine, or through a
@@ -86,8 +86,15 @@ proxy or Tailscale Serve) only from a paired device.
   add NAME      a one-time pairing link for a device called NAME, and its
                 QR code: scan it (or open the link) on the device, once,
                 within 10 minutes; the device keeps a cookie (https only)
-  list          the paired devices: name, id, paired, last seen
+  --role ROLE   what the device may do (default answer):
+                  view    the board, the history
+                  answer  + approvals, questions, plans, push actions
+                  steer   + Reply and Stop
+                  launch  + start sessions
+  list          the paired devices: name, id, role, paired, last seen
   revoke NAME   unpair a device by name or id: it is refused at once
+  role NAME R   change a device's role: it applies at once, to its open
+                board and its push actions too
 
 The command asks the host at URL: --url, else $NOTCH_URL, else the host
 that serves the DSH home (--dsh-home, else $DSH_HOME, else ~/.dsh), else
@@ -104,6 +111,7 @@ func runDevices(ctx context.Context, args []string, getenv func(string) string, 
 	fs.SetOutput(io.Discard)
 	url := fs.String("url", "", "the host's base `URL`")
 	home := fs.String("dsh-home", "", "the DSH home `DIR` of the host to ask")
+	roleFlag := fs.String("role", "", "the new device's `ROLE`: view, answer, steer or launch")
 	verb, rest, err := splitAgent(fs, args) // the verb may come before or after the flags
 	if errors.Is(err, flag.ErrHelp) || verb == "help" {
 		fmt.Fprint(stdout, fit(devicesUsage))
@@ -121,8 +129,20 @@ func runDevices(ctx context.Context, args []string, getenv func(string) string, 
 		}
 		rest = fs.Args()
 	}
+	// role NAME ROLE: its second word, before or after the flags.
+	second := ""
+	if verb == "role" && len(rest) > 0 {
+		second = rest[0]
+		if err := fs.Parse(rest[1:]); err != nil {
+			return fail(fmt.Errorf("%v (notch-web devices -h)", err))
+		}
+		rest = fs.Args()
+	}
 	if len(rest) > 0 {
 		return fail(fmt.Errorf("unexpected argument %q (notch-web devices -h)", rest[0]))
+	}
+	if *roleFlag != "" && verb != "add" {
+		return fail(fmt.Errorf("--role is for notch-web devices add; to change a device's role: notch-web devices role NAME ROLE"))
 	}
 	base := strings.TrimRight(askURL(*url, *home, getenv), "/")
 	switch verb {
@@ -133,10 +153,16 @@ func runDevices(ctx context.Context, args []string, getenv func(string) string, 
 		if err := security.CheckDeviceName(arg); err != nil {
 			return fail(err)
 		}
-		var r struct {
-			Name, URL, Expires, Warning string
+		role := security.DefaultRole
+		if *roleFlag != "" {
+			if role, err = security.ParseRole(*roleFlag); err != nil {
+				return fail(fmt.Errorf("--role %q: %v", *roleFlag, err))
+			}
 		}
-		if err := askHost(ctx, base, "/agents-notch/devices/add", map[string]string{"name": arg}, &r); err != nil {
+		var r struct {
+			Name, Role, URL, Expires, Warning string
+		}
+		if err := askHost(ctx, base, "/agents-notch/devices/add", map[string]string{"name": arg, "role": role.String()}, &r); err != nil {
 			return fail(err)
 		}
 		qr, err := qrcode.Encode(r.URL)
@@ -149,7 +175,7 @@ func runDevices(ctx context.Context, args []string, getenv func(string) string, 
 		if t, err := time.Parse(time.RFC3339, r.Expires); err == nil {
 			until = t.UTC().Format("15:04 UTC")
 		}
-		fmt.Fprintf(stderr, "scan the code with %s's camera, or open the link there: it pairs one device, once, until %s\n", r.Name, until)
+		fmt.Fprintf(stderr, "scan the code with %s's camera, or open the link there: it pairs one device (role %s), once, until %s\n", r.Name, r.Role, until)
 		if r.Warning != "" {
 			fmt.Fprintln(stderr, r.Warning)
 		}
@@ -159,7 +185,7 @@ func runDevices(ctx context.Context, args []string, getenv func(string) string, 
 			return fail(fmt.Errorf("unexpected argument %q: notch-web devices list takes none", arg))
 		}
 		var r struct {
-			Devices []struct{ ID, Name, Created, LastSeen string }
+			Devices []struct{ ID, Name, Role, Created, LastSeen string }
 		}
 		if err := askHost(ctx, base, "/agents-notch/devices", nil, &r); err != nil {
 			return fail(err)
@@ -169,13 +195,13 @@ func runDevices(ctx context.Context, args []string, getenv func(string) string, 
 			return nil
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tID\tPAIRED\tLAST SEEN")
+		fmt.Fprintln(tw, "NAME\tID\tROLE\tPAIRED\tLAST SEEN")
 		for _, d := range r.Devices {
 			seen := d.LastSeen
 			if seen == "" {
 				seen = "not yet"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Name, d.ID, d.Created, seen)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Name, d.ID, d.Role, d.Created, seen)
 		}
 		return tw.Flush()
 	case "revoke":
@@ -190,10 +216,31 @@ func runDevices(ctx context.Context, args []string, getenv func(string) string, 
 		}
 		fmt.Fprintf(stdout, "revoked %s (%s): it is refused from its next request\n", r.Device.Name, r.Device.ID)
 		return nil
+	case "role":
+		if arg == "" || second == "" {
+			return fail(errors.New("want a device and a role: notch-web devices role NAME|ID view|answer|steer|launch"))
+		}
+		role, err := security.ParseRole(second)
+		if err != nil {
+			return fail(fmt.Errorf("%q: %v", second, err))
+		}
+		var r struct {
+			Device struct{ ID, Name, Role string }
+			Was    string
+		}
+		if err := askHost(ctx, base, "/agents-notch/devices/role", map[string]string{"device": arg, "role": role.String()}, &r); err != nil {
+			return fail(err)
+		}
+		if r.Was == r.Device.Role {
+			fmt.Fprintf(stdout, "%s (%s) is %s already\n", r.Device.Name, r.Device.ID, r.Device.Role)
+			return nil
+		}
+		fmt.Fprintf(stdout, "%s (%s): %s → %s, from its next request, its open board and its push actions\n", r.Device.Name, r.Device.ID, r.Was, r.Device.Role)
+		return nil
 	case "":
-		return fail(errors.New("want add NAME, list or revoke NAME|ID (notch-web devices -h)"))
+		return fail(errors.New("want add NAME, list, revoke NAME|ID or role NAME|ID ROLE (notch-web devices -h)"))
 	}
-	return fail(fmt.Errorf("no verb %q: want add NAME, list or revoke NAME|ID (notch-web devices -h)", verb))
+	return fail(fmt.Errorf("no verb %q: want add NAME, list, revoke NAME|ID or role NAME|ID ROLE (notch-web devices -h)", verb))
 }
 
 // askHost calls the running host: a GET when body is nil, else a JSON

@@ -116,6 +116,24 @@ func TestDevicesCommand(t *testing.T) {
 	_, errOut, err = devicesCmd(t, base, "add", "phone")
 	oneLine(t, errOut, err, "paired already")
 
+	if !strings.Contains(out, "answer") {
+		t.Errorf("list: %q, want the phone's role, answer (the default)", out)
+	}
+	out, errOut, err = devicesCmd(t, base, "role", "phone", "view")
+	if err != nil || !strings.Contains(out, "answer → view") {
+		t.Errorf("role phone view: %q %q %v", out, errOut, err)
+	}
+	out, _, err = devicesCmd(t, base, "role", "--url", base, "phone", "view")
+	if err != nil || !strings.Contains(out, "is view already") {
+		t.Errorf("role phone view again: %q %v", out, err)
+	}
+	_, errOut, err = devicesCmd(t, base, "role", "tablet", "steer")
+	oneLine(t, errOut, err, "no paired device")
+	out, errOut, err = devicesCmd(t, base, "add", "tablet", "--role", "launch")
+	if err != nil || !strings.Contains(errOut, "(role launch)") {
+		t.Errorf("add tablet --role launch: %q %q %v", out, errOut, err)
+	}
+
 	out, _, err = devicesCmd(t, base, "revoke", "phone")
 	if err != nil || !strings.HasPrefix(out, "revoked phone (") {
 		t.Errorf("revoke: %q %v", out, err)
@@ -129,7 +147,14 @@ func TestDevicesCommandMisuse(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "want add NAME, list or revoke"},
+		{nil, "want add NAME, list, revoke NAME|ID or role"},
+		{[]string{"add", "phone", "--role", "admin"}, `--role "admin": a role is view, answer, steer or launch`},
+		{[]string{"add", "phone", "--role", "Steer"}, "a role is view, answer, steer or launch"},
+		{[]string{"list", "--role", "view"}, "--role is for notch-web devices add"},
+		{[]string{"role"}, "want a device and a role"},
+		{[]string{"role", "phone"}, "want a device and a role"},
+		{[]string{"role", "phone", "root"}, `"root": a role is view`},
+		{[]string{"role", "phone", "view", "x"}, `unexpected argument "x"`},
 		{[]string{"ad"}, `no verb "ad"`},
 		{[]string{"add"}, "want a name"},
 		{[]string{"add", "<b>"}, "device name is 1 to 40"},

@@ -25,7 +25,7 @@ var commands = []command{
 	{"join", "notch-web join CODE [--machine NAME]", "pair this machine with a hub (then notch-web --join)"},
 	{"notify", "notch-web notify test", "send a test push to every channel of notify.json"},
 	{"history", "notch-web history export|forget", "the lasting history: export it (jsonl, csv) or forget sessions"},
-	{"devices", "notch-web devices add NAME|list|revoke NAME", "pair a phone or another browser with this host (a QR code), list, revoke"},
+	{"devices", "notch-web devices add NAME|list|revoke|role NAME R", "pair a phone or another browser with this host (a QR code), list, revoke, set its role"},
 	{"launch", "notch-web launch [allow-folder DIR|allow-agent NAME|…]", "what the board may start on this machine: show or edit launch.json"},
 	{"service", "notch-web service install|uninstall|status", "run notch-web at login and after a crash (systemd, launchd, Task Scheduler)"},
 	{"doctor", "notch-web doctor", "check everything (hooks, host, tmux, pushes, history, service, phones), each with its fix"},

@@ -116,7 +116,7 @@ func TestMistypedCommand(t *testing.T) {
 		{[]string{"versoin"}, `notch-web: unknown command "versoin": did you mean "version"? (notch-web help lists the commands)`},
 		{[]string{"demo"}, `notch-web: unknown command "demo": did you mean "--demo"? (notch-web -h lists the flags)`},
 		{[]string{"hub"}, `notch-web: unknown command "hub": did you mean "--hub"? (notch-web -h lists the flags)`},
-		{[]string{"xyzzy"}, `notch-web: unknown command "xyzzy" (notch-web help lists the commands: run, hook, hooks, statusline, pair, join, notify, history, devices, service, doctor, mcp, version, help)`},
+		{[]string{"xyzzy"}, `notch-web: unknown command "xyzzy" (notch-web help lists the commands: run, hook, hooks, statusline, pair, join, notify, history, devices, launch, service, doctor, mcp, version, help)`},
 		{[]string{"help", "hoks"}, `notch-web: help: no command "hoks": did you mean "hooks"? (notch-web help lists the commands)`},
 		{[]string{"help", "statusine"}, `notch-web: help: no command "statusine": did you mean "statusline"? (notch-web help lists the commands)`},
 		{[]string{"version", "x"}, `notch-web: version: unexpected argument "x" (notch-web version takes none)`},

@@ -34,8 +34,8 @@ func checkPublicURL(raw string) error {
 // openPush makes the push engine of a host (none in follow mode): its
 // channels from notify.json, which it follows (a file that does not parse
 // is reported and keeps the last good channels, never fatal), its links to
-// --public-url.
-func openPush(cfg *config, h *host.Host, node *mesh.Node, base string, wp *push.WebPush, log *slog.Logger) *push.Engine {
+// --public-url; its actions only for a device whose role may answer.
+func openPush(cfg *config, h *host.Host, node *mesh.Node, base string, wp *push.WebPush, devices *security.Devices, log *slog.Logger) *push.Engine {
 	if cfg.follow != "" {
 		return nil
 	}
@@ -46,6 +46,9 @@ func openPush(cfg *config, h *host.Host, node *mesh.Node, base string, wp *push.
 	o := push.Options{ConfigPath: notifyPath(cfg.dshHome), BoardURL: public + "/agents-notch/", ActURL: public + "/agents-notch/act", Log: log}
 	if node != nil {
 		o.Machine = node.Name()
+	}
+	if devices != nil {
+		o.MayAnswer = devices.MayAnswer
 	}
 	if wp != nil { // never a typed nil in the interface
 		o.WebPush = wp

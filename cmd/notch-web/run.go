@@ -152,6 +152,12 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	if err != nil {
 		return false, err
 	}
+	for _, d := range devices.List() {
+		if !d.Role.Valid() { // a hand-edited role: refused, never widened
+			log.Warn("a paired device's role in devices.json is not one this build knows: the device is refused until its role is set (notch-web devices role NAME ROLE)",
+				"log_type", logx.TypeSecurity, slog.Group("data", "device", d.Name, "id", d.ID, "file", p.devices))
+		}
+	}
 	tlsConfig, err := loadTLS(cfg.mesh.tlsCert, cfg.mesh.tlsKey) // nil without --tls-cert (devices.go)
 	if err != nil {
 		return false, err
@@ -244,8 +250,8 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 		hub.Link, hub.Hooks = words, hooks
 		h.OnSilence(hooks.setSilent) // a hook channel silent while its agent works (host/silence.go)
 	}
-	webPush := openWebPush(cfg, getenv, devices, log)    // nil in follow mode (push.go)
-	pusher := openPush(cfg, h, node, base, webPush, log) // nil in follow mode
+	webPush := openWebPush(cfg, getenv, devices, log)             // nil in follow mode (push.go)
+	pusher := openPush(cfg, h, node, base, webPush, devices, log) // nil in follow mode
 	if pusher != nil {
 		hub.Pushes = pushesSource{pusher}
 	}

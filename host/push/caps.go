@@ -26,6 +26,9 @@ var (
 	ErrCapUnknown = errors.New("this action is not known here, has expired, or was used already")
 	// ErrCapDevice: the capability was minted for another device (403).
 	ErrCapDevice = errors.New("this action belongs to another device")
+	// ErrCapRole: the device it was minted for, or the one pressing it,
+	// may not answer now (its role was lowered) (403).
+	ErrCapRole = errors.New("this device's role does not allow answering approvals, questions and plans")
 )
 
 // Bounds on the capabilities kept.
@@ -176,11 +179,13 @@ func (k *Caps) settled(session, call string) {
 
 // use spends capability t for a request from device (the paired device its
 // cookie names, "" for none) — local is a request from this machine, inside
-// the trust boundary. It returns the answer to give and whether the card
+// the trust boundary. may says whether a paired device may answer now:
+// neither the device the capability was minted for nor the one pressing
+// it may be one that may not (ErrCapRole, nothing spent). It returns the answer to give and whether the card
 // was seen answered already (the host says how: 409 or 410), or why not.
 // A press the host then refuses is given back (refused). While one press
 // is with the host, another of the pair is refused as used.
-func (k *Caps) use(t, device string, local bool) (req host.AnswerRequest, answered bool, err error) {
+func (k *Caps) use(t, device string, local bool, may func(string) bool) (req host.AnswerRequest, answered bool, err error) {
 	now := k.now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -190,6 +195,9 @@ func (k *Caps) use(t, device string, local bool) (req host.AnswerRequest, answer
 	}
 	if e.device != "" && !local && device != e.device {
 		return host.AnswerRequest{}, false, ErrCapDevice
+	}
+	if e.device != "" && !may(e.device) || device != "" && !local && !may(device) {
+		return host.AnswerRequest{}, false, ErrCapRole
 	}
 	e.group.used = true
 	return e.req, e.group.answered, nil

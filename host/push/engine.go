@@ -57,6 +57,12 @@ type Options struct {
 	BoardURL string
 	// ActURL is where an action button posts (absolute).
 	ActURL string
+	// MayAnswer reports whether the paired device of the id may answer
+	// now (its role: security.RoleAnswer or more); nil lets every device.
+	// A push to a device that may not carries no action, and a capability
+	// minted for one, or pressed from one, is refused at the press
+	// (ErrCapRole) — a role lowered after the push was sent counts.
+	MayAnswer func(device string) bool
 	// Machine is this host's name on a hub, "" on a board of one machine.
 	Machine string
 	// Gap is the least time between two messages to one channel (what
@@ -419,6 +425,9 @@ func (e *Engine) message(row Row, kind string, now time.Time) Message {
 	if o := row.Offer; o != nil && kind == KindNeedsYou && e.opts.ActURL != "" {
 		card := host.Card{Session: o.Session, Call: o.Call, Nonce: o.Nonce, Kind: o.Kind}
 		m.Mint = func(recipient, device string) []Action {
+			if device != "" && !e.mayAnswer(device) {
+				return nil // the message still says the session needs you
+			}
 			return e.caps.mint(card, recipient, device, e.opts.ActURL)
 		}
 	}
@@ -486,7 +495,11 @@ type From struct {
 // "webhook NAME": the capability was minted for it, and its app posts
 // with no device), else nothing (Web Push on this computer's browser).
 func (e *Engine) Act(cap string, from From) (host.Card, error) {
-	req, answered, err := e.caps.use(cap, from.Device, from.Local)
+	req, answered, err := e.caps.use(cap, from.Device, from.Local, e.mayAnswer)
+	if errors.Is(err, ErrCapRole) {
+		e.log.Warn("push button refused: the device's role does not allow answering", "log_type", logx.TypePush, slog.Group("data",
+			"device", from.Device, "local", from.Local))
+	}
 	if err != nil {
 		return host.Card{}, err
 	}
@@ -514,6 +527,11 @@ func (e *Engine) Act(cap string, from From) (host.Card, error) {
 	e.log.Info("push button "+result, "log_type", logx.TypePush, slog.Group("data",
 		"session", req.Session, "decision", req.Decision, "device", from.Device, "local", from.Local))
 	return c, err
+}
+
+// mayAnswer is Options.MayAnswer, nil letting every device.
+func (e *Engine) mayAnswer(device string) bool {
+	return e.opts.MayAnswer == nil || e.opts.MayAnswer(device)
 }
 
 // final reports whether an answer's refusal means the card can no longer be

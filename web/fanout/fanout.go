@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -257,8 +258,18 @@ func (h *Fanout) Serve(w http.ResponseWriter, r *http.Request, page string) {
 // (a revoked device's): a hijacked stream outlives its request's context,
 // so that context alone cannot end it. A nil end never ends.
 func (h *Fanout) ServeUntil(w http.ResponseWriter, r *http.Request, page string, end context.Context) {
+	h.ServeWith(w, r, page, end, nil)
+}
+
+// ServeWith is ServeUntil whose stream starts with intro, a frame of this
+// stream's own (what differs by viewer: a paired device's role), before
+// the page every stream shares.
+func (h *Fanout) ServeWith(w http.ResponseWriter, r *http.Request, page string, end context.Context, intro []byte) {
 	s := &stream{page: page}
 	first, err := h.subscribe(s)
+	if len(intro) > 0 && err == nil {
+		first = slices.Concat(intro, first) // first is the frame every stream shares: never appended to
+	}
 	switch {
 	case errors.Is(err, errFull):
 		h.full.Add(1)

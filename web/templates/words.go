@@ -49,3 +49,19 @@ func historyCount(n int) string {
 	}
 	return strconv.Itoa(n) + " events"
 }
+
+// RoleCan says what a device of the role can do, for the pairing page
+// (docs/security.md's roles table, in words).
+func RoleCan(role string) string {
+	switch role {
+	case "view":
+		return "it can see the board and the history, and answer nothing"
+	case "answer":
+		return "it can see the board and answer approvals, questions and plans"
+	case "steer":
+		return "it can see the board, answer approvals, questions and plans, and Reply to and Stop sessions"
+	case "launch":
+		return "it can see the board, answer, Reply, Stop, and start sessions"
+	}
+	return "it can do nothing until its role is set on the host"
+}
