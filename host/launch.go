@@ -44,7 +44,7 @@ type LaunchOptions struct {
 	// allows: offered to the human (notch-web launch allow-folder DIR),
 	// never allowed by being seen.
 	Offered []string `json:"offered"`
-	Problem   string   `json:"problem,omitempty"` // why the file cannot be read
+	Problem string   `json:"problem,omitempty"` // why the file cannot be read
 }
 
 // RemoteLauncher is the part of a Remote that asks another machine to
