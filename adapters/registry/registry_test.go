@@ -19,6 +19,9 @@ func TestSpecs(t *testing.T) {
 			t.Errorf("%q: incomplete or repeated: %+v", s.Name, s)
 		}
 		names[s.Name] = true
+		if l := s.Launch; l != nil && (len(l.Argv) == 0 || l.Argv[0] == "" || strings.HasPrefix(l.Argv[0], "-")) {
+			t.Errorf("%s: Launch without a program: %q", s.Name, l.Argv)
+		}
 		if s.Settled == nil {
 			t.Errorf("%s: no Settled: a row whose turn ended while the host was down would stay working", s.Name)
 		}
