@@ -95,7 +95,7 @@ func TestClaudeStatusline(t *testing.T) {
 	r.waitFor("the context bar against the reported window", 20*time.Second, func() bool {
 		page = r.boardPage()
 		return strings.Contains(page, `class="ctx"`) && strings.Contains(page, "(the window Claude Code reports)") &&
-			strings.Contains(page, `id="plan"`)
+			(!rateLimits || strings.Contains(page, `id="plan"`))
 	})
 	bar := section(page, `<span class="ctx"`, `</span></span>`)
 	if strings.Contains(bar, `--fill:0.000;`) || !strings.Contains(bar, `--fill:`) {
@@ -109,8 +109,10 @@ func TestClaudeStatusline(t *testing.T) {
 		if !strings.Contains(plan, `class="plan-bar"`) {
 			t.Errorf("Claude Code sent rate_limits, but the plan shows no bar:\n%s", plan)
 		}
-	} else if strings.Count(plan, `class="plan-none"`) != 2 || strings.Contains(plan, `class="plan-bar"`) {
-		t.Errorf(`no rate_limits sent: both plan windows should read "—":\n%s`, plan)
+	} else if strings.Contains(page, `id="plan"`) {
+		// The ledger's strip draws only windows an agent told: none
+		// invented, no empty bars (docs/ledger.md).
+		t.Errorf("no rate_limits sent, yet the board draws a plan strip:\n%s", plan)
 	}
 	t.Logf("board: %s", rowsText(r.waitBoard("the row", 5*time.Second, oneMain(state.StatusDone))))
 	t.Logf("context bar: %s", bar)
