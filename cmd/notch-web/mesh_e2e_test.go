@@ -238,6 +238,40 @@ func TestManyMachines(t *testing.T) {
 		}
 	})
 
+	t.Run("a machine's plan windows reach the hub's ledger (issue 52)", func(t *testing.T) {
+		// Claude Code's statusline on alpha tells its 5-hour window.
+		res, err := http.Post(alpha.base+"/agents-notch/statusline", "application/json",
+			strings.NewReader(`{"session":"same-id","fiveHour":{"usedPct":37}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		waitFor(t, 5*time.Second, "alpha's window on the hub's ledger", func() bool {
+			req, _ := http.NewRequest("GET", hub.base+"/agents-notch/ledger", nil)
+			req.Header.Set("Accept", "application/json")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return false
+			}
+			defer res.Body.Close()
+			var l struct {
+				Windows []struct {
+					Agent, Window, Machine string
+					UsedPct                *float64
+				}
+			}
+			if json.NewDecoder(res.Body).Decode(&l) != nil {
+				return false
+			}
+			for _, w := range l.Windows {
+				if w.Machine == "alpha" && w.Agent == "claude-code" && w.UsedPct != nil && *w.UsedPct == 37 {
+					return true
+				}
+			}
+			return false
+		})
+	})
+
 	t.Run("the hub's History page lists both machines' sessions (issue 32)", func(t *testing.T) {
 		machines := func() map[string]int {
 			req, _ := http.NewRequest("GET", hub.base+"/agents-notch/history?q=argon", nil)

@@ -208,7 +208,7 @@ func (h *hub) markReady() { h.readyOnce.Do(func() { close(h.ready) }) }
 func machinePerms(name string) *server.Permissions {
 	return &server.Permissions{
 		Publish: &server.SubjectPermission{Allow: []string{
-			boardSubject(name), cardsSubject(name), beatSubject(name), goneSubject(name), histSaysSubject(name),
+			boardSubject(name), cardsSubject(name), beatSubject(name), goneSubject(name), histSaysSubject(name), ledgerSubject(name),
 		}},
 		Subscribe: &server.SubjectPermission{Allow: []string{finishSubject(name), approveSubject(name), steerSubject(name), histSubject(name), changesSubject(name), launchSubject(name)}},
 		Response:  &server.ResponsePermission{MaxMsgs: 1, Expires: time.Minute},
