@@ -57,7 +57,7 @@ test('a held approval is answered from the board with the keyboard; a terminal a
   const card = page.locator('.card[data-state="waiting"]');
   await expect(card).toBeVisible();
   await expect(card.locator('.card-tool')).toHaveText('Bash');
-  await expect(card.locator('.card-detail')).toHaveText('rm -rf build/');
+  await expect(card.locator('.card-command')).toHaveText('rm -rf build/');
   await expect(card.getByRole('button', { name: 'Allow once' })).toBeVisible();
   await expect(card.getByRole('button', { name: /Always allow/ })).toContainText('Bash(rm -rf build/)');
   await expect(card.getByRole('button', { name: 'Deny' })).toBeVisible();
@@ -89,7 +89,7 @@ test('a held approval is answered from the board with the keyboard; a terminal a
   await send(hook('PreToolUse', call('toolu_02', 'rm -rf dist/')));
   const held2 = postJSON(host.url, '/agents-notch/hooks/claude-code', hook('PermissionRequest', ask('rm -rf dist/')));
   const card2 = page.locator('.card[data-state="waiting"]');
-  await expect(card2.locator('.card-detail')).toHaveText('rm -rf dist/');
+  await expect(card2.locator('.card-command')).toHaveText('rm -rf dist/');
   fs.appendFileSync(
     transcript,
     JSON.stringify({
@@ -144,6 +144,7 @@ test('a click on a card the terminal answered first is told so', async ({ page }
 // suggestion of more rules than fit the button is counted there, and the
 // list under it unfolds to every rule — the bare Bash, last of 31, too.
 test('an Always allow of many rules counts them and unfolds every one', async ({ page }) => {
+  test.slow(); // an axe scan
   await openBoard(page, host.url);
   const id = 'toolu_many';
   await send(hook('UserPromptSubmit', { prompt: 'Build everything' }));

@@ -98,7 +98,7 @@ test.describe('the lane on a hub', () => {
       // another machine's card answers in the lane, with its agent named
       const remote = lane.locator('.lane-item[data-session-id="build-box/deploy"]');
       await expect(remote.locator('.agent')).toHaveAttribute('title', 'Claude Code');
-      await expect(remote.locator('.card[data-state="waiting"] .card-detail')).toHaveText('make deploy');
+      await expect(remote.locator('.card[data-state="waiting"] :is(.card-detail, .card-command)')).toHaveText('make deploy');
       // the cards are not drawn twice: none under the rows
       await expect(page.locator('#board .rows-scroll .card')).toHaveCount(0);
       // the groups keep their order (the order sessions opened)

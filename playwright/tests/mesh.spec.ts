@@ -60,7 +60,7 @@ test.describe('many machines', () => {
     // The hub's board draws alpha's card under alpha's row, with its buttons.
     await expect(row(page, 'alpha/ship')).toHaveAttribute('data-status', 'attention');
     const card = page.locator('.card[data-session="alpha/ship"][data-state="waiting"]');
-    await expect(card.locator('.card-detail')).toHaveText('make deploy');
+    await expect(card.locator(':is(.card-detail, .card-command)')).toHaveText('make deploy');
     await card.getByRole('button', { name: 'Allow once' }).click();
     // The answer travels to alpha, whose held hook gets Claude Code's allow.
     const res = await held;
