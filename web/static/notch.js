@@ -544,6 +544,14 @@ function openReplyBox(id) {
   const find = () => document.querySelector(`#board .steer[data-session="${CSS.escape(id)}"] .steer-text`);
   const focus = (box) => {
     openBoard('click');
+    // A finished row folded in its group ("▸ 2 done") is unfolded first:
+    // a hidden box takes no focus.
+    const g = box.closest('.group');
+    if (g && box.closest('.rows.folded') && !view.unfolded.has(g.id)) {
+      view.unfolded.add(g.id);
+      applyGroups();
+      markClipped(document);
+    }
     box.scrollIntoView({ block: 'center' });
     box.focus();
     seeRow(id);
