@@ -1,8 +1,6 @@
 package claudecode
 
 import (
-	"strings"
-
 	"github.com/notch-web/notch-web/internal/screen"
 )
 
@@ -13,17 +11,10 @@ import (
 // without the box (a dialog, a menu) is not empty: nothing is typed into
 // it. Checked with Claude Code 2.1.328 in tmux (docs/terminal.md).
 func EmptyInput(capture string) bool {
-	lines := screen.Lines(capture)
-	var rules []int
-	for i, l := range lines {
-		if t := strings.TrimSpace(l.Text); t != "" && strings.Trim(t, "─") == "" {
-			rules = append(rules, i)
-		}
-	}
-	if len(rules) < 2 {
+	box, ok := screen.Boxed(screen.Lines(capture))
+	if !ok {
 		return false
 	}
-	box := lines[rules[len(rules)-2]+1 : rules[len(rules)-1]]
 	if len(box) == 0 {
 		return false
 	}

@@ -1,8 +1,6 @@
 package copilot
 
 import (
-	"strings"
-
 	"github.com/notch-web/notch-web/internal/screen"
 )
 
@@ -14,17 +12,10 @@ import (
 // not empty. Checked with Copilot CLI 1.0.102 in tmux (docs/terminal.md;
 // testdata/screens).
 func EmptyInput(capture string) bool {
-	lines := screen.Lines(capture)
-	var rules []int
-	for i, l := range lines {
-		if t := strings.TrimSpace(l.Text); t != "" && strings.Trim(t, "─") == "" {
-			rules = append(rules, i)
-		}
-	}
-	if len(rules) < 2 {
+	box, ok := screen.Boxed(screen.Lines(capture))
+	if !ok {
 		return false
 	}
-	box := lines[rules[len(rules)-2]+1 : rules[len(rules)-1]]
 	if len(box) != 1 {
 		return false
 	}

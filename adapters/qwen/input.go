@@ -18,17 +18,10 @@ const placeholder = "Type your message or @path/to/file"
 // screen without the box (a dialog) is not empty. Checked with Qwen Code
 // 0.24.4 in tmux (docs/terminal.md; testdata/screens).
 func EmptyInput(capture string) bool {
-	lines := screen.Lines(capture)
-	var rules []int
-	for i, l := range lines {
-		if t := strings.TrimSpace(l.Text); t != "" && strings.Trim(t, "─") == "" {
-			rules = append(rules, i)
-		}
-	}
-	if len(rules) < 2 {
+	box, ok := screen.Boxed(screen.Lines(capture))
+	if !ok {
 		return false
 	}
-	box := lines[rules[len(rules)-2]+1 : rules[len(rules)-1]]
 	if len(box) != 1 {
 		return false
 	}

@@ -123,3 +123,20 @@ func (l Line) After(prefix string) (Line, bool) {
 	at := lead + len(prefix)
 	return Line{Text: l.Text[at:], dim: l.dim[min(at, len(l.dim)):]}, true
 }
+
+// Boxed is the lines between a screen's last two rules (lines of "─"
+// alone): where Claude Code, Copilot CLI and Qwen Code draw their input.
+// ok is false when the screen has fewer than two rules (a dialog, a menu:
+// no input box).
+func Boxed(lines []Line) (box []Line, ok bool) {
+	var rules []int
+	for i, l := range lines {
+		if t := strings.TrimSpace(l.Text); t != "" && strings.Trim(t, "─") == "" {
+			rules = append(rules, i)
+		}
+	}
+	if len(rules) < 2 {
+		return nil, false
+	}
+	return lines[rules[len(rules)-2]+1 : rules[len(rules)-1]], true
+}
