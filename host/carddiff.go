@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
+	"github.com/notch-web/notch-web/internal/fsx"
 	"github.com/notch-web/notch-web/internal/textrule"
 	"github.com/notch-web/notch-web/internal/udiff"
 )
@@ -187,7 +188,9 @@ func projectFile(path, cwd string) (text string, exists, read bool) {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return "", true, false
 	}
-	f, err := os.Open(real)
+	// Never waited on: a FIFO in the folder would hold the hook (and its
+	// agent) for a writer that never comes.
+	f, err := fsx.OpenRegular(real)
 	if err != nil {
 		return "", true, false
 	}

@@ -78,9 +78,10 @@ func TestKilledMidTurnSettlesAsError(t *testing.T) {
 	if got := rows(t, e.h)["s1"].Status; got != state.StatusError {
 		t.Errorf("after a late hook the row is %s", got)
 	}
-	if !strings.Contains(e.logText(), `"log_type":"agents-notch.process.v1"`) {
-		t.Error("no agents-notch.process.v1 record")
-	}
+	// The record is written just after the row settles: wait for it.
+	waitfor.Until(t, "the agents-notch.process.v1 record", func() bool {
+		return strings.Contains(e.logText(), `"log_type":"agents-notch.process.v1"`)
+	})
 }
 
 func TestKilledAtADialogTakesTheCard(t *testing.T) {

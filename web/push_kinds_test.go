@@ -1,7 +1,9 @@
 package web
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/host/push"
+	"github.com/notch-web/notch-web/internal/proc"
 )
 
 // The tool calls that make each kind of card (Claude Code's
@@ -30,9 +33,38 @@ type pushCard struct {
 	reply <-chan [2]string
 	hook  func(event, extra string) string
 	call  string
+	agent *exec.Cmd // the agent's process, when the hooks named one
+}
+
+// agentProcess starts a process that stands for an agent (it runs until
+// killed or the test ends) and returns it with its ID as a hook names it.
+func agentProcess(t *testing.T) (*exec.Cmd, proc.ID) {
+	t.Helper()
+	if _, err := proc.Of(os.Getpid()); errors.Is(err, proc.ErrUnsupported) {
+		t.Skip("no process facts on this platform")
+	}
+	cmd := exec.Command("sleep", "600")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("no sleep to stand for an agent: %v", err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-done })
+	id, err := proc.Of(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmd, id
 }
 
 func newPushCard(t *testing.T, call string) *pushCard {
+	t.Helper()
+	return newPushCardFrom(t, call, nil)
+}
+
+// newPushCardFrom is newPushCard whose first hook carries hdr (a
+// Notch-Proc naming the agent's process, for one).
+func newPushCardFrom(t *testing.T, call string, hdr map[string]string) *pushCard {
 	t.Helper()
 	n, ntfy := newStandinNtfy(t, "my-topic", "tk_secret")
 	e := newEnv(t, envOpts{run: true, push: &push.Options{
@@ -47,7 +79,7 @@ func newPushCard(t *testing.T, call string) *pushCard {
 	hook := func(event, extra string) string {
 		return `{"session_id":"s","transcript_path":"` + tr + `","cwd":"/src/argon","hook_event_name":"` + event + `"` + extra + `}`
 	}
-	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("UserPromptSubmit", ""), nil)
+	postRaw(t, e, "/agents-notch/hooks/claude-code", hook("UserPromptSubmit", ""), hdr)
 	// No PreToolUse first: for a question or a plan it already asks (the
 	// row needs you before the held hook makes its card), and the push
 	// could come due, after this test's short delay, before the card.
@@ -138,15 +170,26 @@ func TestARefusedPushButtonSpendsNothing(t *testing.T) {
 		for _, c := range []struct {
 			name   string
 			status int
+			agent  bool // the hooks name a real process as the agent
 			end    func(p *pushCard)
 		}{
-			{"answered in the terminal", 409, func(p *pushCard) {
+			{"answered in the terminal", 409, false, func(p *pushCard) {
 				postRaw(t, p.e, "/agents-notch/hooks/claude-code", p.hook("PostToolUse", p.call+`,"tool_use_id":"t1","tool_response":{}`), nil)
 			}},
-			{"row closed out", 410, func(p *pushCard) { p.e.board.Retire("s") }},
+			{"row closed out", 410, false, func(p *pushCard) { p.e.board.Retire("s") }},
+			// The agent's process ends with no SessionEnd (killed): the
+			// host's watch settles the row and takes its card.
+			{"agent ended", 410, true, func(p *pushCard) { p.agent.Process.Kill() }},
 		} {
 			t.Run(kind.name+"/"+c.name, func(t *testing.T) {
-				p := newPushCard(t, kind.call)
+				var p *pushCard
+				if c.agent {
+					agent, id := agentProcess(t)
+					p = newPushCardFrom(t, kind.call, map[string]string{proc.Header: id.Encode()})
+					p.agent = agent
+				} else {
+					p = newPushCard(t, kind.call)
+				}
 				c.end(p)
 				<-p.reply
 				p.n.wait(t, "the push withdrawn", func(_ []ntfyMessage, cl []string) bool { return len(cl) == 1 })

@@ -17,6 +17,7 @@ import (
 
 	"github.com/notch-web/notch-web/adapters/install"
 	"github.com/notch-web/notch-web/host/push"
+	"github.com/notch-web/notch-web/internal/fsx"
 	"github.com/notch-web/notch-web/internal/textrule"
 	"github.com/notch-web/notch-web/internal/timerslack"
 	"github.com/notch-web/notch-web/security"
@@ -192,7 +193,12 @@ func (d doctor) history() check {
 	case err != nil:
 		return check{"FAIL", "history", err.Error(), "fix the DSH home's permissions"}
 	}
-	f, err := os.Open(path)
+	// Opened as the host opens its own files (fsx.OpenRegular): a FIFO or
+	// a device there is said at once, never waited on.
+	f, err := fsx.OpenRegular(path)
+	if errors.Is(err, fsx.ErrNotRegular) {
+		return check{"FAIL", "history", textrule.Show(path) + " is " + fsx.KindOf(fi.Mode()) + ", not a SQLite file", "mv " + path + " " + path + ".broken (the host starts a new one)"}
+	}
 	if err != nil {
 		return check{"FAIL", "history", textrule.Show(path) + ": " + err.Error(), "chmod 600 " + path}
 	}

@@ -234,3 +234,39 @@ func TestFollowAFIFO(t *testing.T) {
 	})
 	h.stop(t)
 }
+
+// notch-web doctor with a FIFO (or a directory) where the history file
+// belongs says so at once, with its fix, as the host refuses it — before,
+// its open waited for a writer that never came and the report never
+// printed.
+func TestDoctorHistoryNotARegularFile(t *testing.T) {
+	for _, c := range []struct {
+		name, want string
+		make       func(path string) error
+	}{
+		{"a FIFO", "is a FIFO", func(p string) error { return syscall.Mkfifo(p, 0o600) }},
+		{"a directory", "is a directory", func(p string) error { return os.Mkdir(p, 0o700) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home := t.TempDir()
+			path := historyPath(home)
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.make(path); err != nil {
+				t.Skipf("%s here: %v", c.name, err)
+			}
+			done := make(chan check, 1)
+			go func() { done <- doctor{home: home}.history() }()
+			var got check
+			select {
+			case got = <-done:
+			case <-time.After(fifoGuard): // a guard, not the assertion
+				t.Fatalf("the doctor's history check still waits on %s", c.name)
+			}
+			if got.state != "FAIL" || !strings.Contains(got.what, c.want) || !strings.Contains(got.fix, ".broken") {
+				t.Errorf("history check: %+v, want FAIL saying it %s, with the fix", got, c.want)
+			}
+		})
+	}
+}

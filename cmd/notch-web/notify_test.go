@@ -81,9 +81,20 @@ func TestNotifyTestSkipsUnpairedDevices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A second device, paired, subscribed, then revoked with no host to
+	// drop its subscription (as the issue found it: the file still holds
+	// it); and a subscription naming a device this store never paired.
+	p, err = devices.NewPairing("stolen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stolen, _, err := devices.Redeem(p.Code)
+	if err != nil {
+		t.Fatal(err)
+	}
 	st := pushtest.NewService(t)
 	w := push.NewWebPush(push.WebPushOptions{Dir: dir})
-	for _, b := range []struct{ name, device string }{{"phone", phone.ID}, {"stolen", "dev-revoked"}} {
+	for _, b := range []struct{ name, device string }{{"phone", phone.ID}, {"stolen", stolen.ID}, {"unknown", "dev-never-paired"}} {
 		br, endpoint := st.Browser(b.name)
 		s, err := push.ParseSubscription(br.SubscriptionJSON(endpoint))
 		if err != nil {
@@ -93,6 +104,9 @@ func TestNotifyTestSkipsUnpairedDevices(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if _, err := devices.Revoke("stolen"); err != nil {
+		t.Fatal(err)
+	}
 	getenv := func(k string) string { return map[string]string{"DSH_HOME": home, "NOTCH_URL": deadURL(t)}[k] }
 	var out, errb bytes.Buffer
 	run(context.Background(), []string{"notify", "test"}, getenv, &out, &errb)
@@ -101,8 +115,8 @@ func TestNotifyTestSkipsUnpairedDevices(t *testing.T) {
 		t.Errorf("subscriptions after notify test: %+v %v, want the paired phone's alone (%s %s)", subs, err, out.String(), errb.String())
 	}
 	for _, m := range st.Messages() {
-		if m.Browser == "stolen" {
-			t.Errorf("a revoked device's browser got a push")
+		if m.Browser != "phone" {
+			t.Errorf("%s's browser got a push: its device is not paired", m.Browser)
 		}
 	}
 }

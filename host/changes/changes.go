@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notch-web/notch-web/internal/fsx"
 	"github.com/notch-web/notch-web/internal/textrule"
 	"github.com/notch-web/notch-web/internal/udiff"
 )
@@ -254,7 +255,10 @@ func statusPaths(out []byte) []string {
 // fingerprint is what a file's content is: its sha256, "absent", or its
 // size and time when it is too large to hash (or not a regular file).
 func fingerprint(path string) string {
-	f, err := os.Open(path)
+	f, err := fsx.OpenRegular(path) // a FIFO is never waited on
+	if errors.Is(err, fsx.ErrNotRegular) {
+		return stamp(path)
+	}
 	if err != nil {
 		return "absent"
 	}

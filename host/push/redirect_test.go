@@ -6,11 +6,30 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/notch-web/notch-web/internal/pushtest"
 )
 
-// TestNoChannelFollowsARedirect: an ntfy topic or a webhook that answers
-// with a redirect (307 and 308 resend the body, with its token or its
-// capabilities) is an error, and nothing reaches where it points.
+// webPushTo is a Web Push channel with one subscription, at endpoint (http
+// to loopback allowed, as for a stand-in), sending through client.
+func webPushTo(t *testing.T, endpoint string, client *http.Client) *WebPush {
+	t.Helper()
+	w := NewWebPush(WebPushOptions{Dir: t.TempDir(), LoopbackHTTP: true, Client: client})
+	b := pushtest.NewBrowser(t, "phone")
+	s, err := ParseSubscription(b.SubscriptionJSON(endpoint))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Subscribe(s, ""); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestNoChannelFollowsARedirect: an ntfy topic, a webhook or a Web Push
+// endpoint that answers with a redirect (307 and 308 resend the body, with
+// its token, its capabilities or the encrypted message) is an error, and
+// nothing reaches where it points.
 func TestNoChannelFollowsARedirect(t *testing.T) {
 	elsewhere := &recorder{}
 	other := httptest.NewServer(elsewhere)
@@ -44,6 +63,11 @@ func TestNoChannelFollowsARedirect(t *testing.T) {
 			}},
 			{"discord webhook", func() error {
 				return NewWebhook(WebhookConfig{Name: "team", URL: redirector.URL + "/hook", Shape: ShapeDiscord}, redirector.Client()).Send(ctx, messages()[0])
+			}},
+			{"web push send", func() error { return webPushTo(t, redirector.URL+"/push/x", nil).Send(ctx, messages()[0]) }},
+			{"web push withdraw", func() error { return webPushTo(t, redirector.URL+"/push/x", nil).Withdraw(ctx, "s-1") }},
+			{"web push with a client of its own", func() error {
+				return webPushTo(t, redirector.URL+"/push/x", redirector.Client()).Send(ctx, messages()[0])
 			}},
 		} {
 			err := tc.do()
