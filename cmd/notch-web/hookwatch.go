@@ -340,4 +340,3 @@ func (b boardWords) SubscribeLink() (<-chan struct{}, func()) {
 	var once sync.Once
 	return c, func() { once.Do(func() { close(done); stopH(); stopL() }) }
 }
-
