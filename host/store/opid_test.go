@@ -86,7 +86,7 @@ func TestOperationIDIsOneOfOurs(t *testing.T) {
 
 // FuzzOperationID: an id from anywhere (another machine's answer, a
 // hand-made request) is kept whole only when it is one of ours — at most
-// maxOperationID letters, digits, '-' and '_' — and is otherwise ”.
+// maxOperationID letters, digits, '-' and '_' — and is otherwise empty.
 func FuzzOperationID(f *testing.F) {
 	for _, s := range []string{"", "op-1_A", "a b", "\u202eabc", "<script>", strings.Repeat("a", maxOperationID+1)} {
 		f.Add(s)
