@@ -96,6 +96,7 @@ func (h *Host) openStart(row, dir string) {
 	sp.mu.Unlock()
 	go func() {
 		defer close(p.done)
+		defer logx.Guard(h.log)() // git's output is outside input
 		p.start, p.err = sp.git.Record(context.Background(), dir)
 		// A folder that is no work tree, or gone, or no git here, is the
 		// view's own state; only git failing is worth a line.

@@ -136,7 +136,10 @@ func (h *Host) demoAsk(ctx context.Context, loop int, start time.Time, t demoAsk
 	if e == nil {
 		replied <- nil
 	} else {
-		go func() { replied <- h.approvals.wait(ctx, e, MaxApprovalHold) }()
+		go func() {
+			defer logx.Guard(h.log)()
+			replied <- h.approvals.wait(ctx, e, MaxApprovalHold)
+		}()
 	}
 	self := time.NewTimer(t.SelfAnswer)
 	defer self.Stop()

@@ -134,6 +134,12 @@ func FuzzParsePatch(f *testing.F) {
 		"",                   // empty
 		"# comment\n",        // comment only
 		"- id: agents-notch\n  config: {scale: [\n", // broken
+		// issue 50 item 5: a row inserted into a group row, and a name that
+		// must match the inserted row's or the patch is skipped.
+		"- id: desktop\n  insert:\n    - id: agents-notch\n      name: dsh-agents-notch/host\n      config: {scale: 1.5}\n",
+		"- id: desktop\n  insert: {id: agents-notch, name: n, config: {scale: 1.75}}\n- id: agents-notch\n  name: other\n  config: {scale: 2}\n",
+		"- id: desktop\n  insert:\n    - id: inner\n      insert: [{id: agents-notch, config: {maxRows: 4}}]\n",
+		"- insert: {id: agents-notch, name: n}\n- id: agents-notch\n  name: n\n  config: {opacity: 0.5}\n",
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))

@@ -92,13 +92,14 @@ func (d doctor) run(ctx context.Context) []check {
 	return out
 }
 
-// userHome is the home the agents' settings are under.
+// userHome is the home the agents' settings are under: the one hooks
+// install wrote them to (homeDir: USERPROFILE first on Windows).
 func (d doctor) userHome() string {
-	h := d.getenv("HOME")
-	if runtime.GOOS == "windows" && h == "" {
-		h = d.getenv("USERPROFILE")
+	goos := d.svc.goos
+	if goos == "" {
+		goos = runtime.GOOS
 	}
-	return h
+	return homeDir(d.getenv, goos)
 }
 
 // hooks checks every agent's settings in every scope: notch-web's hooks

@@ -31,6 +31,18 @@ func TestHomeDirOrder(t *testing.T) {
 	}
 }
 
+// The doctor looks for the agents' hooks in the home hooks install wrote
+// them to: on Windows USERPROFILE first, not HOME (an MSYS shell sets both).
+func TestDoctorLooksWhereHooksInstallWrote(t *testing.T) {
+	getenv := env("HOME", `C:\msys\home\me`, "USERPROFILE", `C:\Users\me`)
+	for _, goos := range []string{"windows", "linux", "darwin"} {
+		d := doctor{getenv: getenv, svc: serviceCmd{goos: goos}}
+		if got, want := d.userHome(), homeDir(getenv, goos); got != want {
+			t.Errorf("%s: the doctor looks under %q, hooks install writes under %q", goos, got, want)
+		}
+	}
+}
+
 // --patch layers on the DSH home's cordis.patch.yml, as the harness's
 // --patch overlay does: the home's row (its budget) stands where the
 // overlay says nothing of it.

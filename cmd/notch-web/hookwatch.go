@@ -340,11 +340,3 @@ func (b boardWords) SubscribeLink() (<-chan struct{}, func()) {
 	var once sync.Once
 	return c, func() { once.Do(func() { close(done); stopH(); stopL() }) }
 }
-
-// userHome is the home the agents' user-scope settings are under.
-func userHome(getenv func(string) string) string {
-	if h := getenv("HOME"); h != "" {
-		return h
-	}
-	return getenv("USERPROFILE")
-}

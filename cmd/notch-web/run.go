@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -224,7 +225,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 		if node != nil {
 			machine = node.Name()
 		}
-		h.SetLauncher(launch.New(launch.Options{Path: launch.PathIn(cfg.dshHome), Home: userHome(getenv), Getenv: getenv}), machine)
+		h.SetLauncher(launch.New(launch.Options{Path: launch.PathIn(cfg.dshHome), Home: homeDir(getenv, runtime.GOOS), Getenv: getenv}), machine)
 	}
 	hub := web.NewHub(h, svc, log, fdlimit.Streams())
 	// The streams' heartbeat keeps state.json's beat, on its wake-up
@@ -244,7 +245,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	// (hookwatch.go); the pane's Reinstall puts them back, pointing here.
 	var hooks *hookWatch
 	if cfg.follow == "" && !cfg.demo {
-		hooks = newHookWatch(userHome(getenv), base, getenv, log)
+		hooks = newHookWatch(homeDir(getenv, runtime.GOOS), base, getenv, log)
 		words := boardWords{hooks: hooks}
 		if node != nil {
 			words.link = node

@@ -83,3 +83,26 @@ func TestOperationIDIsOneOfOurs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzOperationID: an id from anywhere (another machine's answer, a
+// hand-made request) is kept whole only when it is one of ours — at most
+// maxOperationID letters, digits, '-' and '_' — and is otherwise empty.
+func FuzzOperationID(f *testing.F) {
+	for _, s := range []string{"", "op-1_A", "a b", "\u202eabc", "<script>", strings.Repeat("a", maxOperationID+1)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got := operationID(in)
+		if got == "" {
+			return
+		}
+		if got != in || len(got) > maxOperationID {
+			t.Fatalf("operationID(%q) = %q", in, got)
+		}
+		for _, r := range got {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+				t.Fatalf("operationID(%q) kept %q", in, r)
+			}
+		}
+	})
+}

@@ -41,11 +41,25 @@ func (c capWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// cutRecord is a too-large record made to fit.
+// cutRecord is a too-large record made to fit. The cuts bound bytes of
+// text, and JSON may write a byte as six ("<" is \u003c, a control
+// character \u0001): a record still too large once cut is cut again to
+// half, until it fits (at worst its message and error are empty).
 func cutRecord(p []byte) []byte {
 	var rec map[string]json.RawMessage
 	_ = json.Unmarshal(p, &rec) // the handler's own JSON; nil on the impossible
-	out := map[string]any{"truncated": map[string]any{"bytes": len(p)}}
+	for msgLim, stackLim := maxCutMessage, maxCutStack; ; msgLim, stackLim = msgLim/2, stackLim/2 {
+		b := cutTo(rec, len(p), msgLim, stackLim)
+		if len(b) <= MaxRecord || (msgLim == 0 && stackLim == 0) {
+			return b
+		}
+	}
+}
+
+// cutTo is rec, a record of size bytes, with its message and error's
+// message cut to msgLim bytes and its stack to stackLim.
+func cutTo(rec map[string]json.RawMessage, size, msgLim, stackLim int) []byte {
+	out := map[string]any{"truncated": map[string]any{"bytes": size}}
 	for _, k := range []string{"timestamp", "level", typeKey, "operation_id", "event_id", "fatal"} {
 		if v, ok := rec[k]; ok && len(v) <= 1024 {
 			out[k] = v
@@ -53,12 +67,12 @@ func cutRecord(p []byte) []byte {
 	}
 	var msg string
 	_ = json.Unmarshal(rec["message"], &msg)
-	out["message"] = cut(msg, maxCutMessage)
+	out["message"] = cut(msg, msgLim)
 	if v, ok := rec["error"]; ok {
 		var e map[string]any
 		if json.Unmarshal(v, &e) == nil {
 			small := map[string]any{}
-			for k, lim := range map[string]int{"name": 256, "message": maxCutMessage, "stack": maxCutStack} {
+			for k, lim := range map[string]int{"name": 256, "message": msgLim, "stack": stackLim} {
 				if s, ok := e[k].(string); ok {
 					small[k] = cut(s, lim)
 				}

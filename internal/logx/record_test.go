@@ -33,6 +33,23 @@ func TestRecordsAreCapped(t *testing.T) {
 			}
 			l.Info("wide", as...)
 		}, "wide"},
+		// JSON writes these bytes as six each (\u003c, \u0001, \ufffd): a
+		// cut by bytes of text alone left a 98,524-byte record.
+		{"a huge message and error JSON escapes", func(l *slog.Logger) {
+			lt := strings.Repeat("<", 70_000)
+			l.Error(lt, "log_type", TypeState, Err("WriteError", errors.New(lt)), slog.Group("data", "k", lt))
+		}, "WriteError"},
+		{"control characters", func(l *slog.Logger) {
+			cc := strings.Repeat("\x01", 70_000)
+			l.Error(cc, "log_type", TypeState, Err("WriteError", errors.New(cc)))
+		}, "WriteError"},
+		{"invalid UTF-8", func(l *slog.Logger) {
+			bad := strings.Repeat("\xff", 70_000)
+			l.Error(bad, "log_type", TypeState, Err("WriteError", errors.New(bad)))
+		}, "WriteError"},
+		{"a panic's stack of escapes", func(l *slog.Logger) {
+			Fatal(l, strings.Repeat("&", 70_000), []byte(strings.Repeat("<", 70_000)))
+		}, "Panic"},
 		{"a small record is as it was", func(l *slog.Logger) { l.Info("small", "log_type", TypeHost) }, "small"},
 	}
 	for _, tc := range cases {
@@ -121,4 +138,42 @@ func TestGuardUsesSetExit(t *testing.T) {
 	if exitFn.Load() != nil {
 		t.Errorf("restore left a stand-in")
 	}
+}
+
+// FuzzRecordCap: whatever a record's message, error and data hold, and
+// however large, the line written is one standard record of at most
+// MaxRecord bytes.
+func FuzzRecordCap(f *testing.F) {
+	f.Add("setting ignored", "", "k", 1)
+	f.Add("<", "&", ">", 70_000)
+	f.Add("\x01", "\x7f", "\u2028", 40_000)
+	f.Add("\xff", "\xc3", "é", 30_000)
+	f.Fuzz(func(t *testing.T, msg, errMsg, data string, n int) {
+		n = 1 + (n%80_000+80_000)%80_000
+		rep := func(s string) string {
+			if s == "" {
+				return s
+			}
+			return strings.Repeat(s, min(n, 200_000/len(s)+1))
+		}
+		var buf bytes.Buffer
+		l := New(&buf, slog.LevelDebug)
+		l.Error(rep(msg), "log_type", TypeState, Err("E", errors.New(rep(errMsg))), slog.Group("data", "k", rep(data)))
+		line := buf.Bytes()
+		if len(line) > MaxRecord {
+			t.Fatalf("a %d-byte record (max %d)", len(line), MaxRecord)
+		}
+		if bytes.Count(line, []byte("\n")) != 1 || line[len(line)-1] != '\n' {
+			t.Fatalf("not one line")
+		}
+		var rec map[string]any
+		if err := json.Unmarshal(line, &rec); err != nil {
+			t.Fatalf("not JSON: %v", err)
+		}
+		for _, k := range []string{"timestamp", "level", "log_type", "message"} {
+			if _, ok := rec[k]; !ok {
+				t.Fatalf("the record lost %s", k)
+			}
+		}
+	})
 }

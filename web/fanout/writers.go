@@ -238,6 +238,7 @@ func defaultWriters() int { return runtime.GOMAXPROCS(0) }
 
 // writer writes the streams the ready queue hands it until the hub closes.
 func (h *Fanout) writer() {
+	defer h.guard()()
 	var batch []*stream
 	w := newRawWriter()
 	for {
@@ -283,6 +284,7 @@ func (h *Fanout) flushStream(w *rawWriter, s *stream) {
 // frame that arrives meanwhile, each within WriteTimeout, and ends the
 // stream when a write does not finish in time.
 func (h *Fanout) slowLane(s *stream, rest []byte) {
+	defer h.guard()()
 	h.slowLanes.Add(1)
 	defer h.slowLanes.Add(-1)
 	for rest != nil {
@@ -334,6 +336,7 @@ func (h *Fanout) endStream(s *stream, err error) {
 // period and a quarter. A heartbeat is also how a tab that left is
 // noticed: its write fails.
 func (h *Fanout) heartbeat(every time.Duration) {
+	defer h.guard()()
 	if every <= 0 {
 		return
 	}
@@ -428,4 +431,15 @@ func (h *Fanout) beatSilent(cutoff int64) (earliest int64) {
 	}
 	clear(due)
 	return earliest
+}
+
+// guard, deferred at the top of the fan-out's own goroutines (the writers,
+// the heartbeat, a slow lane), makes a panic there the standard fatal
+// record and exit 2 (logx.Guard), never a raw trace. A fan-out made
+// without a log recovers nothing.
+func (h *Fanout) guard() func() {
+	if h.log == nil {
+		return func() {}
+	}
+	return logx.Guard(h.log)
 }
