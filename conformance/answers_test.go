@@ -24,12 +24,19 @@ import (
 // page does (a same-origin fetch) and returns the status and body.
 func (r *run) post(path string, payload any) (int, string) {
 	r.t.Helper()
+	return r.postTo(r.host, path, payload)
+}
+
+// postTo posts as the board's page of the notch-web at base does (a hub's,
+// say).
+func (r *run) postTo(base, path string, payload any) (int, string) {
+	r.t.Helper()
 	body, _ := json.Marshal(payload)
-	req, err := http.NewRequest(http.MethodPost, r.host+path, bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(body))
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	u, _ := url.Parse(r.host)
+	u, _ := url.Parse(base)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Origin", "http://"+u.Host)
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
@@ -58,9 +65,15 @@ func (r *run) wantPost(step, path string, payload any, want int) {
 // until it clears, within 30 s; any other answer is the step's.
 func (r *run) replyWhenReady(step, id, text string) {
 	r.t.Helper()
+	r.replyWhenReadyAt(r.host, step, id, text)
+}
+
+// replyWhenReadyAt is replyWhenReady on the board at base (a hub's).
+func (r *run) replyWhenReadyAt(base, step, id, text string) {
+	r.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		got, body := r.post("/agents-notch/reply", map[string]string{"sessionId": id, "text": text})
+		got, body := r.postTo(base, "/agents-notch/reply", map[string]string{"sessionId": id, "text": text})
 		if got == http.StatusConflict && strings.Contains(body, "input is not empty") && time.Now().Before(deadline) {
 			time.Sleep(250 * time.Millisecond)
 			continue

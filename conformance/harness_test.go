@@ -131,6 +131,9 @@ type run struct {
 	// name), so the stand-in's Held and Release count only this run's
 	// turns while other tests run beside it.
 	slow string
+	// hostArgs are more flags for the run's notch-web, from its next
+	// start (restartHost): a machine that joins a hub has --join.
+	hostArgs []string
 }
 
 // newRun sets up a scenario's world for agent; seed writes the agent's
@@ -195,7 +198,8 @@ func (r *run) startHost() { r.startHostAt("127.0.0.1:0", "notch-web.log") }
 // root, and sets r.host from its first line.
 func (r *run) startHostAt(addr, logName string) {
 	t := r.t
-	cmd := exec.Command(suite.notchWeb, "--addr", addr, "--dsh-home", filepath.Join(r.root, "dsh"), "--log-level", "debug")
+	args := append([]string{"--addr", addr, "--dsh-home", filepath.Join(r.root, "dsh"), "--log-level", "debug"}, r.hostArgs...)
+	cmd := exec.Command(suite.notchWeb, args...)
 	cmd.Env = r.env()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -356,9 +360,12 @@ func eventName(body []byte) string {
 }
 
 // board reads notch-web's rows.
-func (r *run) board() (state.Document, error) {
+func (r *run) board() (state.Document, error) { return boardAt(r.host) }
+
+// boardAt is the board of the notch-web at base (a hub's, say).
+func boardAt(base string) (state.Document, error) {
 	var d state.Document
-	resp, err := http.Get(r.host + "/agents-notch/state")
+	resp, err := http.Get(base + "/agents-notch/state")
 	if err != nil {
 		return d, err
 	}
@@ -402,12 +409,18 @@ func short(id string) string {
 // hooks received.
 func (r *run) waitBoard(step string, within time.Duration, check func(state.Document) error) state.Document {
 	r.t.Helper()
+	return r.waitBoardAt(r.host, step, within, check)
+}
+
+// waitBoardAt is waitBoard on the board at base (a hub's).
+func (r *run) waitBoardAt(base, step string, within time.Duration, check func(state.Document) error) state.Document {
+	r.t.Helper()
 	deadline := time.Now().Add(within)
 	var last error
 	var d state.Document
 	for {
 		var err error
-		d, err = r.board()
+		d, err = boardAt(base)
 		if err == nil {
 			if last = check(d); last == nil {
 				r.passed(step)

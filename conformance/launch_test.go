@@ -69,21 +69,7 @@ func launchOne(t *testing.T, a launchAgent, refusals bool) {
 			t.Fatalf("notch-web launch %v: %v\n%s", args, err, out)
 		}
 	}
-	// notch-web's tmux server, where the host finds it (TMUX_TMPDIR is
-	// the run's): started here with the stand-in's environment, which
-	// every window the host makes in it inherits, as a user's server has
-	// the user's.
-	dir := filepath.Join(r.root, fmt.Sprintf("tmux-%d", os.Getuid()))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	socket := filepath.Join(dir, "default")
-	tmux := exec.Command("tmux", "-S", socket, "-f", "/dev/null", "new-session", "-d", "-s", "notch-web", "-x", "160", "-y", "50")
-	tmux.Env = r.env(a.env()...)
-	if out, err := tmux.CombinedOutput(); err != nil {
-		t.Fatalf("tmux: %v %s", err, out)
-	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", socket, "kill-server").Run() })
+	socket := r.launchTmux(a.env())
 
 	if refusals {
 		for _, c := range []struct {
@@ -135,4 +121,24 @@ func launchOne(t *testing.T, a launchAgent, refusals bool) {
 	r.waitFor("the reply's "+a.prompt, 30*time.Second, func() bool { return r.count(a.prompt) > before })
 	promptWith(t, from, "scenario:plain Reply from the board", 30*time.Second)
 	r.waitBoard("after the reply", 60*time.Second, oneMain(state.StatusDone))
+}
+
+// launchTmux starts notch-web's tmux server where the run's host finds it
+// (TMUX_TMPDIR is the run's), with the agent's environment env, which
+// every window the host makes in it inherits, as a user's server has the
+// user's; it returns the server's socket.
+func (r *run) launchTmux(env []string) string {
+	t := r.t
+	dir := filepath.Join(r.root, fmt.Sprintf("tmux-%d", os.Getuid()))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	socket := filepath.Join(dir, "default")
+	tmux := exec.Command("tmux", "-S", socket, "-f", "/dev/null", "new-session", "-d", "-s", "notch-web", "-x", "160", "-y", "50")
+	tmux.Env = r.env(env...)
+	if out, err := tmux.CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", socket, "kill-server").Run() })
+	return socket
 }

@@ -19,7 +19,8 @@ import (
 // machine's launch file allows, for a viewer whose role is launch: an
 // answer device is refused (403) before anything is read; a folder
 // outside the roots and an agent not allowed are 403 with the reason; a
-// prompt with an escape is 400; an allowed start is 200 with its pane.
+// prompt with an escape is 400; an allowed start is 200 with its pane;
+// past the file's startsPerMinute or maxSessions a start is 429.
 // Every start and refusal is one record, naming the device, never the
 // prompt's text.
 func TestLaunchRoute(t *testing.T) {
@@ -97,6 +98,32 @@ func TestLaunchRoute(t *testing.T) {
 	if got := readAll(t, res); res.StatusCode != http.StatusOK || json.Unmarshal([]byte(got), &ok) != nil || !ok.OK || ok.Pane == "" || ok.Folder != api {
 		t.Fatalf("a launch device, allowed: %d %s", res.StatusCode, got)
 	}
+	// The bounds, from the machine's file (read afresh at each start):
+	// a flood past startsPerMinute, then past maxSessions live panes, is
+	// 429 with Retry-After, and nothing more starts. (The start above
+	// ran "sleep 30 -- PROMPT", which sleep refuses at once: a live
+	// session is started here with no prompt.)
+	bounded := func(rate, running int) {
+		t.Helper()
+		if err := launch.Write(path, launch.File{Roots: []string{root}, StartsPerMinute: rate, MaxSessions: running,
+			Agents: map[string]launch.Agent{"claude-code": {Argv: []string{sleep, "30"}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tooMany := func(name, says string) {
+		t.Helper()
+		res := e.phoneReq(t, http.MethodPost, "/agents-notch/launch", body(api, "claude-code", ""), nil, phone)
+		if got := readAll(t, res); res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") != "60" || !strings.Contains(got, says) {
+			t.Errorf("%s: %d (Retry-After %q) %s; want 429 saying %q", name, res.StatusCode, res.Header.Get("Retry-After"), got, says)
+		}
+	}
+	bounded(1, 4)
+	tooMany("a second start in the minute, 1 allowed", "too many starts in the last minute")
+	bounded(6, 1)
+	if st, m := e.do(t, http.MethodPost, "/agents-notch/launch", body(api, "claude-code", ""), nil); st != http.StatusOK {
+		t.Fatalf("a live session: %d %v", st, m)
+	}
+	tooMany("a second session, 1 allowed at once", "as many started sessions run as this machine allows")
 	records := logs.String()
 	if strings.Contains(records, secret) {
 		t.Fatal("a record holds the prompt's text")
@@ -113,6 +140,9 @@ func TestLaunchRoute(t *testing.T) {
 		}
 		if r.Error == nil {
 			started++
+			if r.Data["device"] == "" {
+				continue // this machine's own start of a live session
+			}
 			if r.Data["device"] != "phone" || r.Data["agent"] != "claude-code" || r.Data["promptBytes"] != float64(len(secret)) {
 				t.Errorf("the start's record: %v", r.Data)
 			}
@@ -120,7 +150,7 @@ func TestLaunchRoute(t *testing.T) {
 			refused++
 		}
 	}
-	if started != 1 || refused != 4 {
-		t.Errorf("%d start records and %d refusals; want 1 and 4 (no launcher, folder, agent, prompt)", started, refused)
+	if started != 2 || refused != 6 {
+		t.Errorf("%d start records and %d refusals; want 2 and 6 (no launcher, folder, agent, prompt, rate, sessions)", started, refused)
 	}
 }

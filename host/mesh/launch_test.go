@@ -81,6 +81,15 @@ func TestRemoteLaunch(t *testing.T) {
 			t.Errorf("%s: %+v, %v", tt.name, res, err)
 		}
 	}
+	// The machine's bounds are its own: one start a minute, and the
+	// hub's second is refused there.
+	f.StartsPerMinute = 1
+	if err := launch.Write(path, f); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := start(filepath.Join(root, "api"), "claude-code"); !errors.Is(err, launch.ErrRate) {
+		t.Fatalf("a second start in the minute, the machine allowing 1: %v; want launch.ErrRate", err)
+	}
 	if err := hub.Revoke("box"); err != nil {
 		t.Fatal(err)
 	}
