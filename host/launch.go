@@ -186,6 +186,16 @@ func (h *Host) offered(f launch.File) []string {
 	return out
 }
 
+// LaunchRefused records a start refused before it reached Launch (a
+// paired device whose role does not allow starting sessions): one record
+// and one history entry, as every refusal.
+func (h *Host) LaunchRefused(r LaunchRequest, why error) {
+	if h.local(r.Machine) {
+		r.Machine = h.machine
+	}
+	h.noteLaunch(r, launch.Result{}, why)
+}
+
 // noteLaunch is a start's or a refusal's record and history entry.
 func (h *Host) noteLaunch(r LaunchRequest, res launch.Result, err error) {
 	outcome := "started"

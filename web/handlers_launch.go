@@ -95,6 +95,21 @@ func (s *Server) postLaunch(c echo.Context) error {
 	return c.JSON(http.StatusOK, launchReply{OK: true, Folder: res.Folder, Worktree: res.Worktree, Pane: res.Pane})
 }
 
+// launchRefused records a start a device's role refused before the
+// route: every refusal is a record and a history entry (docs/launch.md).
+// What the request asked is read as the route reads it; a body the route
+// would refuse is recorded as a start of nothing named.
+func (s *Server) launchRefused(c echo.Context, device, why string) {
+	var r host.LaunchRequest
+	if body, err := readBody(c); err == nil {
+		if asked, err := parseLaunchRequest(body); err == nil {
+			r = asked
+		}
+	}
+	r.Device = device
+	s.Host.LaunchRefused(r, errors.New(why))
+}
+
 // getLaunchOptions answers what the board's New session sheet offers for
 // a machine (?machine=, "" this one).
 func (s *Server) getLaunchOptions(c echo.Context) error {

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -128,7 +129,7 @@ func TestLaunchRoute(t *testing.T) {
 	if strings.Contains(records, secret) {
 		t.Fatal("a record holds the prompt's text")
 	}
-	var started, refused int
+	var started, refused, byRole int
 	for _, line := range bytes.Split([]byte(records), []byte("\n")) {
 		var r struct {
 			LogType string `json:"log_type"`
@@ -148,9 +149,15 @@ func TestLaunchRoute(t *testing.T) {
 			}
 		} else {
 			refused++
+			if r.Data["device"] == "phone" && r.Data["agent"] == "claude-code" && r.Data["folder"] == api &&
+				strings.Contains(fmt.Sprint(r.Error), "does not allow starting sessions") {
+				byRole++
+			}
 		}
 	}
-	if started != 2 || refused != 6 {
-		t.Errorf("%d start records and %d refusals; want 2 and 6 (no launcher, folder, agent, prompt, rate, sessions)", started, refused)
+	// The answer device's refusal, at the role's check before the route,
+	// is a record too, naming the device and what it asked.
+	if started != 2 || refused != 7 || byRole != 1 {
+		t.Errorf("%d start records and %d refusals (%d by the role); want 2 and 7 (role, no launcher, folder, agent, prompt, rate, sessions), 1 by the role", started, refused, byRole)
 	}
 }

@@ -130,7 +130,11 @@ func (s *Server) checkRoles(next echo.HandlerFunc) echo.HandlerFunc {
 			return echo.NewHTTPError(http.StatusForbidden, thisMachineOnly)
 		}
 		if !dev.Role.Allows(need) {
-			return echo.NewHTTPError(http.StatusForbidden, dev.Role.Refusal(need))
+			why := dev.Role.Refusal(need)
+			if r.Method == http.MethodPost && c.Path() == prefix+"/launch" {
+				s.launchRefused(c, dev.Name, why)
+			}
+			return echo.NewHTTPError(http.StatusForbidden, why)
 		}
 		return next(c)
 	}
