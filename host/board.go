@@ -74,7 +74,7 @@ type Board struct {
 // NewBoard returns an empty board; follow makes it a follower's.
 func NewBoard(cfg BoardConfig, follow bool, s *settings.Service) *Board {
 	b := &Board{cfg: cfg, follow: follow, settings: s, fold: state.NewFold()}
-	b.ledger = ledger.New(ledger.Options{Cadence: ledgerCadence, OnChange: b.changed, OnEvent: b.ledgerEvent})
+	b.ledger = ledger.New(ledger.Options{Cadence: ledgerCadence, OnChange: b.changed, OnEvent: b.ledgerEvent, OnCount: b.ledgerCount})
 	return b
 }
 

@@ -20,6 +20,12 @@ type Recorder interface {
 	RecordWhy(w RecordedWhy)
 }
 
+// TokensRecorder is a Recorder that also keeps the tokens a session used
+// (host/store): each increment the ledger counted, once.
+type TokensRecorder interface {
+	RecordTokens(session string, tokens int64, at time.Time)
+}
+
 // WhyEvent is the lasting history's own event type for a RecordedWhy
 // (host/store keeps it among the events and feeds it to a hub): never a
 // session event of the vocabulary.

@@ -19,6 +19,7 @@ type Ledger struct {
 	// onChange and onEvent are called without the lock held.
 	onChange func()
 	onEvent  func(Event)
+	onCount  func(Usage)
 }
 
 // Options are a Ledger's dependencies.
@@ -34,13 +35,18 @@ type Options struct {
 	OnChange func()
 	// OnEvent is called with every level crossed and limit ended (pushes).
 	OnEvent func(Event)
+	// OnCount is called, without the lock, with what each AddUsage or
+	// AddTotal counted: the increment, or a running total's growth — so
+	// a session told two ways is passed on one way only, as it is counted
+	// (the history keeps it: host/store RecordTokens).
+	OnCount func(Usage)
 }
 
 // New returns an empty ledger.
 func New(o Options) *Ledger {
 	b := NewBook()
 	b.Cadence, b.Levels = o.Cadence, o.Levels
-	return &Ledger{book: b, tally: NewTally(o.Loc), machine: o.Machine, onChange: o.OnChange, onEvent: o.OnEvent}
+	return &Ledger{book: b, tally: NewTally(o.Loc), machine: o.Machine, onChange: o.OnChange, onEvent: o.OnEvent, onCount: o.OnCount}
 }
 
 // SetLevels replaces the push levels (a settings change).
@@ -100,16 +106,22 @@ func (l *Ledger) addUsage(u Usage, total bool) {
 		u.At = time.Now()
 	}
 	l.mu.Lock()
-	var changed bool
+	var (
+		d       Usage
+		changed bool
+	)
 	if total {
-		changed = l.tally.AddTotal(u)
+		d, changed = l.tally.countTotal(u)
 	} else {
-		changed = l.tally.Add(u)
+		d, changed = l.tally.count(u)
 	}
 	if changed {
 		l.version++
 	}
 	l.mu.Unlock()
+	if changed && l.onCount != nil {
+		l.onCount(d)
+	}
 	l.after(changed, nil)
 }
 
