@@ -92,6 +92,66 @@ func (l *Ledger) AddUsage(u Usage) {
 	l.addUsage(u, false)
 }
 
+// AddUsages is AddUsage for each of us, under one lock: one change for
+// the lot, and what was counted passed on once per session (an export
+// of a hundred calls is one note to the history, not a hundred).
+func (l *Ledger) AddUsages(us []Usage) {
+	now := time.Now()
+	type key struct{ agent, machine, session string }
+	var (
+		sums  map[key]*Usage
+		order []key
+	)
+	changed := false
+	l.mu.Lock()
+	for _, u := range us {
+		if u.Machine == "" {
+			u.Machine = l.machine
+		}
+		if u.At.IsZero() {
+			u.At = now
+		}
+		d, ok := l.tally.count(u)
+		if !ok {
+			continue
+		}
+		changed = true
+		if l.onCount == nil {
+			continue
+		}
+		k := key{d.Agent, d.Machine, d.Session}
+		if sums == nil {
+			sums = map[key]*Usage{}
+		}
+		s := sums[k]
+		if s == nil {
+			c := d
+			sums[k] = &c
+			order = append(order, k)
+			continue
+		}
+		s.InputTokens += d.InputTokens
+		s.OutputTokens += d.OutputTokens
+		s.CacheReadTokens += d.CacheReadTokens
+		s.CacheWriteTokens += d.CacheWriteTokens
+		if d.HasCost {
+			s.CostUSD += d.CostUSD
+			s.HasCost = true
+		}
+		if d.At.After(s.At) {
+			s.At = d.At
+		}
+	}
+	if changed {
+		l.version++
+	}
+	l.mu.Unlock()
+	for _, k := range order {
+		l.onCount(*sums[k])
+	}
+	l.after(changed, nil)
+}
+
 // AddTotal counts a session's running totals from one source (Tally's
 // AddTotal): idempotent, the same total twice adds nothing.
 func (l *Ledger) AddTotal(u Usage) {

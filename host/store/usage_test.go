@@ -9,7 +9,6 @@ import (
 	"github.com/notch-web/notch-web/state"
 )
 
-
 // A file of schema 8 (no tokens) opens at this schema with its sessions
 // and costs as they were, no tokens told for them (NULL, not 0); tokens
 // recorded after it add up per session, and a day's use per agent is each
