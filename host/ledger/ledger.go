@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 	"time"
 )
@@ -20,6 +22,10 @@ type Ledger struct {
 	onChange func()
 	onEvent  func(Event)
 	onCount  func(Usage)
+	// remote is each other machine's latest own lines (SetLines): a
+	// snapshot that replaces the last, so a message taken twice, or
+	// again on reconnect, counts nothing twice.
+	remote map[string][]Line
 }
 
 // Options are a Ledger's dependencies.
@@ -198,6 +204,10 @@ func (l *Ledger) Step(now time.Time) {
 func (l *Ledger) Forget(machine string) {
 	l.mu.Lock()
 	changed := l.book.Forget(machine)
+	if _, had := l.remote[machine]; had {
+		delete(l.remote, machine)
+		changed = true
+	}
 	if changed {
 		l.version++
 	}
@@ -219,7 +229,7 @@ type Snapshot struct {
 func (l *Ledger) Snapshot(now time.Time) Snapshot {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return Snapshot{Figures: l.book.Figures(now), Lines: l.tally.Lines(), Next: l.book.NextChange(now), Phase: l.book.Phase(now)}
+	return Snapshot{Figures: l.book.Figures(now), Lines: l.lines(), Next: l.book.NextChange(now), Phase: l.book.Phase(now)}
 }
 
 // Readings are this machine's own readings (what it publishes to a hub).
@@ -254,4 +264,72 @@ func (l *Ledger) Version() uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.version
+}
+
+// MaxRemoteMachines bounds the machines whose lines a ledger keeps.
+const MaxRemoteMachines = 256
+
+// lines are this machine's tally and the other machines' latest lines, in
+// Lines order. l.mu is held.
+func (l *Ledger) lines() []Line {
+	out := l.tally.Lines()
+	if len(l.remote) == 0 {
+		return out
+	}
+	for _, ls := range l.remote {
+		out = append(out, ls...)
+	}
+	slices.SortFunc(out, func(x, y Line) int {
+		return cmp.Or(cmp.Compare(x.Day, y.Day), cmp.Compare(x.Agent, y.Agent), cmp.Compare(x.Machine, y.Machine), cmp.Compare(x.Session, y.Session))
+	})
+	return out
+}
+
+// OwnLines are this machine's own session-days, the newest days first, at
+// most n (what it publishes to a hub: totals only, no prompt).
+func (l *Ledger) OwnLines(n int) []Line {
+	l.mu.Lock()
+	ls := l.tally.Lines()
+	l.mu.Unlock()
+	own := ls[:0]
+	for _, x := range ls {
+		if x.Machine == l.machine {
+			own = append(own, x)
+		}
+	}
+	slices.Reverse(own) // newest day first
+	if len(own) > n {
+		own = own[:n]
+	}
+	return own
+}
+
+// SetLines takes another machine's own lines (its latest message): they
+// replace what it sent before, each named by it. A machine's message
+// about this machine is not taken.
+func (l *Ledger) SetLines(machine string, lines []Line) {
+	if machine == "" || machine == l.machine {
+		return
+	}
+	ls := make([]Line, 0, len(lines))
+	for _, x := range lines {
+		x.Machine = machine
+		ls = append(ls, x)
+	}
+	l.mu.Lock()
+	old, had := l.remote[machine]
+	changed := !(had && slices.Equal(old, ls) || !had && len(ls) == 0)
+	if changed {
+		if l.remote == nil {
+			l.remote = map[string][]Line{}
+		}
+		if !had && len(l.remote) >= MaxRemoteMachines {
+			changed = false
+		} else {
+			l.remote[machine] = ls
+			l.version++
+		}
+	}
+	l.mu.Unlock()
+	l.after(changed, nil)
 }
