@@ -43,7 +43,7 @@ type HistoryView struct {
 	Bars     []store.DayBar // the last BarDays days, oldest first
 	// ByAgent is the same days' tokens and cost per agent (store.AgentDays),
 	// nil where the store keeps none.
-	ByAgent []store.AgentDay
+	ByAgent  []store.AgentDay
 	Sessions []HistorySession
 	Total    int // sessions that match the query (Sessions is one page of them)
 
@@ -828,7 +828,7 @@ type agentSeries struct {
 // agentMeasure is one per-agent chart: tokens, or cost.
 type agentMeasure struct {
 	ID, Name string
-	Word     string // "tokens", "cost": the table's heads
+	Word     string        // "tokens", "cost": the table's heads
 	Series   []agentSeries // the agents that told this measure
 	// Days[i][j] is Series[j]'s value on day i (0: none told that day).
 	Days   [][]float64
