@@ -970,3 +970,13 @@ func (m agentMeasure) cell(i, j int) string {
 	}
 	return m.Format(m.Days[i][j])
 }
+
+// desc is a per-agent chart's words for a screen reader: each agent's
+// total, and where the days are.
+func (m agentMeasure) desc() string {
+	var b strings.Builder
+	for j, a := range m.Series {
+		b.WriteString(a.Name + " " + m.total(j) + "; ")
+	}
+	return b.String() + "the table after the charts has each day."
+}
