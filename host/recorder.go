@@ -77,7 +77,11 @@ func (b *Board) recordToLocked(evs []state.Event) {
 	}
 	out := make([]RecordedEvent, len(evs))
 	for i, ev := range evs {
-		out[i] = RecordedEvent{Event: ev, Agent: b.facts[ev.Session].agent}
+		a := b.facts[ev.Session].agent
+		if a == "" {
+			a = b.hookAgent // a session's first hook: its facts come after
+		}
+		out[i] = RecordedEvent{Event: ev, Agent: a}
 	}
 	b.rec.RecordEvents(out)
 }
