@@ -26,6 +26,10 @@ type BoardConfig struct {
 // document (follow mode), composed with the effective settings into one
 // schema-4 snapshot. It is safe for concurrent use.
 type Board struct {
+	// hookAgent is the agent of the hook being applied (b.mu held), for
+	// the history of a row whose facts do not name one yet.
+	hookAgent string
+
 	cfg BoardConfig
 	// follow is true in follow mode: the document comes from another
 	// host's state.json and events are refused.
@@ -74,7 +78,7 @@ type Board struct {
 // NewBoard returns an empty board; follow makes it a follower's.
 func NewBoard(cfg BoardConfig, follow bool, s *settings.Service) *Board {
 	b := &Board{cfg: cfg, follow: follow, settings: s, fold: state.NewFold()}
-	b.ledger = ledger.New(ledger.Options{Cadence: ledgerCadence, OnChange: b.changed, OnEvent: b.ledgerEvent})
+	b.ledger = ledger.New(ledger.Options{Cadence: ledgerCadence, OnChange: b.changed, OnEvent: b.ledgerEvent, OnCount: b.ledgerCount})
 	return b
 }
 
@@ -206,6 +210,13 @@ func (b *Board) Snapshot(now time.Time) (doc state.Document, ok bool) {
 // adapter always sees the rows exactly as its events will find them. The
 // warnings are the fold's (a row dropped at the cap), for the log.
 func (b *Board) applyHook(adapt Adapter, payload []byte, now time.Time) (hookjson.Mapping, int, []string, error) {
+	return b.applyHookOf("", adapt, payload, now)
+}
+
+// applyHookOf is applyHook for a hook of agent: the history learns the
+// agent of a session from its very first events (the row's own facts are
+// noted only once the row exists, after them).
+func (b *Board) applyHookOf(agent string, adapt Adapter, payload []byte, now time.Time) (hookjson.Mapping, int, []string, error) {
 	var seen []lookedUp
 	m, err := adapt(payload, func(id string) (state.Session, bool) {
 		b.mu.Lock()
@@ -226,7 +237,9 @@ func (b *Board) applyHook(adapt Adapter, payload []byte, now time.Time) (hookjso
 	}
 	evs := m.Batch(b.fold.Has)
 	state.Stamp(evs, now)
+	b.hookAgent = agent
 	warns, err := b.applyLocked(evs...)
+	b.hookAgent = ""
 	b.mu.Unlock()
 	if err != nil {
 		return m, 0, nil, err

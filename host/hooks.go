@@ -90,7 +90,7 @@ func (h *Host) hook(agent string, payload []byte, now time.Time, held bool, from
 	if err := h.takesInput(); err != nil {
 		return 0, nil, err
 	}
-	m, n, warns, err := h.board.applyHook(adapt, payload, now)
+	m, n, warns, err := h.board.applyHookOf(spec.Name, adapt, payload, now)
 	for _, ev := range m.Events {
 		h.silence.heardHook(ev.Session, now)
 	}

@@ -63,3 +63,22 @@ func (b *Board) notePlan(spec agent.Spec, session string, r agent.PlanReport, no
 			InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CacheReadTokens: r.CacheReadTokens, CacheWriteTokens: r.CacheWriteTokens})
 	}
 }
+
+// ledgerCount passes what the ledger counted of this machine's sessions
+// (other machines' come as their totals, never through AddUsage)
+// to the history (the History page's tokens per agent and day): the
+// ledger counts a session one way only, so the history does too. Cost is
+// not passed: the history keeps each session's reported running cost
+// (RecordCost) already.
+func (b *Board) ledgerCount(u ledger.Usage) {
+	if u.Session == "" {
+		return
+	}
+	n := u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
+	if n <= 0 {
+		return
+	}
+	if rec, ok := b.recorder().(TokensRecorder); ok {
+		rec.RecordTokens(u.Session, n, u.At)
+	}
+}

@@ -20,6 +20,12 @@ type Recorder interface {
 	RecordWhy(w RecordedWhy)
 }
 
+// TokensRecorder is a Recorder that also keeps the tokens a session used
+// (host/store): each increment the ledger counted, once.
+type TokensRecorder interface {
+	RecordTokens(session string, tokens int64, at time.Time)
+}
+
 // WhyEvent is the lasting history's own event type for a RecordedWhy
 // (host/store keeps it among the events and feeds it to a hub): never a
 // session event of the vocabulary.
@@ -71,7 +77,11 @@ func (b *Board) recordToLocked(evs []state.Event) {
 	}
 	out := make([]RecordedEvent, len(evs))
 	for i, ev := range evs {
-		out[i] = RecordedEvent{Event: ev, Agent: b.facts[ev.Session].agent}
+		a := b.facts[ev.Session].agent
+		if a == "" {
+			a = b.hookAgent // a session's first hook: its facts come after
+		}
+		out[i] = RecordedEvent{Event: ev, Agent: a}
 	}
 	b.rec.RecordEvents(out)
 }

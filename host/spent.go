@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/notch-web/notch-web/host/ledger"
 	"github.com/notch-web/notch-web/host/otlp"
@@ -135,21 +136,39 @@ func (h *Host) takeExport(batch otlp.Batch) {
 		// Once: the count is on /healthz from then on.
 		h.log.Info("OpenTelemetry records for a session no hook has opened are counted, not shown", "log_type", logx.TypeHooks)
 	}
-	if rec := h.board.recorder(); rec != nil {
+	if rec := h.board.recorder(); rec != nil && len(known) > 0 {
+		// Each session's running cost once per export, as of its last
+		// call in it (a hundred calls are one write, not a hundred).
 		sums := h.board.Spent()
+		last := map[string]time.Time{}
+		var order []string
 		for _, u := range known {
-			if s := sums[u.Session]; s.HasCost {
-				rec.RecordCost(u.Session, s.CostUSD, u.At)
+			t, seen := last[u.Session]
+			if !seen {
+				order = append(order, u.Session)
+			}
+			if !seen || u.At.After(t) {
+				last[u.Session] = u.At
+			}
+		}
+		for _, id := range order {
+			if s := sums[id]; s.HasCost {
+				rec.RecordCost(id, s.CostUSD, last[id])
 			}
 		}
 	}
+	// The ledger's cost and tokens per session, project, agent, machine
+	// and day (host/ledger): the telemetry tells each call; one change for
+	// the export.
+	us := make([]ledger.Usage, 0, len(known))
 	for _, u := range known {
-		// The ledger's cost and tokens per session, project, agent,
-		// machine and day (host/ledger): the telemetry tells each call.
-		h.board.ledger.AddUsage(ledger.Usage{Agent: u.Agent, Session: u.Session, Machine: "", Model: u.Model, Source: u.Source,
+		us = append(us, ledger.Usage{Agent: u.Agent, Session: u.Session, Machine: "", Model: u.Model, Source: u.Source,
 			At: u.At, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CacheReadTokens,
 			CacheWriteTokens: u.CacheWriteTokens, CostUSD: u.CostUSD, HasCost: u.HasCost})
-		if h.cfg.OnUsage != nil {
+	}
+	h.board.ledger.AddUsages(us)
+	if h.cfg.OnUsage != nil {
+		for _, u := range known {
 			h.cfg.OnUsage(u)
 		}
 	}

@@ -32,6 +32,12 @@ type historyStore interface {
 	Changes() (<-chan struct{}, func())
 }
 
+// agentDays is a historyStore that also adds up tokens and cost per agent
+// and day (*store.Store; a test's own may not).
+type agentDays interface {
+	AgentDays(ctx context.Context, last time.Time, n int) ([]store.AgentDay, error)
+}
+
 // getHistory is GET /agents-notch/history. With session= it is an
 // unfolded row's short history (getRowHistory); without, the History page.
 func (s *Server) getHistory(c echo.Context) error {
@@ -180,6 +186,11 @@ func (s *Server) readHistory(ctx context.Context, q store.Query, v *templates.Hi
 	}
 	if v.Bars, err = st.Days(ctx, v.Day, templates.BarDays); err != nil {
 		return err
+	}
+	if ad, ok := st.(agentDays); ok {
+		if v.ByAgent, err = ad.AgentDays(ctx, v.Day, templates.BarDays); err != nil {
+			return err
+		}
 	}
 	if v.Headline, err = st.Headline(ctx, v.Day); err != nil {
 		return err

@@ -272,6 +272,69 @@ func TestManyMachines(t *testing.T) {
 		})
 	})
 
+	t.Run("a machine's cost reaches the hub's ledger, counted once (issue 52)", func(t *testing.T) {
+		// hubCost is what the hub's ledger says alpha's session cost.
+		hubCost := func() (float64, bool) {
+			req, _ := http.NewRequest("GET", hub.base+"/agents-notch/ledger", nil)
+			req.Header.Set("Accept", "application/json")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return 0, false
+			}
+			defer res.Body.Close()
+			var l struct {
+				Lines []struct {
+					Agent, Machine, Session string
+					CostUSD                 *float64
+				}
+			}
+			if json.NewDecoder(res.Body).Decode(&l) != nil {
+				return 0, false
+			}
+			sum, seen := 0.0, false
+			for _, x := range l.Lines {
+				if x.Machine == "alpha" && x.Session == "same-id" && x.CostUSD != nil {
+					sum, seen = sum+*x.CostUSD, true
+				}
+			}
+			return sum, seen
+		}
+		post := func(body string) {
+			res, err := http.Post(alpha.base+"/agents-notch/statusline", "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+		}
+		// Claude Code's statusline on alpha tells the session's running cost.
+		post(`{"session":"same-id","costUsd":0.42}`)
+		waitFor(t, 5*time.Second, "alpha's $0.42 on the hub's ledger", func() bool {
+			c, ok := hubCost()
+			return ok && c > 0.4199 && c < 0.4201
+		})
+		// The same total again, then a higher one: the hub shows alpha's
+		// latest, $0.50 — not $0.92, nor $1.34.
+		post(`{"session":"same-id","costUsd":0.42}`)
+		post(`{"session":"same-id","costUsd":0.50}`)
+		waitFor(t, 5*time.Second, "alpha's $0.50 on the hub's ledger, counted once", func() bool {
+			c, ok := hubCost()
+			return ok && c > 0.4999 && c < 0.5001
+		})
+		// A machine's own board has the session's cost as its own (no
+		// machine), and none of it came back from the hub as another's.
+		req, _ := http.NewRequest("GET", alpha.base+"/agents-notch/ledger", nil)
+		req.Header.Set("Accept", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if strings.Contains(string(body), `"machine":"alpha"`) || strings.Contains(string(body), `"machine":"hub"`) {
+			t.Errorf("alpha's own ledger names a machine for its own lines, or took the hub's: %s", body)
+		}
+	})
+
 	t.Run("the hub's History page lists both machines' sessions (issue 32)", func(t *testing.T) {
 		machines := func() map[string]int {
 			req, _ := http.NewRequest("GET", hub.base+"/agents-notch/history?q=argon", nil)

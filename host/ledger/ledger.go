@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 	"time"
 )
@@ -19,6 +21,11 @@ type Ledger struct {
 	// onChange and onEvent are called without the lock held.
 	onChange func()
 	onEvent  func(Event)
+	onCount  func(Usage)
+	// remote is each other machine's latest own lines (SetLines): a
+	// snapshot that replaces the last, so a message taken twice, or
+	// again on reconnect, counts nothing twice.
+	remote map[string][]Line
 }
 
 // Options are a Ledger's dependencies.
@@ -34,13 +41,18 @@ type Options struct {
 	OnChange func()
 	// OnEvent is called with every level crossed and limit ended (pushes).
 	OnEvent func(Event)
+	// OnCount is called, without the lock, with what each AddUsage or
+	// AddTotal counted: the increment, or a running total's growth — so
+	// a session told two ways is passed on one way only, as it is counted
+	// (the history keeps it: host/store RecordTokens).
+	OnCount func(Usage)
 }
 
 // New returns an empty ledger.
 func New(o Options) *Ledger {
 	b := NewBook()
 	b.Cadence, b.Levels = o.Cadence, o.Levels
-	return &Ledger{book: b, tally: NewTally(o.Loc), machine: o.Machine, onChange: o.OnChange, onEvent: o.OnEvent}
+	return &Ledger{book: b, tally: NewTally(o.Loc), machine: o.Machine, onChange: o.OnChange, onEvent: o.OnEvent, onCount: o.OnCount}
 }
 
 // SetLevels replaces the push levels (a settings change).
@@ -86,6 +98,66 @@ func (l *Ledger) AddUsage(u Usage) {
 	l.addUsage(u, false)
 }
 
+// AddUsages is AddUsage for each of us, under one lock: one change for
+// the lot, and what was counted passed on once per session (an export
+// of a hundred calls is one note to the history, not a hundred).
+func (l *Ledger) AddUsages(us []Usage) {
+	now := time.Now()
+	type key struct{ agent, machine, session string }
+	var (
+		sums  map[key]*Usage
+		order []key
+	)
+	changed := false
+	l.mu.Lock()
+	for _, u := range us {
+		if u.Machine == "" {
+			u.Machine = l.machine
+		}
+		if u.At.IsZero() {
+			u.At = now
+		}
+		d, ok := l.tally.count(u)
+		if !ok {
+			continue
+		}
+		changed = true
+		if l.onCount == nil {
+			continue
+		}
+		k := key{d.Agent, d.Machine, d.Session}
+		if sums == nil {
+			sums = map[key]*Usage{}
+		}
+		s := sums[k]
+		if s == nil {
+			c := d
+			sums[k] = &c
+			order = append(order, k)
+			continue
+		}
+		s.InputTokens += d.InputTokens
+		s.OutputTokens += d.OutputTokens
+		s.CacheReadTokens += d.CacheReadTokens
+		s.CacheWriteTokens += d.CacheWriteTokens
+		if d.HasCost {
+			s.CostUSD += d.CostUSD
+			s.HasCost = true
+		}
+		if d.At.After(s.At) {
+			s.At = d.At
+		}
+	}
+	if changed {
+		l.version++
+	}
+	l.mu.Unlock()
+	for _, k := range order {
+		l.onCount(*sums[k])
+	}
+	l.after(changed, nil)
+}
+
 // AddTotal counts a session's running totals from one source (Tally's
 // AddTotal): idempotent, the same total twice adds nothing.
 func (l *Ledger) AddTotal(u Usage) {
@@ -100,16 +172,22 @@ func (l *Ledger) addUsage(u Usage, total bool) {
 		u.At = time.Now()
 	}
 	l.mu.Lock()
-	var changed bool
+	var (
+		d       Usage
+		changed bool
+	)
 	if total {
-		changed = l.tally.AddTotal(u)
+		d, changed = l.tally.countTotal(u)
 	} else {
-		changed = l.tally.Add(u)
+		d, changed = l.tally.count(u)
 	}
 	if changed {
 		l.version++
 	}
 	l.mu.Unlock()
+	if changed && l.onCount != nil {
+		l.onCount(d)
+	}
 	l.after(changed, nil)
 }
 
@@ -126,6 +204,10 @@ func (l *Ledger) Step(now time.Time) {
 func (l *Ledger) Forget(machine string) {
 	l.mu.Lock()
 	changed := l.book.Forget(machine)
+	if _, had := l.remote[machine]; had {
+		delete(l.remote, machine)
+		changed = true
+	}
 	if changed {
 		l.version++
 	}
@@ -147,7 +229,7 @@ type Snapshot struct {
 func (l *Ledger) Snapshot(now time.Time) Snapshot {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return Snapshot{Figures: l.book.Figures(now), Lines: l.tally.Lines(), Next: l.book.NextChange(now), Phase: l.book.Phase(now)}
+	return Snapshot{Figures: l.book.Figures(now), Lines: l.lines(), Next: l.book.NextChange(now), Phase: l.book.Phase(now)}
 }
 
 // Readings are this machine's own readings (what it publishes to a hub).
@@ -182,4 +264,72 @@ func (l *Ledger) Version() uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.version
+}
+
+// MaxRemoteMachines bounds the machines whose lines a ledger keeps.
+const MaxRemoteMachines = 256
+
+// lines are this machine's tally and the other machines' latest lines, in
+// Lines order. l.mu is held.
+func (l *Ledger) lines() []Line {
+	out := l.tally.Lines()
+	if len(l.remote) == 0 {
+		return out
+	}
+	for _, ls := range l.remote {
+		out = append(out, ls...)
+	}
+	slices.SortFunc(out, func(x, y Line) int {
+		return cmp.Or(cmp.Compare(x.Day, y.Day), cmp.Compare(x.Agent, y.Agent), cmp.Compare(x.Machine, y.Machine), cmp.Compare(x.Session, y.Session))
+	})
+	return out
+}
+
+// OwnLines are this machine's own session-days, the newest days first, at
+// most n (what it publishes to a hub: totals only, no prompt).
+func (l *Ledger) OwnLines(n int) []Line {
+	l.mu.Lock()
+	ls := l.tally.Lines()
+	l.mu.Unlock()
+	own := ls[:0]
+	for _, x := range ls {
+		if x.Machine == l.machine {
+			own = append(own, x)
+		}
+	}
+	slices.Reverse(own) // newest day first
+	if len(own) > n {
+		own = own[:n]
+	}
+	return own
+}
+
+// SetLines takes another machine's own lines (its latest message): they
+// replace what it sent before, each named by it. A machine's message
+// about this machine is not taken.
+func (l *Ledger) SetLines(machine string, lines []Line) {
+	if machine == "" || machine == l.machine {
+		return
+	}
+	ls := make([]Line, 0, len(lines))
+	for _, x := range lines {
+		x.Machine = machine
+		ls = append(ls, x)
+	}
+	l.mu.Lock()
+	old, had := l.remote[machine]
+	changed := !(had && slices.Equal(old, ls) || !had && len(ls) == 0)
+	if changed {
+		if l.remote == nil {
+			l.remote = map[string][]Line{}
+		}
+		if !had && len(l.remote) >= MaxRemoteMachines {
+			changed = false
+		} else {
+			l.remote[machine] = ls
+			l.version++
+		}
+	}
+	l.mu.Unlock()
+	l.after(changed, nil)
 }

@@ -116,10 +116,16 @@ func valid(u Usage) bool {
 
 // Add counts an increment. It is not idempotent: each call adds.
 func (t *Tally) Add(u Usage) bool {
+	_, ok := t.count(u)
+	return ok
+}
+
+// count is Add, with what was counted.
+func (t *Tally) count(u Usage) (Usage, bool) {
 	if !valid(u) || !t.countedAs(u, true) {
-		return false
+		return Usage{}, false
 	}
-	return t.add(u)
+	return u, t.add(u)
 }
 
 // add counts u on its day's line.
@@ -143,8 +149,14 @@ func (t *Tally) add(u Usage) bool {
 // twice adds nothing; a total lower than the last (the count started over)
 // is added whole.
 func (t *Tally) AddTotal(u Usage) bool {
+	_, ok := t.countTotal(u)
+	return ok
+}
+
+// countTotal is AddTotal, with the growth it counted.
+func (t *Tally) countTotal(u Usage) (Usage, bool) {
 	if !valid(u) || !t.countedAs(u, false) {
-		return false
+		return Usage{}, false
 	}
 	k := totalKey{u.Agent, u.Machine, u.Session, u.Source}
 	prev, had := t.last[k]
@@ -165,9 +177,9 @@ func (t *Tally) AddTotal(u Usage) bool {
 		}
 	}
 	if d.InputTokens == 0 && d.OutputTokens == 0 && d.CacheReadTokens == 0 && d.CacheWriteTokens == 0 && (!d.HasCost || d.CostUSD == 0) {
-		return false
+		return Usage{}, false
 	}
-	return t.add(d)
+	return d, t.add(d)
 }
 
 func (t *Tally) dropOldestDay() {

@@ -95,3 +95,36 @@ func TestTallyCountsASessionOneWay(t *testing.T) {
 		t.Errorf("cost = %v, want 0.75 (each session once)", sum)
 	}
 }
+
+// OnCount hears what was counted, once per session for a batch, and
+// nothing of a session's other way in (it is counted one way only), nor
+// of a running total told again.
+func TestOnCountHearsWhatWasCounted(t *testing.T) {
+	var heard []Usage
+	l := New(Options{Machine: "here", Loc: time.UTC, OnCount: func(u Usage) { heard = append(heard, u) }})
+	call := Usage{Agent: "claude-code", Session: "s", Source: "otel", At: at(0), InputTokens: 100, OutputTokens: 5, CostUSD: 0.01, HasCost: true}
+	later := call
+	later.At = at(1)
+	other := call
+	other.Session = "t"
+	l.AddUsages([]Usage{call, later, other})
+	if len(heard) != 2 || heard[0].Session != "s" || heard[0].InputTokens != 200 || heard[0].OutputTokens != 10 ||
+		math.Abs(heard[0].CostUSD-0.02) > 1e-9 || !heard[0].At.Equal(at(1)) || heard[1].Session != "t" || heard[1].InputTokens != 100 {
+		t.Fatalf("heard %+v, want s 200/10 $0.02 and t 100", heard)
+	}
+	heard = nil
+	// s's statusline total: s is counted by its calls, so not heard.
+	l.AddTotal(Usage{Agent: "claude-code", Session: "s", Source: "statusline", At: at(2), CostUSD: 5, HasCost: true})
+	if len(heard) != 0 {
+		t.Fatalf("a second way into s was heard: %+v", heard)
+	}
+	// A Codex total: its growth alone, the same total again nothing.
+	tot := Usage{Agent: "codex", Session: "c", Source: "rollout", At: at(2), InputTokens: 1000}
+	l.AddTotal(tot)
+	l.AddTotal(tot)
+	tot.InputTokens, tot.At = 1500, at(3)
+	l.AddTotal(tot)
+	if len(heard) != 2 || heard[0].InputTokens != 1000 || heard[1].InputTokens != 500 || heard[1].Machine != "here" {
+		t.Fatalf("heard %+v, want 1000 then 500 on here", heard)
+	}
+}

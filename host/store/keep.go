@@ -23,7 +23,7 @@ import (
 
 // tables holds every table keyed by (machine, session).
 var tables = []struct{ name, col string }{
-	{"turns", "session"}, {"spans", "session"}, {"answers", "session"}, {"costs", "session"}, {"events", "session"},
+	{"turns", "session"}, {"spans", "session"}, {"answers", "session"}, {"costs", "session"}, {"tokens", "session"}, {"events", "session"},
 	{"sessions", "id"},
 }
 

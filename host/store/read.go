@@ -475,3 +475,77 @@ func dayBounds(day time.Time) (int64, int64) {
 	d := midnight(day)
 	return d.UnixMilli(), d.AddDate(0, 0, 1).UnixMilli()
 }
+
+// AgentUse is what one agent's sessions used on one day, as the agents
+// told it: nil where none told (Claude Code's statusline tells cost, no
+// tokens; Codex tells tokens, no cost) — never a guess, never a price.
+type AgentUse struct {
+	Agent   string
+	Tokens  *int64
+	CostUSD *float64
+}
+
+// AgentDay is one day's use per agent, in agent order.
+type AgentDay struct {
+	Day    time.Time // local midnight
+	Agents []AgentUse
+}
+
+// AgentDays are the tokens and cost per agent of the n days that end with
+// last's: each session's growth that day (its last total of the day less
+// its last before it), added up by the session's agent.
+func (s *Store) AgentDays(ctx context.Context, last time.Time, n int) ([]AgentDay, error) {
+	first := midnight(last).AddDate(0, 0, -(n - 1))
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	out := make([]AgentDay, n)
+	growth := func(table, col string, day, end int64, each func(agent string, v float64)) error {
+		rows, err := tx.QueryContext(ctx, `SELECT s.agent, sum(max(g.hi - g.lo, 0)) FROM (
+				SELECT c.machine, c.session, max(c.`+col+`) AS hi,
+					coalesce((SELECT max(b.`+col+`) FROM `+table+` b WHERE b.machine = c.machine AND b.session = c.session AND b.at_ms < ?), 0) AS lo
+				FROM `+table+` c WHERE c.at_ms >= ? AND c.at_ms < ? GROUP BY c.machine, c.session) g
+			JOIN sessions s ON s.machine = g.machine AND s.id = g.session
+			GROUP BY s.agent ORDER BY s.agent`, day, day, end)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var agent string
+			var v float64
+			if err := rows.Scan(&agent, &v); err != nil {
+				return err
+			}
+			each(agent, v)
+		}
+		return rows.Err()
+	}
+	for i := range n {
+		d := first.AddDate(0, 0, i)
+		day, end := d.UnixMilli(), nextMidnight(d.UnixMilli())
+		by := map[string]*AgentUse{}
+		use := func(agent string) *AgentUse {
+			u := by[agent]
+			if u == nil {
+				u = &AgentUse{Agent: agent}
+				by[agent] = u
+			}
+			return u
+		}
+		if err := growth("tokens", "total", day, end, func(a string, v float64) { n := int64(v); use(a).Tokens = &n }); err != nil {
+			return nil, err
+		}
+		if err := growth("costs", "usd", day, end, func(a string, v float64) { use(a).CostUSD = &v }); err != nil {
+			return nil, err
+		}
+		out[i].Day = d
+		for _, u := range by {
+			out[i].Agents = append(out[i].Agents, *u)
+		}
+		slices.SortFunc(out[i].Agents, func(x, y AgentUse) int { return strings.Compare(x.Agent, y.Agent) })
+	}
+	return out, nil
+}

@@ -423,6 +423,19 @@ var migrations = []string{
 		DELETE FROM sessions_words WHERE rowid = old.rowid;
 		INSERT INTO sessions_words (rowid, words) VALUES (new.rowid, concat_ws(' ', new.title, new.project, new.machine, new.agent, new.cwd, new.why));
 	END;`,
+	// 9: the tokens a session used, where its agent tells them (its
+	// OpenTelemetry, Codex's rollout; host/ledger counts each session one
+	// way only): the session's running total (NULL: none told, not 0), on
+	// the turn the report fell in too, and a row each time it grows, as
+	// costs has for cost — so a day's tokens per agent are its sessions'
+	// growth that day. Every file from before has none.
+	`ALTER TABLE sessions ADD COLUMN tokens INTEGER;
+	ALTER TABLE turns ADD COLUMN tokens INTEGER;
+	CREATE TABLE tokens (
+		machine TEXT NOT NULL, session TEXT NOT NULL, at_ms INTEGER NOT NULL, total INTEGER NOT NULL,
+		PRIMARY KEY (machine, session, at_ms)
+	) WITHOUT ROWID;
+	CREATE INDEX tokens_at ON tokens (at_ms);`,
 }
 
 // Version is the schema version this build writes.

@@ -34,6 +34,7 @@ type fact struct {
 	ev     *Event
 	answer *host.RecordedAnswer
 	cost   *Cost
+	tokens *Tokens
 	launch *host.RecordedLaunch
 	feed   *feedFact     // another machine's batch (Take)
 	done   chan struct{} // Flush's marker
@@ -44,6 +45,14 @@ type fact struct {
 type Cost struct {
 	Session string
 	USD     float64
+	At      int64
+}
+
+// Tokens is tokens a session used since the last report (an increment,
+// host/ledger's count), at At (ms since the epoch).
+type Tokens struct {
+	Session string
+	N       int64
 	At      int64
 }
 
@@ -96,6 +105,14 @@ func WhyText(w hookjson.Why) string {
 // RecordCost is host.Recorder's: the cost an agent reports for a session.
 func (s *Store) RecordCost(session string, usd float64, at time.Time) {
 	s.put(fact{cost: &Cost{Session: session, USD: usd, At: at.UnixMilli()}})
+}
+
+// RecordTokens is host.TokensRecorder's: tokens a session used since the
+// last report.
+func (s *Store) RecordTokens(session string, n int64, at time.Time) {
+	if n > 0 {
+		s.put(fact{tokens: &Tokens{Session: session, N: n, At: at.UnixMilli()}})
+	}
 }
 
 // RecordLaunch is host.LaunchRecorder's: a start from the board, or its
@@ -278,6 +295,8 @@ func (s *Store) write(batch []fact) {
 				err = s.applyAnswer(ctx, tx, Local, 0, f.answer)
 			case f.cost != nil:
 				err = s.applyCost(ctx, tx, Local, 0, f.cost)
+			case f.tokens != nil:
+				err = s.applyTokens(ctx, tx, f.tokens)
 			case f.launch != nil:
 				err = applyLaunch(ctx, tx, f.launch)
 			case f.feed != nil:
@@ -333,7 +352,7 @@ func (s *Store) keepForLater(batch []fact, err error) {
 	}
 	s.oseq = s.marked
 	for _, f := range batch {
-		if f.ev == nil && f.answer == nil && f.cost == nil && f.launch == nil {
+		if f.ev == nil && f.answer == nil && f.cost == nil && f.tokens == nil && f.launch == nil {
 			continue
 		}
 		if len(s.pending) >= queueLen {
@@ -921,6 +940,42 @@ func (s *Store) applyCost(ctx context.Context, tx dbtx, machine string, seq int6
 	// The turn the report falls in: the last to start before it.
 	_, err = tx.ExecContext(ctx, `UPDATE turns SET cost_usd = ? WHERE machine = ? AND session = ? AND seq = (SELECT max(seq) FROM turns WHERE machine = ? AND session = ? AND started_ms <= ?)`,
 		c.USD, machine, c.Session, machine, c.Session, c.At)
+	return err
+}
+
+// applyTokens adds tokens a session of this host's used to its running
+// total, and keeps the new total (a row in tokens, the session's and its
+// turn's). A session the history does not hold takes none (as for cost).
+// Two reports in one millisecond are one row, the later total.
+func (s *Store) applyTokens(ctx context.Context, tx dbtx, t *Tokens) error {
+	var last sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT tokens FROM sessions WHERE machine = ? AND id = ?`, Local, t.Session).Scan(&last); err != nil {
+		if err == sql.ErrNoRows {
+			return nil
+		}
+		return err
+	}
+	total := last.Int64 + t.N
+	// A session's totals grow with time: a report stamped before the
+	// session's last (an export's records out of order) is kept at the
+	// last's time, so no day's growth is negative.
+	at := t.At
+	var prev sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT max(at_ms) FROM tokens WHERE machine = ? AND session = ?`, Local, t.Session).Scan(&prev); err != nil {
+		return err
+	}
+	if prev.Valid && prev.Int64 > at {
+		at = prev.Int64
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO tokens (machine, session, at_ms, total) VALUES (?, ?, ?, ?)`, Local, t.Session, at, total); err != nil {
+		return err
+	}
+	s.touch(at)
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET tokens = ? WHERE machine = ? AND id = ?`, total, Local, t.Session); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE turns SET tokens = ? WHERE machine = ? AND session = ? AND seq = (SELECT max(seq) FROM turns WHERE machine = ? AND session = ? AND started_ms <= ?)`,
+		total, Local, t.Session, Local, t.Session, at)
 	return err
 }
 

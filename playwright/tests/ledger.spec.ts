@@ -24,6 +24,9 @@ test.beforeAll(async () => {
   // Claude Code: a session, and its statusline's windows: the 5-hour one
   // fresh, the 7-day one resetting 4 s from now.
   expect((await post('/agents-notch/hooks/claude-code', { session_id: 'led-cc', cwd: '/srv/atlas', hook_event_name: 'SessionStart', source: 'startup' })).status).toBe(200);
+  // A turn, as a session has: its hooks name the agent to the history.
+  expect((await post('/agents-notch/hooks/claude-code', { session_id: 'led-cc', cwd: '/srv/atlas', hook_event_name: 'UserPromptSubmit', prompt: 'go' })).status).toBe(200);
+  expect((await post('/agents-notch/hooks/claude-code', { session_id: 'led-cc', cwd: '/srv/atlas', hook_event_name: 'Stop', stop_hook_active: false })).status).toBe(200);
   const now = Math.floor(Date.now() / 1000);
   expect(
     (await post('/agents-notch/statusline', {
@@ -110,5 +113,37 @@ for (const width of [1280, 390]) {
     expect(await layoutProblems(page, 'main')).toEqual([]);
     await page.screenshot({ path: `test-results/ledger-page-${width}.png`, fullPage: true });
     await expectAxeClean(page, `the ledger page at ${width}`);
+  });
+}
+
+// The History page's day charts gain tokens and cost per agent (issue 52):
+// Codex told tokens (its rollout), no cost; Claude Code its cost (the
+// statusline), no tokens — each is in the chart of what it told, nothing
+// priced, nothing guessed.
+for (const width of [1280, 390]) {
+  test(`the History page's tokens and cost by agent at ${width} px`, async ({ page }) => {
+    await page.setViewportSize({ width, height: width > 800 ? 800 : 844 });
+    await page.goto(h.url + '/agents-notch/history');
+    const sec = page.locator('#hist-agents');
+    const tokens = sec.locator('figure[data-metric="tokens-agent"]');
+    const cost = sec.locator('figure[data-metric="cost-agent"]');
+    // the history writes in batches: the page's live patch brings them
+    await expect(tokens.locator('.ba-legend')).toContainText(/Codex\s*6k/, { timeout: 20_000 });
+    await expect(tokens.locator('.ba-legend')).not.toContainText('Claude Code');
+    await expect(cost.locator('.ba-legend')).toContainText(/Claude Code\s*\$1\.25/);
+    await expect(cost.locator('.ba-legend')).not.toContainText('Codex');
+    await expect(tokens.locator('rect.bar')).toHaveCount(1);
+    await expect(cost.locator('rect.bar')).toHaveCount(1);
+    // the table behind the charts: today's row, each agent's own measure
+    await sec.locator('summary').click();
+    const head = sec.locator('thead th');
+    await expect(head).toHaveText(['Day', 'Codex, tokens', 'Claude Code, cost']);
+    const today = sec.locator('tbody tr').last();
+    await expect(today.locator('td')).toHaveText(['6k', '$1.25']);
+    await sec.locator('summary').click();
+    expect(await layoutProblems(page, '#hist-agents .ba-grid')).toEqual([]); // the table scrolls, as the bars' does
+    await sec.scrollIntoViewIfNeeded();
+    await sec.screenshot({ path: `test-results/history-by-agent-${width}.png` });
+    await expectAxeClean(page, `the History page's charts by agent at ${width}`);
   });
 }

@@ -41,6 +41,9 @@ type HistoryView struct {
 	Headline store.Headline
 	Spans    []store.Span   // the day's bands, from store.Day
 	Bars     []store.DayBar // the last BarDays days, oldest first
+	// ByAgent is the same days' tokens and cost per agent (store.AgentDays),
+	// nil where the store keeps none.
+	ByAgent  []store.AgentDay
 	Sessions []HistorySession
 	Total    int // sessions that match the query (Sessions is one page of them)
 
@@ -809,4 +812,171 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
+}
+
+// agentSeries is one agent in the per-agent charts: its place in the
+// palette (its order among the agents seen), its name and totals.
+type agentSeries struct {
+	Agent, Name string
+	Hue         string // ag-0 … ag-5
+	Tokens      int64
+	HasTokens   bool
+	Cost        float64
+	HasCost     bool
+}
+
+// agentMeasure is one per-agent chart: tokens, or cost.
+type agentMeasure struct {
+	ID, Name string
+	Word     string        // "tokens", "cost": the table's heads
+	Series   []agentSeries // the agents that told this measure
+	// Days[i][j] is Series[j]'s value on day i (0: none told that day).
+	Days   [][]float64
+	Format func(float64) string
+}
+
+// agentSeriesAll are the agents of the per-agent days, in name order,
+// with their totals over the days.
+func (v HistoryView) agentSeriesAll() []agentSeries {
+	idx := map[string]int{}
+	var out []agentSeries
+	for _, d := range v.ByAgent {
+		for _, u := range d.Agents {
+			i, ok := idx[u.Agent]
+			if !ok {
+				i = len(out)
+				idx[u.Agent] = i
+				out = append(out, agentSeries{Agent: u.Agent, Name: agentLabel(u.Agent)})
+			}
+			if u.Tokens != nil {
+				out[i].Tokens += *u.Tokens
+				out[i].HasTokens = true
+			}
+			if u.CostUSD != nil {
+				out[i].Cost += *u.CostUSD
+				out[i].HasCost = true
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b agentSeries) int { return strings.Compare(a.Agent, b.Agent) })
+	for i := range out {
+		out[i].Hue = "ag-" + strconv.Itoa(i%6)
+	}
+	return out
+}
+
+// agentMeasures are the per-agent charts: tokens where some agent told
+// tokens, cost where some told cost (an agent that told only one is in
+// that one's chart alone: nothing is priced, nothing guessed).
+func (v HistoryView) agentMeasures() []agentMeasure {
+	all := v.agentSeriesAll()
+	mk := func(id, name string, has func(agentSeries) bool, val func(store.AgentUse) (float64, bool), format func(float64) string) (agentMeasure, bool) {
+		m := agentMeasure{ID: id, Name: name, Word: strings.TrimSuffix(id, "-agent"), Format: format}
+		col := map[string]int{}
+		for _, a := range all {
+			if has(a) {
+				col[a.Agent] = len(m.Series)
+				m.Series = append(m.Series, a)
+			}
+		}
+		if len(m.Series) == 0 {
+			return m, false
+		}
+		for _, d := range v.ByAgent {
+			row := make([]float64, len(m.Series))
+			for _, u := range d.Agents {
+				if j, ok := col[u.Agent]; ok {
+					if x, told := val(u); told {
+						row[j] = x
+					}
+				}
+			}
+			m.Days = append(m.Days, row)
+		}
+		return m, true
+	}
+	var out []agentMeasure
+	if m, ok := mk("tokens-agent", "Tokens used, by agent", func(a agentSeries) bool { return a.HasTokens },
+		func(u store.AgentUse) (float64, bool) {
+			if u.Tokens == nil {
+				return 0, false
+			}
+			return float64(*u.Tokens), true
+		}, func(x float64) string { return fmtTokens(int64(x)) }); ok {
+		out = append(out, m)
+	}
+	if m, ok := mk("cost-agent", "Cost reported, by agent", func(a agentSeries) bool { return a.HasCost },
+		func(u store.AgentUse) (float64, bool) {
+			if u.CostUSD == nil {
+				return 0, false
+			}
+			return *u.CostUSD, true
+		}, func(x float64) string { return fmtCost(&x) }); ok {
+		out = append(out, m)
+	}
+	return out
+}
+
+// total is a series' total in the measure's words.
+func (m agentMeasure) total(j int) string {
+	t := 0.0
+	for _, d := range m.Days {
+		t += d[j]
+	}
+	return m.Format(t)
+}
+
+// stackBar is one agent's part of one day's bar.
+type stackBar struct {
+	X, W, Y, H string
+	Hue        string
+}
+
+// bars stacks each day's agents, the fullest day the chart's height.
+func (m agentMeasure) bars() []stackBar {
+	top := 0.0
+	for _, d := range m.Days {
+		s := 0.0
+		for _, x := range d {
+			s += x
+		}
+		top = max(top, s)
+	}
+	n := len(m.Days)
+	if n == 0 || top <= 0 {
+		return nil
+	}
+	slot := 1 / float64(n)
+	var out []stackBar
+	for i, d := range m.Days {
+		y := float64(barsH)
+		for j, x := range d {
+			if x <= 0 {
+				continue
+			}
+			h := max(x/top*barsH, 1.5)
+			y -= h
+			out = append(out, stackBar{X: pct(float64(i)*slot + slot*0.12), W: pct(slot * 0.76), Y: px(y), H: px(h), Hue: m.Series[j].Hue})
+		}
+	}
+	return out
+}
+
+// cell is one agent's value on one day, for the table: "—" where it told
+// none that day.
+func (m agentMeasure) cell(i, j int) string {
+	if m.Days[i][j] <= 0 {
+		return "—"
+	}
+	return m.Format(m.Days[i][j])
+}
+
+// desc is a per-agent chart's words for a screen reader: each agent's
+// total, and where the days are.
+func (m agentMeasure) desc() string {
+	var b strings.Builder
+	for j, a := range m.Series {
+		b.WriteString(a.Name + " " + m.total(j) + "; ")
+	}
+	return b.String() + "the table after the charts has each day."
 }
