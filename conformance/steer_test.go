@@ -154,8 +154,8 @@ func (r *run) rowID() string {
 
 // replyGone: the agent has a turn, then goes (gone: its exit command, or
 // kill -9 of the pane's foreground process group — Codex's daemon lives
-// on); once the shell is back, a Reply and a Stop are refused 409 and
-// nothing reaches the shell.
+// on); once the shell is back, a Reply and a Stop are refused 409,
+// nothing reaches the shell, and the board draws no Reply box for the row.
 func replyGone(t *testing.T, a steerAgent, gone string) {
 	r := a.newRun(t)
 	r.noRecord = true
@@ -196,6 +196,12 @@ func replyGone(t *testing.T, a steerAgent, gone string) {
 	if code != http.StatusConflict {
 		t.Errorf("Stop once the agent has gone (%s): %d %s, want 409", gone, code, strings.TrimSpace(body))
 	}
+	// The row offers Reply and Stop no more (Codex's /quit ends no
+	// session: only the refusal takes them away).
+	r.waitFor("the board without the row's Reply box", 10*time.Second, func() bool {
+		page := r.boardPage()
+		return strings.Contains(page, `data-session-id="`+id+`"`) && !strings.Contains(page, `class="steer-text"`)
+	})
 	tm.synced()
 	if exists(marker) {
 		t.Errorf("the shell ran the reply: %s exists", marker)
