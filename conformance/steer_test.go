@@ -4,6 +4,7 @@ package conformance
 
 import (
 	"cmp"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -160,8 +161,8 @@ func replyGone(t *testing.T, a steerAgent, gone string) {
 	r := a.newRun(t)
 	r.noRecord = true
 	tm := r.shellTmux(a)
-	tm.typeLine("scenario:plain Say hello.", a.prompt)
-	tm.waitScreen("the plain turn's answer", 60*time.Second, tm.count(standin.FinalText, 1))
+	a.typed(tm, "scenario:plain Say hello.")
+	tm.waitScreen("the plain turn's answer", cmp.Or(a.turn, 60*time.Second), tm.count(standin.FinalText, 1))
 	id := r.rowID()
 	switch gone {
 	case "exit":
@@ -250,20 +251,28 @@ func replyOverDraft(t *testing.T, a steerAgent) {
 	// carries the draft (Codex's title helper quotes the prompt inside
 	// its own words: not the model's turn).
 	alone := false
+	var seen []string
 	for _, q := range suite.standin.Requests()[from:] {
-		alone = alone || strings.TrimSpace(datetime.ReplaceAllString(q.Prompt, "")) == reply
+		alone = alone || strings.TrimSpace(environment.ReplaceAllString(datetime.ReplaceAllString(q.Prompt, ""), "")) == reply
 		if strings.Contains(q.Prompt, draft) {
 			t.Errorf("the model got the draft: %q", q.Prompt)
 		}
+		if q.Prompt != "" {
+			seen = append(seen, fmt.Sprintf("%.300q", q.Prompt))
+		}
 	}
 	if !alone {
-		t.Errorf("no request's prompt was the reply alone %q", reply)
+		t.Errorf("no request's prompt was the reply alone %q; prompts: %s", reply, strings.Join(seen, ", "))
 	}
 	r.logEvents()
 }
 
 // datetime is what Copilot CLI puts before every prompt it sends.
 var datetime = regexp.MustCompile(`^<current_datetime>[^<]*</current_datetime>\s*`)
+
+// environment is what Kilo Code CLI 7.7.7 puts after every prompt it
+// sends (the time, its working directory and workspace root).
+var environment = regexp.MustCompile(`\s*<environment_details>[^<]*</environment_details>\s*$`)
 
 var (
 	steerCopilot = steerAgent{newRun: copilotRun, env: copilotEnv, argv: []string{"copilot"}, prompt: "UserPromptSubmit", exit: "/exit",
@@ -281,7 +290,12 @@ var (
 )
 
 // The others that take a Reply, where they run here: their own exit, and
-// a kill -9. (OpenCode's TUI is driven by its own helpers: not here.)
+// a kill -9.
+func TestSteerGoneOpenCode(t *testing.T) {
+	t.Run("exit", func(t *testing.T) { replyGone(t, steerOpenCode, "exit") })
+	t.Run("kill", func(t *testing.T) { replyGone(t, steerOpenCode, "kill") })
+}
+
 func TestSteerGoneCopilot(t *testing.T) {
 	t.Run("exit", func(t *testing.T) { replyGone(t, steerCopilot, "exit") })
 	t.Run("kill", func(t *testing.T) { replyGone(t, steerCopilot, "kill") })
