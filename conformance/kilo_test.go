@@ -5,6 +5,7 @@ package conformance
 import (
 	"os"
 	"testing"
+	"time"
 )
 
 // Kilo Code CLI 7.7.7 is an OpenCode fork, and these are the OpenCode
@@ -53,4 +54,23 @@ func TestLifecycleKilo(t *testing.T) {
 	t.Run("kill_mid_turn", func(t *testing.T) { t.Parallel(); killMidTurn(t, a) })
 	t.Run("kill_at_permission", func(t *testing.T) { t.Parallel(); killAtAsk(t, a, "Permission required", false) })
 	t.Run("restart_while_turn_ends", func(t *testing.T) { restartWhileTurnEnds(t, a) })
+}
+
+// steerKilo is Kilo's TUI typed at a shell's prompt, driven as OpenCode's.
+var steerKilo = steerAgent{newRun: func(t *testing.T) *run { return ocRun(t, kiloCode, "ask") }, env: kiloEnv, argv: []string{"kilo"},
+	prompt: "session.status", exit: "/exit", turn: kiloCode.within,
+	ready:      func(r *run, tm *term) { tm.waitScreen("Kilo Code CLI starts", 180*time.Second, shows(kiloCode.ready)) },
+	typePrompt: func(tm *term, text string) { tm.ocType(text) }}
+
+// TestSteerDraftKilo: Kilo's input is read by OpenCode's rule
+// (adapters/kilo's Spec): a Reply over a draft is 409, and once the input
+// is cleared the model gets the reply alone.
+func TestSteerDraftKilo(t *testing.T) { kiloOnly(t); replyOverDraft(t, steerKilo) }
+
+// TestSteerGoneKilo: once Kilo has gone (its /exit, a kill -9), a Reply is
+// 409 and never reaches the shell.
+func TestSteerGoneKilo(t *testing.T) {
+	kiloOnly(t)
+	t.Run("exit", func(t *testing.T) { replyGone(t, steerKilo, "exit") })
+	t.Run("kill", func(t *testing.T) { replyGone(t, steerKilo, "kill") })
 }

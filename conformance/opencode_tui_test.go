@@ -35,7 +35,7 @@ func (tm *term) ocType(text string) {
 	tm.waitScreen("the prompt is typed", 20*time.Second, shows(text))
 	time.Sleep(300 * time.Millisecond)
 	tm.keys("Enter")
-	tm.r.waitFor("the turn's start ("+text+")", 45*time.Second, func() bool { return tm.r.count("session.status") > before })
+	tm.r.waitFor("the turn's start ("+text+")", typeLineWithin, func() bool { return tm.r.count("session.status") > before })
 }
 
 // titledRow is a board check: the one row has a title.

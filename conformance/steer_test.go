@@ -4,6 +4,7 @@ package conformance
 
 import (
 	"cmp"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -154,14 +155,14 @@ func (r *run) rowID() string {
 
 // replyGone: the agent has a turn, then goes (gone: its exit command, or
 // kill -9 of the pane's foreground process group — Codex's daemon lives
-// on); once the shell is back, a Reply and a Stop are refused 409 and
-// nothing reaches the shell.
+// on); once the shell is back, a Reply and a Stop are refused 409,
+// nothing reaches the shell, and the board draws no Reply box for the row.
 func replyGone(t *testing.T, a steerAgent, gone string) {
 	r := a.newRun(t)
 	r.noRecord = true
 	tm := r.shellTmux(a)
-	tm.typeLine("scenario:plain Say hello.", a.prompt)
-	tm.waitScreen("the plain turn's answer", 60*time.Second, tm.count(standin.FinalText, 1))
+	a.typed(tm, "scenario:plain Say hello.")
+	tm.waitScreen("the plain turn's answer", cmp.Or(a.turn, 60*time.Second), tm.count(standin.FinalText, 1))
 	id := r.rowID()
 	switch gone {
 	case "exit":
@@ -196,6 +197,12 @@ func replyGone(t *testing.T, a steerAgent, gone string) {
 	if code != http.StatusConflict {
 		t.Errorf("Stop once the agent has gone (%s): %d %s, want 409", gone, code, strings.TrimSpace(body))
 	}
+	// The row offers Reply and Stop no more (Codex's /quit ends no
+	// session: only the refusal takes them away).
+	r.waitFor("the board without the row's Reply box", 10*time.Second, func() bool {
+		page := r.boardPage()
+		return strings.Contains(page, `data-session-id="`+id+`"`) && !strings.Contains(page, `class="steer-text"`)
+	})
 	tm.synced()
 	if exists(marker) {
 		t.Errorf("the shell ran the reply: %s exists", marker)
@@ -244,20 +251,28 @@ func replyOverDraft(t *testing.T, a steerAgent) {
 	// carries the draft (Codex's title helper quotes the prompt inside
 	// its own words: not the model's turn).
 	alone := false
+	var seen []string
 	for _, q := range suite.standin.Requests()[from:] {
-		alone = alone || strings.TrimSpace(datetime.ReplaceAllString(q.Prompt, "")) == reply
+		alone = alone || strings.TrimSpace(environment.ReplaceAllString(datetime.ReplaceAllString(q.Prompt, ""), "")) == reply
 		if strings.Contains(q.Prompt, draft) {
 			t.Errorf("the model got the draft: %q", q.Prompt)
 		}
+		if q.Prompt != "" {
+			seen = append(seen, fmt.Sprintf("%.300q", q.Prompt))
+		}
 	}
 	if !alone {
-		t.Errorf("no request's prompt was the reply alone %q", reply)
+		t.Errorf("no request's prompt was the reply alone %q; prompts: %s", reply, strings.Join(seen, ", "))
 	}
 	r.logEvents()
 }
 
 // datetime is what Copilot CLI puts before every prompt it sends.
 var datetime = regexp.MustCompile(`^<current_datetime>[^<]*</current_datetime>\s*`)
+
+// environment is what Kilo Code CLI 7.7.7 puts after every prompt it
+// sends (the time, its working directory and workspace root).
+var environment = regexp.MustCompile(`\s*<environment_details>[^<]*</environment_details>\s*$`)
 
 var (
 	steerCopilot = steerAgent{newRun: copilotRun, env: copilotEnv, argv: []string{"copilot"}, prompt: "UserPromptSubmit", exit: "/exit",
@@ -275,7 +290,12 @@ var (
 )
 
 // The others that take a Reply, where they run here: their own exit, and
-// a kill -9. (OpenCode's TUI is driven by its own helpers: not here.)
+// a kill -9.
+func TestSteerGoneOpenCode(t *testing.T) {
+	t.Run("exit", func(t *testing.T) { replyGone(t, steerOpenCode, "exit") })
+	t.Run("kill", func(t *testing.T) { replyGone(t, steerOpenCode, "kill") })
+}
+
 func TestSteerGoneCopilot(t *testing.T) {
 	t.Run("exit", func(t *testing.T) { replyGone(t, steerCopilot, "exit") })
 	t.Run("kill", func(t *testing.T) { replyGone(t, steerCopilot, "kill") })

@@ -43,6 +43,10 @@ var (
 	ErrNotSettled = errors.New("the session is not waiting for a prompt: reply once it is done")
 	// ErrNotWorking: Stop for a row with no turn running (409).
 	ErrNotWorking = errors.New("the session has no turn running to stop")
+	// ErrInputUnread: a reply to an agent with no rule for reading its
+	// input box (agent.Spec.EmptyInput nil): typed after a draft it would
+	// reach the model as draft + reply, so nothing is typed (409).
+	ErrInputUnread = errors.New("notch-web cannot tell whether this agent's input is empty, so it types no reply there: reply in its terminal")
 )
 
 // settleEnter is how long Type waits between a reply's text and its
@@ -107,6 +111,8 @@ func (h *Host) Steer(ctx context.Context, r SteerRequest) error {
 		err = h.remote.Interrupt(ctx, tg, spec.StopKey, spec.StopPresses)
 	case s.Status != state.StatusDone && s.Status != state.StatusError:
 		return ErrNotSettled
+	case spec.EmptyInput == nil:
+		return ErrInputUnread
 	case keys == terminal.KeysTmux:
 		err = h.tmux.Type(ctx, tg, r.Text, settleEnter(agent))
 	default:

@@ -88,7 +88,7 @@ func steerError(c echo.Context, err error) error {
 		return echo.NewHTTPError(http.StatusConflict, "the session runs in no terminal notch-web can type into (tmux, screen, Zellij, WezTerm, a listening kitty): reply in its terminal")
 	case errors.Is(err, terminal.ErrNotInPane):
 		return echo.NewHTTPError(http.StatusConflict, terminal.ErrNotInPane.Error())
-	case errors.Is(err, host.ErrNotSettled), errors.Is(err, host.ErrNotWorking), errors.Is(err, terminal.ErrDraft):
+	case errors.Is(err, host.ErrNotSettled), errors.Is(err, host.ErrNotWorking), errors.Is(err, terminal.ErrDraft), errors.Is(err, host.ErrInputUnread):
 		return echo.NewHTTPError(http.StatusConflict, err.Error())
 	case errors.Is(err, terminal.ErrGone):
 		return fail(http.StatusGone, "the session's terminal pane is gone", err)

@@ -249,8 +249,8 @@ type Spec struct {
 	DaemonClient bool
 	// EmptyInput reports whether the agent's input box is empty on its
 	// TUI's screen (tmux capture-pane's text): the board's Reply types
-	// nothing over a draft (docs/terminal.md). nil: every screen is taken
-	// as empty (an agent not checked in a real terminal yet).
+	// nothing over a draft (docs/terminal.md). nil: the input cannot be
+	// read, and a Reply is refused (host.ErrInputUnread); Stop still works.
 	EmptyInput func(screen string) bool
 	// Launch is how the board starts the agent's CLI in a tmux window of
 	// notch-web's own (host/launch, docs/launch.md); nil: it is not

@@ -5,6 +5,7 @@ import (
 
 	"github.com/notch-web/notch-web/adapters/agent"
 	"github.com/notch-web/notch-web/adapters/internal/ocplugin"
+	"github.com/notch-web/notch-web/adapters/opencode"
 )
 
 // Spec is Kilo Code CLI to notch-web (adapters/registry): as OpenCode's,
@@ -16,7 +17,12 @@ var Spec = agent.Spec{
 	Mark:    "KC",
 	Version: "7.7.7",
 	Map:     Map,
-	Hooks:   hooks(),
+	// A Reply is typed only into an empty input: Kilo's TUI is OpenCode's
+	// (its input box the lines with ┃ above a ╹▀▀ line), read by
+	// OpenCode's rule, which takes any other screen as not empty — a
+	// Reply is refused, never typed over a draft.
+	EmptyInput: opencode.EmptyInput,
+	Hooks:      hooks(),
 	// Its database says how a turn ended (no event names it).
 	Settled: Settled,
 	// The plugin holds each permission.asked on the host and turns the

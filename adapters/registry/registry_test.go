@@ -11,7 +11,8 @@ import (
 // TestSpecs: every agent is whole: a name, a version, a mapping, hooks
 // with distinct events, a kind the installer writes and a timeout, scopes
 // with distinct names and a file, help, and its own word on how a turn
-// ended (Settled: a restarted host reconciles every row, README).
+// ended (Settled: a restarted host reconciles every row, README), and its
+// rule for an empty input (EmptyInput: a Reply is never typed over a draft).
 func TestSpecs(t *testing.T) {
 	names, marks := map[string]bool{}, map[string]bool{}
 	for _, s := range All {
@@ -24,6 +25,9 @@ func TestSpecs(t *testing.T) {
 		}
 		if s.Settled == nil {
 			t.Errorf("%s: no Settled: a row whose turn ended while the host was down would stay working", s.Name)
+		}
+		if s.EmptyInput == nil {
+			t.Errorf("%s: no EmptyInput: a Reply from the board would be refused (it cannot tell a draft from an empty input)", s.Name)
 		}
 		if n := utf8.RuneCountInString(s.Mark); n < 1 || n > 2 || marks[s.Mark] {
 			t.Errorf("%s: mark %q: one or two letters, its own", s.Name, s.Mark)

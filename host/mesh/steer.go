@@ -56,6 +56,7 @@ var steerCodes = []struct {
 	{"busy", terminal.ErrBusy},
 	{"not-in-pane", terminal.ErrNotInPane},
 	{"draft", terminal.ErrDraft},
+	{"input-unread", host.ErrInputUnread},
 	{"following", host.ErrFollowing},
 }
 
