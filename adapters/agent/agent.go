@@ -269,8 +269,9 @@ type Launch struct {
 	// Prompt is the arguments that give the first prompt, put after Argv
 	// (and Resume): one argv element holding the prompt, after "--" or as
 	// an option's "=value", so a prompt that starts with "-" is not read
-	// as an option. nil: the agent takes no prompt argument, and the
-	// prompt is typed into its TUI as the first message.
+	// as an option. nil: the agent takes no prompt argument, and a start
+	// with a prompt is refused (nothing is ever typed into a pane to
+	// start a session: a typed prompt would need the checks a Reply has).
 	Prompt func(prompt string) []string
 	// Resume is the arguments that resume the session id (checked by
 	// host/launch: letters, digits, "-" and "_"); nil: the agent cannot

@@ -179,7 +179,7 @@ func showLaunch(w io.Writer, path string, f launch.File) {
 	}
 	for _, name := range f.AgentNames() {
 		spec, _ := registry.Get(name)
-		argv, _, _ := launch.Argv(spec, f.Agents[name], "", "")
+		argv, _ := launch.Argv(spec, f.Agents[name], "", "")
 		resume := ""
 		if launch.Resumes(name) {
 			resume = " (resumes by id)"

@@ -11,13 +11,13 @@ import (
 // Argv is the command line that starts spec's agent as f allows it: the
 // file's argv for the agent (else the Spec's Launch.Argv), then the
 // resume arguments when resume is set, then the prompt's when prompt is
-// set and the agent takes one. typed is the prompt when the agent takes no
-// prompt argument: it is typed into the TUI as the first message. prompt
-// and resume are checked (CheckPrompt, CheckResume) before this.
-func Argv(spec agent.Spec, a Agent, prompt, resume string) (argv []string, typed string, err error) {
+// set; an agent that takes no prompt argument is refused a prompt
+// (nothing is typed into a pane to start a session). prompt and resume
+// are checked (CheckPrompt, CheckResume) before this.
+func Argv(spec agent.Spec, a Agent, prompt, resume string) (argv []string, err error) {
 	l := spec.Launch
 	if l == nil {
-		return nil, "", fmt.Errorf("%w: %s is not started from the board", ErrAgent, spec.Display)
+		return nil, fmt.Errorf("%w: %s is not started from the board", ErrAgent, spec.Display)
 	}
 	argv = slices.Clone(a.Argv)
 	if len(argv) == 0 {
@@ -25,18 +25,17 @@ func Argv(spec agent.Spec, a Agent, prompt, resume string) (argv []string, typed
 	}
 	if resume != "" {
 		if err := CheckResume(spec, resume); err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		argv = append(argv, l.Resume(resume)...)
 	}
 	if prompt != "" {
 		if l.Prompt == nil {
-			typed = prompt
-		} else {
-			argv = append(argv, l.Prompt(prompt)...)
+			return nil, fmt.Errorf("%w: %s takes no first prompt from the board: start it without one", ErrAgent, spec.Display)
 		}
+		argv = append(argv, l.Prompt(prompt)...)
 	}
-	return argv, typed, nil
+	return argv, nil
 }
 
 // Resumes reports whether the agent named name resumes a session by its id.

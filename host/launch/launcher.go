@@ -109,7 +109,7 @@ func (l *Launcher) Start(ctx context.Context, r Request) (Result, error) {
 	if !ok || !known {
 		return Result{}, fmt.Errorf("%w: %q is not in the launch file (notch-web launch allow-agent NAME)", ErrAgent, cut(r.Agent))
 	}
-	argv, typed, err := Argv(spec, a, prompt, r.Resume)
+	argv, err := Argv(spec, a, prompt, r.Resume)
 	if err != nil {
 		return Result{}, err
 	}
@@ -164,11 +164,6 @@ func (l *Launcher) Start(ctx context.Context, r Request) (Result, error) {
 	}
 	res.Pane = pane
 	l.starts = append(l.starts, now)
-	if typed != "" {
-		if err := l.typeFirst(ctx, pane, typed); err != nil {
-			return res, err
-		}
-	}
 	return res, nil
 }
 
@@ -286,38 +281,6 @@ func (l *Launcher) window(ctx context.Context, dir string, argv []string) (strin
 		return "", fmt.Errorf("%w: no pane id (%q)", ErrTmux, cut(pane))
 	}
 	return pane, nil
-}
-
-// typeFirst types the first prompt into the pane of an agent that takes
-// no prompt argument, once its TUI has drawn something: literal text
-// (send-keys -l --), then Enter.
-func (l *Launcher) typeFirst(ctx context.Context, pane, text string) error {
-	for {
-		out, err := run(ctx, l.o.Tmux, l.tmuxArgs("capture-pane", "-p", "-t", pane)...)
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrTmux, err)
-		}
-		if strings.TrimSpace(string(out)) != "" {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w: the agent drew nothing to type into", ErrTmux)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	if _, err := run(ctx, l.o.Tmux, l.tmuxArgs("send-keys", "-t", pane, "-l", "--", terminal.Arg(text))...); err != nil {
-		return fmt.Errorf("%w: %v", ErrTmux, err)
-	}
-	select {
-	case <-ctx.Done():
-		return fmt.Errorf("%w: %v", ErrTmux, ctx.Err())
-	case <-time.After(300 * time.Millisecond):
-	}
-	if _, err := run(ctx, l.o.Tmux, l.tmuxArgs("send-keys", "-t", pane, "Enter")...); err != nil {
-		return fmt.Errorf("%w: %v", ErrTmux, err)
-	}
-	return nil
 }
 
 // run runs bin with args: no shell, an environment without tmux's own
