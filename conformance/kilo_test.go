@@ -5,6 +5,7 @@ package conformance
 import (
 	"os"
 	"testing"
+	"time"
 )
 
 // Kilo Code CLI 7.7.7 is an OpenCode fork, and these are the OpenCode
@@ -34,6 +35,26 @@ func TestKiloInteractive(t *testing.T) { kiloOnly(t); ocInteractive(t, kiloCode)
 // TestKiloApprovals answers Kilo's permission asks from the board and in
 // its TUI, as TestOpenCodeApprovals.
 func TestKiloApprovals(t *testing.T) { kiloOnly(t); ocApprovals(t, kiloCode) }
+
+// steerKilo is Kilo's TUI started from a shell (steer_test.go).
+var steerKilo = steerAgent{newRun: func(t *testing.T) *run { return ocRun(t, kiloCode, "ask") }, env: kiloEnv, argv: []string{"kilo"},
+	prompt: "session.status", exit: "/exit", turn: 4 * time.Minute,
+	ready:      func(r *run, tm *term) { tm.waitScreen("Kilo Code CLI starts", 300*time.Second, shows(kiloCode.ready)) },
+	typePrompt: func(tm *term, text string) { tm.ocType(text) }}
+
+// TestSteerDraftKilo: a Reply over a half-typed draft in Kilo's input is
+// refused 409 (OpenCode's rule, adapters/opencode/input.go, read on
+// Kilo's screens: adapters/kilo/testdata/screens).
+func TestSteerDraftKilo(t *testing.T) { kiloOnly(t); replyOverDraft(t, steerKilo) }
+
+// TestSteerGoneKilo: Reply and Stop once Kilo has gone from its pane
+// (its own /exit, a kill -9 of what runs in the pane) are refused, and
+// the shell never runs the reply.
+func TestSteerGoneKilo(t *testing.T) {
+	kiloOnly(t)
+	t.Run("exit", func(t *testing.T) { replyGone(t, steerKilo, "exit") })
+	t.Run("kill", func(t *testing.T) { replyGone(t, steerKilo, "kill") })
+}
 
 var lifecycleKilo = lifecycleAgent{
 	name: "Kilo Code CLI", prompt: "session.status", turnEnd: "session.idle",

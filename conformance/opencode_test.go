@@ -32,13 +32,41 @@ type ocAgent struct {
 	untitled bool
 	// within bounds one headless run (0: 2 min).
 	within time.Duration
+	// reject refuses the permission prompt on screen with the agent's
+	// own keys.
+	reject func(tm *term)
 }
 
 var (
-	openCode = ocAgent{name: "opencode", display: "OpenCode", config: ".config/opencode/opencode.json", env: opencodeEnv, ready: "Ask anything"}
+	openCode = ocAgent{name: "opencode", display: "OpenCode", config: ".config/opencode/opencode.json", env: opencodeEnv, ready: "Ask anything",
+		reject: openCodeReject}
 	kiloCode = ocAgent{name: "kilo", display: "Kilo Code CLI", config: ".config/kilo/kilo.json", env: kiloEnv, ready: "Ask anything",
-		untitled: true, within: 4 * time.Minute}
+		untitled: true, within: 4 * time.Minute, reject: kiloReject}
 )
+
+// openCodeReject: OpenCode 1.18's dialog is Allow once, Allow always,
+// Reject in a row; Right twice from Allow once, each key once the TUI
+// drew it, then Enter.
+func openCodeReject(tm *term) {
+	tm.keys("Right")
+	time.Sleep(500 * time.Millisecond)
+	tm.keys("Right")
+	time.Sleep(500 * time.Millisecond)
+	tm.keys("Enter")
+}
+
+// kiloReject: Kilo Code CLI 7.7.7's Reject opens a second stage, "Reject
+// permission" with a box to "Tell Kilo what to do differently" (enter
+// confirm, esc cancel); Esc at the dialog is its Reject (escapeKey
+// "reject" in its source). Esc, then Enter with the box empty once the
+// stage is on screen: a reject with no message, as OpenCode's.
+func kiloReject(tm *term) {
+	tm.r.t.Helper()
+	tm.keys("Escape")
+	tm.waitScreen("Kilo's Reject stage", 30*time.Second, shows("Reject permission", "Tell Kilo what to do differently"))
+	tm.log("Kilo's Reject stage")
+	tm.keys("Enter")
+}
 
 // opencodeRun is a run with OpenCode set up offline (ocRun).
 func opencodeRun(t *testing.T, bash string) *run { return ocRun(t, openCode, bash) }

@@ -111,12 +111,7 @@ func ocInteractive(t *testing.T, a ocAgent) {
 	r.waitBoard("at the second permission prompt", 60*time.Second, asks("bash"))
 	tm.waitScreen("the second permission prompt", 30*time.Second, shows("Permission required", "Reject"))
 	r.orStop()
-	// Allow once → Allow always → Reject, each key once the TUI drew it.
-	tm.keys("Right")
-	time.Sleep(500 * time.Millisecond)
-	tm.keys("Right")
-	time.Sleep(500 * time.Millisecond)
-	tm.keys("Enter")
+	a.reject(tm)
 	d = r.waitBoard("after Reject", 60*time.Second, oneMain(state.StatusDone))
 	r.orStop()
 	if m, _ := mainRows(d); len(m) == 1 && (m[0].ErrorStreak != 1 || m[0].ApprovedAt == nil || *m[0].ApprovedAt != allowedAt) {
@@ -129,6 +124,13 @@ func ocInteractive(t *testing.T, a ocAgent) {
 	tm.ocType("scenario:error400 Fail, please.")
 	r.waitBoard("after the API error", 60*time.Second, oneMain(state.StatusError))
 	r.orStop()
+	// Why it stopped: session.error's words on the row (docs/agents.md).
+	var why string
+	r.waitFor("the row's why", 20*time.Second, func() bool {
+		why = r.whyText()
+		return strings.Contains(why, "scripted bad request")
+	})
+	t.Logf("after the API error the row says: %s", why)
 
 	tm.keys("C-c")
 	tm.waitExit("^C", 30*time.Second)

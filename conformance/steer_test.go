@@ -160,8 +160,8 @@ func replyGone(t *testing.T, a steerAgent, gone string) {
 	r := a.newRun(t)
 	r.noRecord = true
 	tm := r.shellTmux(a)
-	tm.typeLine("scenario:plain Say hello.", a.prompt)
-	tm.waitScreen("the plain turn's answer", 60*time.Second, tm.count(standin.FinalText, 1))
+	a.typed(tm, "scenario:plain Say hello.")
+	tm.waitScreen("the plain turn's answer", cmp.Or(a.turn, 60*time.Second), tm.count(standin.FinalText, 1))
 	id := r.rowID()
 	switch gone {
 	case "exit":

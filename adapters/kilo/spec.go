@@ -5,6 +5,7 @@ import (
 
 	"github.com/notch-web/notch-web/adapters/agent"
 	"github.com/notch-web/notch-web/adapters/internal/ocplugin"
+	"github.com/notch-web/notch-web/adapters/opencode"
 )
 
 // Spec is Kilo Code CLI to notch-web (adapters/registry): as OpenCode's,
@@ -16,7 +17,11 @@ var Spec = agent.Spec{
 	Mark:    "KC",
 	Version: "7.7.7",
 	Map:     Map,
-	Hooks:   hooks(),
+	// A Reply is typed only into an empty input: Kilo 7.7.7 draws
+	// OpenCode's input box, placeholder and all, so OpenCode's rule reads
+	// it (testdata/screens, input_test.go).
+	EmptyInput: opencode.EmptyInput,
+	Hooks:      hooks(),
 	// Its database says how a turn ended (no event names it).
 	Settled: Settled,
 	// The plugin holds each permission.asked on the host and turns the
