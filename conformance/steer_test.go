@@ -4,6 +4,7 @@ package conformance
 
 import (
 	"cmp"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -251,7 +252,13 @@ func replyOverDraft(t *testing.T, a steerAgent) {
 		}
 	}
 	if !alone {
-		t.Errorf("no request's prompt was the reply alone %q", reply)
+		var seen []string
+		for _, q := range suite.standin.Requests()[from:] {
+			if q.Prompt != "" {
+				seen = append(seen, fmt.Sprintf("%.400q", q.Prompt))
+			}
+		}
+		t.Errorf("no request's prompt was the reply alone %q; prompts: %s", reply, strings.Join(seen, ", "))
 	}
 	r.logEvents()
 }
