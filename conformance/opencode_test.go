@@ -184,7 +184,7 @@ func ocInterrupt(t *testing.T, a ocAgent) {
 	t.Parallel()
 	r := ocRun(t, a, "allow")
 	r.scenario = "headless_sigint_midturn"
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), cmp.Or(a.within, 2*time.Minute)+time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(suite.bin, a.name), "run", r.slow)
 	cmd.Dir, cmd.Env = r.work, r.env(a.env()...)
@@ -194,7 +194,8 @@ func ocInterrupt(t *testing.T, a ocAgent) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r.waitBoard("while the model holds the stream", 60*time.Second, oneMain(state.StatusWorking))
+	r.waitBoard("while the model holds the stream", cmp.Or(a.within/2, 60*time.Second), oneMain(state.StatusWorking))
+	r.waitFor("the model holding the slow turn", cmp.Or(a.within/2, 60*time.Second), func() bool { return suite.standin.Held(r.slow) > 0 })
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
