@@ -35,13 +35,15 @@ type ocAgent struct {
 	// reject refuses the permission prompt on screen with the agent's
 	// own keys.
 	reject func(tm *term)
+	// doubleQuit: its TUI quits at a second ^C (ocQuit).
+	doubleQuit bool
 }
 
 var (
 	openCode = ocAgent{name: "opencode", display: "OpenCode", config: ".config/opencode/opencode.json", env: opencodeEnv, ready: "Ask anything",
 		reject: openCodeReject}
 	kiloCode = ocAgent{name: "kilo", display: "Kilo Code CLI", config: ".config/kilo/kilo.json", env: kiloEnv, ready: "Ask anything",
-		untitled: true, within: 4 * time.Minute, reject: kiloReject}
+		untitled: true, within: 4 * time.Minute, reject: kiloReject, doubleQuit: true}
 )
 
 // openCodeReject: OpenCode 1.18's dialog is Allow once, Allow always,
