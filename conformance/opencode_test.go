@@ -37,13 +37,18 @@ type ocAgent struct {
 	reject func(tm *term)
 	// doubleQuit: its TUI quits at a second ^C (ocQuit).
 	doubleQuit bool
+	// rejectedExit is its headless run's exit status after it refused an
+	// ask itself: OpenCode 1.18's 0; Kilo 7.7.7's 1 ("run ended with an
+	// auto-rejected permission; pass --auto for autonomous use").
+	rejectedExit int
 }
 
 var (
 	openCode = ocAgent{name: "opencode", display: "OpenCode", config: ".config/opencode/opencode.json", env: opencodeEnv, ready: "Ask anything",
 		reject: openCodeReject}
 	kiloCode = ocAgent{name: "kilo", display: "Kilo Code CLI", config: ".config/kilo/kilo.json", env: kiloEnv, ready: "Ask anything",
-		untitled: true, within: 4 * time.Minute, reject: kiloReject, doubleQuit: true}
+		untitled: true, within: 4 * time.Minute, reject: kiloReject, doubleQuit: true,
+		rejectedExit: 1}
 )
 
 // openCodeReject: OpenCode 1.18's dialog is Allow once, Allow always,
@@ -137,7 +142,7 @@ func ocHeadless(t *testing.T, a ocAgent) {
 		}},
 		// Headless, OpenCode refuses an ask itself ("auto-rejecting"): the
 		// card comes and goes, the refused call is an error, the turn ends.
-		{"headless_tool_asked", "scenario:tool Create the marker file.", "ask", 0, state.StatusDone, func(t *testing.T, r *run, d state.Document) {
+		{"headless_tool_asked", "scenario:tool Create the marker file.", "ask", a.rejectedExit, state.StatusDone, func(t *testing.T, r *run, d state.Document) {
 			if r.count("permission.asked") != 1 || r.count("permission.replied") != 1 {
 				t.Errorf("want one permission.asked and one permission.replied; hooks: %v", r.events())
 			}
