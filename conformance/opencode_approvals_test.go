@@ -91,8 +91,7 @@ func ocApprovals(t *testing.T, a ocAgent) {
 		t.Errorf("allowed in the terminal, but the tool did not run: no %s", filepath.Base(marker))
 	}
 
-	tm.keys("C-c")
-	tm.waitExit("^C", 30*time.Second)
+	tm.ocQuit(a, "^C")
 	r.waitBoard("after ^C", 10*time.Second, settled(1, state.StatusDone))
 	r.logEvents()
 	if t.Failed() {

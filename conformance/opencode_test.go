@@ -32,13 +32,48 @@ type ocAgent struct {
 	untitled bool
 	// within bounds one headless run (0: 2 min).
 	within time.Duration
+	// reject refuses the permission prompt on screen with the agent's
+	// own keys.
+	reject func(tm *term)
+	// doubleQuit: its TUI quits at a second ^C (ocQuit).
+	doubleQuit bool
+	// rejectedExit is its headless run's exit status after it refused an
+	// ask itself: OpenCode 1.18's 0; Kilo 7.7.7's 1 ("run ended with an
+	// auto-rejected permission; pass --auto for autonomous use").
+	rejectedExit int
 }
 
 var (
-	openCode = ocAgent{name: "opencode", display: "OpenCode", config: ".config/opencode/opencode.json", env: opencodeEnv, ready: "Ask anything"}
+	openCode = ocAgent{name: "opencode", display: "OpenCode", config: ".config/opencode/opencode.json", env: opencodeEnv, ready: "Ask anything",
+		reject: openCodeReject}
 	kiloCode = ocAgent{name: "kilo", display: "Kilo Code CLI", config: ".config/kilo/kilo.json", env: kiloEnv, ready: "Ask anything",
-		untitled: true, within: 4 * time.Minute}
+		untitled: true, within: 4 * time.Minute, reject: kiloReject, doubleQuit: true,
+		rejectedExit: 1}
 )
+
+// openCodeReject: OpenCode 1.18's dialog is Allow once, Allow always,
+// Reject in a row; Right twice from Allow once, each key once the TUI
+// drew it, then Enter.
+func openCodeReject(tm *term) {
+	tm.keys("Right")
+	time.Sleep(500 * time.Millisecond)
+	tm.keys("Right")
+	time.Sleep(500 * time.Millisecond)
+	tm.keys("Enter")
+}
+
+// kiloReject: Kilo Code CLI 7.7.7's Reject opens a second stage, "Reject
+// permission" with a box to "Tell Kilo what to do differently" (enter
+// confirm, esc cancel); Esc at the dialog is its Reject (escapeKey
+// "reject" in its source). Esc, then Enter with the box empty once the
+// stage is on screen: a reject with no message, as OpenCode's.
+func kiloReject(tm *term) {
+	tm.r.t.Helper()
+	tm.keys("Escape")
+	tm.waitScreen("Kilo's Reject stage", 30*time.Second, shows("Reject permission", "Tell Kilo what to do differently"))
+	tm.log("Kilo's Reject stage")
+	tm.keys("Enter")
+}
 
 // opencodeRun is a run with OpenCode set up offline (ocRun).
 func opencodeRun(t *testing.T, bash string) *run { return ocRun(t, openCode, bash) }
@@ -107,7 +142,7 @@ func ocHeadless(t *testing.T, a ocAgent) {
 		}},
 		// Headless, OpenCode refuses an ask itself ("auto-rejecting"): the
 		// card comes and goes, the refused call is an error, the turn ends.
-		{"headless_tool_asked", "scenario:tool Create the marker file.", "ask", 0, state.StatusDone, func(t *testing.T, r *run, d state.Document) {
+		{"headless_tool_asked", "scenario:tool Create the marker file.", "ask", a.rejectedExit, state.StatusDone, func(t *testing.T, r *run, d state.Document) {
 			if r.count("permission.asked") != 1 || r.count("permission.replied") != 1 {
 				t.Errorf("want one permission.asked and one permission.replied; hooks: %v", r.events())
 			}
@@ -156,7 +191,7 @@ func ocInterrupt(t *testing.T, a ocAgent) {
 	t.Parallel()
 	r := ocRun(t, a, "allow")
 	r.scenario = "headless_sigint_midturn"
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), cmp.Or(a.within, 2*time.Minute)+time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(suite.bin, a.name), "run", r.slow)
 	cmd.Dir, cmd.Env = r.work, r.env(a.env()...)
@@ -166,7 +201,8 @@ func ocInterrupt(t *testing.T, a ocAgent) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r.waitBoard("while the model holds the stream", 60*time.Second, oneMain(state.StatusWorking))
+	r.waitBoard("while the model holds the stream", cmp.Or(a.within/2, 60*time.Second), oneMain(state.StatusWorking))
+	r.waitFor("the model holding the slow turn", cmp.Or(a.within/2, 60*time.Second), func() bool { return suite.standin.Held(r.slow) > 0 })
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

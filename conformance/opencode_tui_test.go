@@ -38,6 +38,21 @@ func (tm *term) ocType(text string) {
 	tm.r.waitFor("the turn's start ("+text+")", typeLineWithin, func() bool { return tm.r.count("session.status") > before })
 }
 
+// ocQuit quits an OpenCode's TUI with ^C and waits for it to exit.
+// OpenCode 1.18 exits at one. Kilo Code CLI 7.7.7 asks for a second: the
+// first shows "ctrl+c again to exit" for a moment beside its input (its
+// source: "Press ctrl+c again to exit"), and the second, pressed while
+// that shows, quits.
+func (tm *term) ocQuit(a ocAgent, step string) {
+	tm.r.t.Helper()
+	tm.keys("C-c")
+	if a.doubleQuit {
+		tm.waitScreen(step+": the second ^C's hint", 20*time.Second, shows("again to exit"))
+		tm.keys("C-c")
+	}
+	tm.waitExit(step, 30*time.Second)
+}
+
 // titledRow is a board check: the one row has a title.
 func titledRow(d state.Document) error {
 	if m, _ := mainRows(d); len(m) == 1 && m[0].Title != "" {
@@ -111,12 +126,7 @@ func ocInteractive(t *testing.T, a ocAgent) {
 	r.waitBoard("at the second permission prompt", 60*time.Second, asks("bash"))
 	tm.waitScreen("the second permission prompt", 30*time.Second, shows("Permission required", "Reject"))
 	r.orStop()
-	// Allow once → Allow always → Reject, each key once the TUI drew it.
-	tm.keys("Right")
-	time.Sleep(500 * time.Millisecond)
-	tm.keys("Right")
-	time.Sleep(500 * time.Millisecond)
-	tm.keys("Enter")
+	a.reject(tm)
 	d = r.waitBoard("after Reject", 60*time.Second, oneMain(state.StatusDone))
 	r.orStop()
 	if m, _ := mainRows(d); len(m) == 1 && (m[0].ErrorStreak != 1 || m[0].ApprovedAt == nil || *m[0].ApprovedAt != allowedAt) {
@@ -129,9 +139,15 @@ func ocInteractive(t *testing.T, a ocAgent) {
 	tm.ocType("scenario:error400 Fail, please.")
 	r.waitBoard("after the API error", 60*time.Second, oneMain(state.StatusError))
 	r.orStop()
+	// Why it stopped: session.error's words on the row (docs/agents.md).
+	var why string
+	r.waitFor("the row's why", 20*time.Second, func() bool {
+		why = r.whyText()
+		return strings.Contains(why, "scripted bad request")
+	})
+	t.Logf("after the API error the row says: %s", why)
 
-	tm.keys("C-c")
-	tm.waitExit("^C", 30*time.Second)
+	tm.ocQuit(a, "^C")
 	r.waitBoard("after ^C", 10*time.Second, settled(1, state.StatusError))
 	r.waitFor("the plugin's dispose", 5*time.Second, func() bool { return r.count("notch-web.dispose") == 1 })
 	r.holdBoard("after ^C", 1500*time.Millisecond, settled(1, state.StatusError))

@@ -253,7 +253,7 @@ func replyOverDraft(t *testing.T, a steerAgent) {
 	alone := false
 	var seen []string
 	for _, q := range suite.standin.Requests()[from:] {
-		alone = alone || strings.TrimSpace(environment.ReplaceAllString(datetime.ReplaceAllString(q.Prompt, ""), "")) == reply
+		alone = alone || strings.TrimSpace(envDetails.ReplaceAllString(datetime.ReplaceAllString(q.Prompt, ""), "")) == reply
 		if strings.Contains(q.Prompt, draft) {
 			t.Errorf("the model got the draft: %q", q.Prompt)
 		}
@@ -270,9 +270,10 @@ func replyOverDraft(t *testing.T, a steerAgent) {
 // datetime is what Copilot CLI puts before every prompt it sends.
 var datetime = regexp.MustCompile(`^<current_datetime>[^<]*</current_datetime>\s*`)
 
-// environment is what Kilo Code CLI 7.7.7 puts after every prompt it
-// sends (the time, its working directory and workspace root).
-var environment = regexp.MustCompile(`\s*<environment_details>[^<]*</environment_details>\s*$`)
+// envDetails is what Kilo Code CLI 7.7.7 puts after every prompt it
+// sends: "<environment_details>" with the message's time and the working
+// directory, to the prompt's end.
+var envDetails = regexp.MustCompile(`(?s)\s*<environment_details>.*$`)
 
 var (
 	steerCopilot = steerAgent{newRun: copilotRun, env: copilotEnv, argv: []string{"copilot"}, prompt: "UserPromptSubmit", exit: "/exit",

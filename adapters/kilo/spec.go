@@ -17,10 +17,9 @@ var Spec = agent.Spec{
 	Mark:    "KC",
 	Version: "7.7.7",
 	Map:     Map,
-	// A Reply is typed only into an empty input: Kilo's TUI is OpenCode's
-	// (its input box the lines with ┃ above a ╹▀▀ line), read by
-	// OpenCode's rule, which takes any other screen as not empty — a
-	// Reply is refused, never typed over a draft.
+	// A Reply is typed only into an empty input: Kilo 7.7.7 draws
+	// OpenCode's input box, placeholder and all, so OpenCode's rule reads
+	// it (testdata/screens, input_test.go).
 	EmptyInput: opencode.EmptyInput,
 	Hooks:      hooks(),
 	// Its database says how a turn ended (no event names it).

@@ -7,9 +7,21 @@ import (
 	"github.com/notch-web/notch-web/internal/screen"
 )
 
-// placeholder starts what OpenCode 1.18's empty input shows before a
-// session's first prompt (an example question follows it).
-const placeholder = "Ask anything…"
+// placeholders start what an empty input shows before a session's first
+// prompt (an example question follows it): OpenCode 1.18's, and Kilo Code
+// CLI 7.7.7's, which spells the ellipsis with three dots (adapters/kilo
+// reads its input with this rule).
+var placeholders = []string{"Ask anything…", "Ask anything..."}
+
+// placeheld reports whether t starts with a placeholder.
+func placeheld(t string) bool {
+	for _, p := range placeholders {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // EmptyInput reports whether OpenCode's input is empty on its screen
 // (capture-pane -p -e). Its input is a box drawn with a left bar: lines
@@ -45,7 +57,7 @@ func EmptyInput(capture string) bool {
 		}
 		typed = typed[:len(typed)-1] // the model line
 		for k, t := range typed {
-			if t != "" && !(k == firstNonBlank(typed) && strings.HasPrefix(t, placeholder)) {
+			if t != "" && !(k == firstNonBlank(typed) && placeheld(t)) {
 				return false
 			}
 		}

@@ -16,6 +16,9 @@ func TestOpenCodeToolInput(t *testing.T) {
 	if in := opencodeToolInput(sys, "bash"); in["command"] != ToolCommand || in["mode"] != nil {
 		t.Errorf("bash: %v", in)
 	}
+	if in := opencodeToolInput("You are Kilo, the best coding agent on the planet.", "task"); in["subagent_type"] != OpenCodeSubagentType {
+		t.Errorf("Kilo's task input: %v", in)
+	}
 	if in := opencodeToolInput("You are GitHub Copilot", "task"); in != nil {
 		t.Errorf("another agent's request: %v", in)
 	}
