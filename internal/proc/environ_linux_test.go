@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 // Environ reads what a process was started with; Lookup names its
@@ -17,6 +19,14 @@ func TestEnvironAndSession(t *testing.T) {
 		t.Skip("no sleep here:", err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// Start returns once the exec is past its point of no return, a
+	// moment before the kernel has laid out the new program's
+	// environment: until then /proc/PID/environ reads empty (the soak of
+	// issue 48 caught it once in 10 runs beside two CPU hogs).
+	waitfor.Until(t, "the child's environment", func() bool {
+		_, ok, _ := Environ(cmd.Process.Pid, "NOTCH_EQ")
+		return ok
+	})
 	for _, tc := range []struct {
 		key, want string
 		ok        bool
