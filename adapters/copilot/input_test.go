@@ -1,31 +1,16 @@
 package copilot
 
 import (
+	"github.com/notch-web/notch-web/internal/screen/screentest"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
 // The screens in testdata/screens are copilot's own, captured by make
 // conformance (TestSteerDraft*: capture-pane -p -e): a file named
 // empty_* is an empty input, draft* one with a half-typed draft.
-func TestEmptyInputOnCapturedScreens(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "screens", "*.txt"))
-	if len(files) == 0 {
-		t.Fatal("no captured screens")
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := strings.HasPrefix(filepath.Base(f), "empty")
-		if got := EmptyInput(string(b)); got != want {
-			t.Errorf("%s: EmptyInput = %v, want %v", f, got, want)
-		}
-	}
-}
+func TestEmptyInputOnCapturedScreens(t *testing.T) { screentest.Captured(t, EmptyInput) }
 
 // Screens made by hand: what the rule reads and what it refuses.
 func TestEmptyInput(t *testing.T) {

@@ -1,9 +1,9 @@
 package kilo
 
 import (
+	"github.com/notch-web/notch-web/internal/screen/screentest"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -13,22 +13,7 @@ import (
 // file named empty_* is an empty input, draft* one with a half-typed
 // draft. Kilo draws OpenCode's input box, so Spec.EmptyInput is
 // OpenCode's rule; this is what proves it reads Kilo's screens.
-func TestEmptyInputOnCapturedScreens(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "screens", "*.txt"))
-	if len(files) == 0 {
-		t.Fatal("no captured screens")
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := strings.HasPrefix(filepath.Base(f), "empty")
-		if got := Spec.EmptyInput(string(b)); got != want {
-			t.Errorf("%s: EmptyInput = %v, want %v", f, got, want)
-		}
-	}
-}
+func TestEmptyInputOnCapturedScreens(t *testing.T) { screentest.Captured(t, Spec.EmptyInput) }
 
 // Kilo's screens made by hand from the captured ones: what the rule
 // reads and what it refuses there.
