@@ -1,10 +1,11 @@
 package copilot
 
 import (
-	"github.com/notch-web/notch-web/internal/screen/screentest"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/notch-web/notch-web/internal/screen/screentest"
 )
 
 // The screens in testdata/screens are copilot's own, captured by make

@@ -1,10 +1,11 @@
 package kilo
 
 import (
-	"github.com/notch-web/notch-web/internal/screen/screentest"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/notch-web/notch-web/internal/screen/screentest"
 )
 
 // The screens in testdata/screens are Kilo Code CLI 7.7.7's own, captured
