@@ -123,6 +123,7 @@ type wireEvent struct {
 
 	Answer *histAnswer `json:"answer,omitempty"`
 	Cost   *histCost   `json:"cost,omitempty"`
+	Used   *histTokens `json:"used,omitempty"`
 }
 
 // histAnswer is an answered card (host.RecordedAnswer): who answered it
@@ -147,6 +148,15 @@ type histCost struct {
 	USD     float64 `json:"usd"`
 }
 
+// histTokens is a session's running total of tokens at a time
+// (store.TokenTotal). Its key is not "tokens": an event's context count
+// is.
+type histTokens struct {
+	Session string `json:"session"`
+	At      int64  `json:"at"`
+	Total   int64  `json:"total"`
+}
+
 // toWire is an item as a batch carries it.
 func toWire(it store.Item) wireEvent {
 	switch {
@@ -156,6 +166,8 @@ func toWire(it store.Item) wireEvent {
 			Asked: a.Asked.UnixMilli(), Answered: a.Answered.UnixMilli()}}
 	case it.Cost != nil:
 		return wireEvent{Seq: it.Seq, Cost: &histCost{Session: it.Cost.Session, At: it.Cost.At, USD: it.Cost.USD}}
+	case it.Tokens != nil:
+		return wireEvent{Seq: it.Seq, Used: &histTokens{Session: it.Tokens.Session, At: it.Tokens.At, Total: it.Tokens.Total}}
 	}
 	e := it.Event
 	return wireEvent{Seq: it.Seq, Session: e.Session, At: e.At, Type: e.Type, Tool: e.Tool, Outcome: e.Outcome,
@@ -163,14 +175,20 @@ func toWire(it store.Item) wireEvent {
 }
 
 // fromWire is a batch's item as the hub takes it, or false when it is not
-// one the hub keeps: an event the vocabulary refuses, an answer or a cost
-// outside the bounds the machine's own would keep, or an item that is
-// more than one of them.
+// one the hub keeps: an event the vocabulary refuses, an answer, a cost
+// or tokens outside the bounds the machine's own would keep, or an item
+// that is more than one of them.
 func fromWire(w wireEvent) (store.Item, bool) {
-	if w.Answer != nil || w.Cost != nil {
+	if w.Answer != nil || w.Cost != nil || w.Used != nil {
 		rest := w
-		rest.Seq, rest.Answer, rest.Cost = 0, nil, nil
-		if rest != (wireEvent{}) || (w.Answer != nil && w.Cost != nil) {
+		rest.Seq, rest.Answer, rest.Cost, rest.Used = 0, nil, nil, nil
+		n := 0
+		for _, set := range []bool{w.Answer != nil, w.Cost != nil, w.Used != nil} {
+			if set {
+				n++
+			}
+		}
+		if rest != (wireEvent{}) || n != 1 {
 			return store.Item{}, false
 		}
 	}
@@ -195,6 +213,12 @@ func fromWire(w wireEvent) (store.Item, bool) {
 			return store.Item{}, false
 		}
 		return store.Item{Seq: w.Seq, Cost: &store.Cost{Session: c.Session, At: c.At, USD: c.USD}}, true
+	case w.Used != nil:
+		u := w.Used
+		if !state.ValidSessionID(u.Session) || !validAt(u.At) || u.Total < 0 || u.Total > store.MaxTokens {
+			return store.Item{}, false
+		}
+		return store.Item{Seq: w.Seq, Tokens: &store.TokenTotal{Session: u.Session, At: u.At, Total: u.Total}}, true
 	}
 	ev := state.Event{Type: w.Type, Session: w.Session, At: w.At, Tool: w.Tool, Outcome: w.Outcome,
 		Project: w.Project, Cwd: w.Cwd, Title: w.Title, Parent: w.Parent, Tokens: w.Tokens}

@@ -269,8 +269,10 @@ func (m *feedMachine) session(t *testing.T, i int) {
 		t.Fatal(err)
 	}
 	// After the events, as a card's end and a statusline report come.
-	for _, c := range costs {
+	for k, c := range costs {
 		m.hist.RecordCost(id, c.usd, c.at)
+		// And the tokens each turn used, as the ledger counts them.
+		m.hist.RecordTokens(id, int64(1000*(k+1)+i), c.at)
 	}
 }
 
@@ -360,6 +362,24 @@ func dayTotals(t *testing.T, st *store.Store) (sessions, turns int, usd float64)
 	return bars[0].Sessions, bars[0].Turns, usd
 }
 
+// dayTokens are the synthetic day's tokens in a store, every agent's, as
+// the History page's chart of tokens by agent adds them up.
+func dayTokens(t *testing.T, st *store.Store) int64 {
+	t.Helper()
+	flushStore(t, st)
+	days, err := st.AgentDays(context.Background(), feedDay0, 1)
+	if err != nil || len(days) != 1 {
+		t.Fatal(days, err)
+	}
+	var n int64
+	for _, u := range days[0].Agents {
+		if u.Tokens != nil {
+			n += *u.Tokens
+		}
+	}
+	return n
+}
+
 // answersOf counts a store's answers of machine, each session's.
 func answersOf(t *testing.T, st *store.Store, machine string) int {
 	t.Helper()
@@ -414,6 +434,10 @@ func TestHistoryFeed(t *testing.T) {
 		t.Errorf("the day on the hub: %d sessions, %d turns, $%v; alpha %d, %d, $%v; beta %d, %d, $%v: want the machines' sums",
 			hs, ht, hc, as, at, ac, bs, bt, bc)
 	}
+	hk, ak, bk := dayTokens(t, hub.hist), dayTokens(t, alpha.hist), dayTokens(t, beta.hist)
+	if ak == 0 || hk != ak+bk {
+		t.Errorf("the day's tokens on the hub: %d; alpha %d, beta %d: want the machines' sum", hk, ak, bk)
+	}
 	ha, aa, ba := answersOf(t, hub.hist, "alpha")+answersOf(t, hub.hist, "beta"), answersOf(t, alpha.hist, store.Local), answersOf(t, beta.hist, store.Local)
 	if aa != day || ba != day || ha != aa+ba {
 		t.Errorf("answers: %d on the hub, alpha %d, beta %d: want one a session, each on the hub once", ha, aa, ba)
@@ -450,6 +474,9 @@ func TestHistoryFeed(t *testing.T) {
 	waitFed(t, hub, alpha, beta)
 	if hs2, ht2, hc2 := dayTotals(t, hub.hist); hs2 != hs || ht2 != ht || hc2 != hc {
 		t.Errorf("after every batch again: %d sessions, %d turns, $%v; want %d, %d, $%v", hs2, ht2, hc2, hs, ht, hc)
+	}
+	if hk2 := dayTokens(t, hub.hist); hk2 != hk {
+		t.Errorf("after every batch again: %d tokens, want %d", hk2, hk)
 	}
 	if ha2 := answersOf(t, hub.hist, "alpha") + answersOf(t, hub.hist, "beta"); ha2 != ha {
 		t.Errorf("after every batch again: %d answers, want %d", ha2, ha)
@@ -670,6 +697,17 @@ var feedSeeds = []struct {
 	// Answers and costs: an item with no event field and one of them.
 	{"an answer", `{"events":[{"seq":11,"answer":{"session":"a","call":"toolu_1","agent":"claude-code","tool":"Bash","by":"board","outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 1, 0},
 	{"a cost", `{"events":[{"seq":12,"cost":{"session":"a","at":5,"usd":0.25}}],"last":12,"newest":12}`, true, 1, 0},
+	// Tokens: a session's running total at a time.
+	{"tokens", `{"events":[{"seq":12,"used":{"session":"a","at":5,"total":4200}}],"last":12,"newest":12}`, true, 1, 0},
+	{"no tokens yet", `{"events":[{"seq":12,"used":{"session":"a","at":5,"total":0}}],"last":12,"newest":12}`, true, 1, 0},
+	{"negative tokens left out", `{"events":[{"seq":12,"used":{"session":"a","at":5,"total":-1}}],"last":12,"newest":12}`, true, 0, 1},
+	{"tokens past their bound left out", `{"events":[{"seq":12,"used":{"session":"a","at":5,"total":1125899906842625}}],"last":12,"newest":12}`, true, 0, 1},
+	{"tokens at no time left out", `{"events":[{"seq":12,"used":{"session":"a","at":0,"total":1}}],"last":12,"newest":12}`, true, 0, 1},
+	{"tokens of a bidi session left out", `{"events":[{"seq":12,"used":{"session":"a\u202eb","at":5,"total":1}}],"last":12,"newest":12}`, true, 0, 1},
+	{"tokens and a cost in one left out", `{"events":[{"seq":12,"used":{"session":"a","at":5,"total":1},"cost":{"session":"a","at":5,"usd":1}}],"last":12,"newest":12}`, true, 0, 1},
+	{"tokens with an event's fields left out", `{"events":[{"seq":12,"session":"a","at":5,"type":"turn.started","used":{"session":"a","at":5,"total":1}}],"last":12,"newest":12}`, true, 0, 1},
+	{"tokens as text", `{"events":[{"seq":12,"used":{"session":"a","at":5,"total":"many"}}],"last":12,"newest":12}`, false, 0, 0},
+	{"tokens with a machine", `{"events":[{"seq":12,"used":{"session":"a","at":5,"total":1,"machine":"beta"}}],"last":12,"newest":12}`, false, 0, 0},
 	// An answer's device is text a person gave (a paired device's name, a
 	// push channel's), shown on the hub's page: one line, bounded.
 	{"an answer on a device", `{"events":[{"seq":11,"answer":{"session":"a","by":"board","device":"Pixel 9 · <b>me</b>","outcome":"allowed","asked":5,"answered":7}}],"last":11,"newest":11}`, true, 1, 0},
@@ -736,7 +774,8 @@ func TestDecodeBatch(t *testing.T) {
 
 // FuzzDecodeBatch: whatever a machine answers, the hub either refuses it
 // whole or takes items in order past the ask, within the batch, each one
-// event of the vocabulary's, one answer or one cost within their bounds.
+// event of the vocabulary's, one answer, one cost or one total of tokens
+// within their bounds.
 func FuzzDecodeBatch(f *testing.F) {
 	for _, c := range feedSeeds { // the table's batches: good, hostile, malformed
 		f.Add([]byte(c.data))
@@ -756,23 +795,27 @@ func FuzzDecodeBatch(f *testing.F) {
 			}
 			prev = it.Seq
 			switch {
-			case it.Event != nil && it.Answer == nil && it.Cost == nil:
+			case it.Event != nil && it.Answer == nil && it.Cost == nil && it.Tokens == nil:
 				if e := it.Event; e.Machine != "" || e.Seq != it.Seq || e.Event.Validate() != nil {
 					t.Fatalf("event %+v at %d", e, it.Seq)
 				}
-			case it.Answer != nil && it.Event == nil && it.Cost == nil:
+			case it.Answer != nil && it.Event == nil && it.Cost == nil && it.Tokens == nil:
 				a := it.Answer
 				if !state.ValidSessionID(a.Session) || a.By == "" || a.Outcome == "" || textrule.Has(a.By+a.Outcome+a.Tool+a.Agent+a.Call+a.Device) ||
 					len(a.Device) > host.MaxAnswerDevice || strings.TrimSpace(a.Device) != a.Device ||
 					a.Asked.UnixMilli() <= 0 || a.Answered.UnixMilli() > state.MaxAt {
 					t.Fatalf("answer %+v at %d", a, it.Seq)
 				}
-			case it.Cost != nil && it.Event == nil && it.Answer == nil:
+			case it.Cost != nil && it.Event == nil && it.Answer == nil && it.Tokens == nil:
 				if c := it.Cost; !state.ValidSessionID(c.Session) || !(c.USD >= 0) || c.At <= 0 || c.At > state.MaxAt {
 					t.Fatalf("cost %+v at %d", c, it.Seq)
 				}
+			case it.Tokens != nil && it.Event == nil && it.Answer == nil && it.Cost == nil:
+				if u := it.Tokens; !state.ValidSessionID(u.Session) || u.Total < 0 || u.Total > store.MaxTokens || u.At <= 0 || u.At > state.MaxAt {
+					t.Fatalf("tokens %+v at %d", u, it.Seq)
+				}
 			default:
-				t.Fatalf("item %d is not one of an event, an answer and a cost: %+v", it.Seq, it)
+				t.Fatalf("item %d is not one of an event, an answer, a cost and tokens: %+v", it.Seq, it)
 			}
 		}
 		_, _ = json.Marshal(evs)

@@ -11,13 +11,13 @@ import (
 )
 
 // Many machines: each machine keeps its own store, and the hub keeps every
-// machine's. A machine's events, answers and costs share one sequence of
+// machine's. A machine's events, answers, costs and tokens share one sequence of
 // its own (its outbox); the hub says the last it holds of that machine
 // (Last), the machine sends what follows from its own store (Since), and
 // the hub writes each once (Take): a machine that was away catches up, and
 // a resend counts nothing twice.
 
-// Last is the sequence of the last event, answer or cost the store holds
+// Last is the sequence of the last event, answer, cost or tokens the store holds
 // of machine, or its mark in the feeds table when that is further (rows
 // forgotten or pruned since); 0: none.
 func (s *Store) Last(ctx context.Context, machine string) (int64, error) {
@@ -26,29 +26,45 @@ func (s *Store) Last(ctx context.Context, machine string) (int64, error) {
 		coalesce((SELECT max(oseq) FROM events WHERE machine = ?1), 0),
 		coalesce((SELECT max(oseq) FROM answers WHERE machine = ?1), 0),
 		coalesce((SELECT max(oseq) FROM costs WHERE machine = ?1), 0),
+		coalesce((SELECT max(oseq) FROM tokens WHERE machine = ?1), 0),
 		coalesce((SELECT oseq FROM feeds WHERE machine = ?1), 0))`, machine).Scan(&n)
 	return n, err
 }
 
 // Item is one entry of a machine's outbox at its place in the machine's
-// sequence (Seq): an event, an answered card or a reported cost — exactly
-// one of the three. An Event's own Machine and Seq are the batch's and
-// the item's.
+// sequence (Seq): an event, an answered card, a reported cost or a
+// session's tokens — exactly one of the four. An Event's own Machine and
+// Seq are the batch's and the item's.
 type Item struct {
 	Seq    int64
 	Event  *Event
 	Answer *host.RecordedAnswer
 	Cost   *Cost
+	Tokens *TokenTotal
 }
 
-// Since is at most n of this host's own events, answers and costs after
+// TokenTotal is a session's running total of tokens as its machine keeps
+// it (a row of its tokens table): Total at At (ms since the epoch). A
+// total, not an increment, so a hub that takes it again counts nothing
+// twice.
+type TokenTotal struct {
+	Session string
+	Total   int64
+	At      int64
+}
+
+// MaxTokens bounds a fed total: past it, a machine's word is not kept
+// (2^50, as the ledger's own lines).
+const MaxTokens = 1 << 50
+
+// Since is at most n of this host's own events, answers, costs and tokens after
 // sequence after, in the order of their sequence, for a hub (their machine
 // is left for the hub to set). A count of context tokens carries its
 // turn's count as the store holds it now (an event keeps none): the turn's
 // last, which is what the hub's turn ends up with; a count with no turn
 // before it carries none.
 //
-// It is one statement, so one snapshot of the file: read as three, a
+// It is one statement, so one snapshot of the file: read as four, a
 // batch the writer committed between them could give an answer whose
 // events before it were not read, and the hub's mark would pass them.
 // Each table's part stops at n, by its (machine, oseq) index.
@@ -63,6 +79,8 @@ func (s *Store) Since(ctx context.Context, after int64, n int) ([]Item, error) {
 			FROM answers WHERE machine = ?1 AND oseq > ?2 ORDER BY oseq LIMIT ?3)
 		UNION ALL SELECT * FROM (SELECT 2, oseq, session, at_ms, '', '', '', '', '', '', '', '', NULL, '', 0, '', '', usd
 			FROM costs WHERE machine = ?1 AND oseq > ?2 ORDER BY oseq LIMIT ?3)
+		UNION ALL SELECT * FROM (SELECT 3, oseq, session, at_ms, '', '', '', '', '', '', '', '', total, '', 0, '', '', 0.0
+			FROM tokens WHERE machine = ?1 AND oseq > ?2 ORDER BY oseq LIMIT ?3)
 		ORDER BY 2 LIMIT ?3`, Local, after, n, state.TypeContextTokens)
 	if err != nil {
 		return nil, err
@@ -88,6 +106,9 @@ func (s *Store) Since(ctx context.Context, after int64, n int) ([]Item, error) {
 		case 2:
 			out = append(out, Item{Seq: e.Seq, Cost: &Cost{Session: e.Session, USD: usd, At: e.At}})
 			continue
+		case 3:
+			out = append(out, Item{Seq: e.Seq, Tokens: &TokenTotal{Session: e.Session, Total: tokens.Int64, At: e.At}})
+			continue
 		}
 		if tokens.Valid {
 			e.Tokens = &tokens.Int64
@@ -106,8 +127,8 @@ func (s *Store) Since(ctx context.Context, after int64, n int) ([]Item, error) {
 }
 
 // ErrFeed: a batch Take refuses (no machine, this host's own name, an
-// item without its machine's sequence, or not one of an event, an answer
-// and a cost).
+// item without its machine's sequence, or not one of an event, an answer,
+// a cost and tokens).
 var ErrFeed = errors.New("not a machine's batch")
 
 // feedFact is another machine's batch, written in one transaction (Take).
@@ -118,7 +139,7 @@ type feedFact struct {
 	err     chan error // the transaction's outcome
 }
 
-// Take writes a batch of machine's events, answers and costs (the hub's
+// Take writes a batch of machine's events, answers, costs and tokens (the hub's
 // feed) and returns once it is in the file, or why not: each item once by
 // (machine, Seq), whatever was taken before, and machine's mark moved to
 // last — the end of the batch as the machine sent it, which may be past
@@ -130,7 +151,7 @@ func (s *Store) Take(ctx context.Context, machine string, items []Item, last int
 	}
 	for _, it := range items {
 		kinds := 0
-		for _, set := range []bool{it.Event != nil, it.Answer != nil, it.Cost != nil} {
+		for _, set := range []bool{it.Event != nil, it.Answer != nil, it.Cost != nil, it.Tokens != nil} {
 			if set {
 				kinds++
 			}
@@ -169,6 +190,8 @@ func (s *Store) applyFeed(ctx context.Context, tx dbtx, f *feedFact) error {
 			err = s.applyAnswer(ctx, tx, f.machine, it.Seq, it.Answer)
 		case it.Cost != nil:
 			err = s.applyCost(ctx, tx, f.machine, it.Seq, it.Cost)
+		case it.Tokens != nil:
+			err = s.applyFedTokens(ctx, tx, f.machine, it.Seq, it.Tokens)
 		}
 		if err != nil {
 			return err
@@ -178,7 +201,7 @@ func (s *Store) applyFeed(ctx context.Context, tx dbtx, f *feedFact) error {
 }
 
 // markLocal keeps the last sequence given to this host's own events,
-// answers and costs in the feeds table, once per batch that gave one.
+// answers, costs and tokens in the feeds table, once per batch that gave one.
 func (s *Store) markLocal(ctx context.Context, tx dbtx) error {
 	if s.oseq == s.marked {
 		return nil

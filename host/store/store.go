@@ -436,6 +436,26 @@ var migrations = []string{
 		PRIMARY KEY (machine, session, at_ms)
 	) WITHOUT ROWID;
 	CREATE INDEX tokens_at ON tokens (at_ms);`,
+	// 10: tokens are fed too, as answers and costs are (4): a row of
+	// tokens takes its machine's sequence, so a hub's History shows every
+	// machine's tokens per agent and day, not only its own. This host's
+	// rows from before get the numbers after its mark, in the order they
+	// happened (a session's totals in order), and the mark follows.
+	`ALTER TABLE tokens ADD COLUMN oseq INTEGER;
+	CREATE TEMP TABLE outbox AS
+		SELECT session, at_ms, (SELECT CASE WHEN b > 0 THEN b ELSE CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER) END
+				FROM (SELECT max(coalesce((SELECT max(oseq) FROM events WHERE machine = '` + Local + `'), 0),
+					coalesce((SELECT max(oseq) FROM answers WHERE machine = '` + Local + `'), 0),
+					coalesce((SELECT max(oseq) FROM costs WHERE machine = '` + Local + `'), 0),
+					coalesce((SELECT oseq FROM feeds WHERE machine = '` + Local + `'), 0)) AS b))
+			+ row_number() OVER (ORDER BY at_ms, session) AS oseq
+		FROM tokens WHERE machine = '` + Local + `';
+	UPDATE tokens SET oseq = o.oseq FROM outbox o
+		WHERE tokens.machine = '` + Local + `' AND tokens.session = o.session AND tokens.at_ms = o.at_ms;
+	INSERT INTO feeds (machine, oseq) SELECT '` + Local + `', oseq FROM outbox WHERE oseq = (SELECT max(oseq) FROM outbox)
+		ON CONFLICT (machine) DO UPDATE SET oseq = max(oseq, excluded.oseq);
+	DROP TABLE outbox;
+	CREATE UNIQUE INDEX tokens_oseq ON tokens (machine, oseq);`,
 }
 
 // Version is the schema version this build writes.

@@ -967,16 +967,50 @@ func (s *Store) applyTokens(ctx context.Context, tx dbtx, t *Tokens) error {
 	if prev.Valid && prev.Int64 > at {
 		at = prev.Int64
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO tokens (machine, session, at_ms, total) VALUES (?, ?, ?, ?)`, Local, t.Session, at, total); err != nil {
+	// The row takes the next of this host's sequence (a hub is fed it);
+	// one that replaces the same millisecond's takes a new number, so the
+	// hub is fed the later total too.
+	seq := s.oseq + 1
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO tokens (machine, session, at_ms, total, oseq) VALUES (?, ?, ?, ?, ?)`, Local, t.Session, at, total, seq); err != nil {
 		return err
 	}
+	s.oseq = seq
+	return s.keepTokens(ctx, tx, Local, t.Session, total, at)
+}
+
+// keepTokens makes total a session's tokens and its turn's: the last turn
+// to start before at.
+func (s *Store) keepTokens(ctx context.Context, tx dbtx, machine, session string, total, at int64) error {
 	s.touch(at)
-	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET tokens = ? WHERE machine = ? AND id = ?`, total, Local, t.Session); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET tokens = ? WHERE machine = ? AND id = ?`, total, machine, session); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE turns SET tokens = ? WHERE machine = ? AND session = ? AND seq = (SELECT max(seq) FROM turns WHERE machine = ? AND session = ? AND started_ms <= ?)`,
-		total, Local, t.Session, Local, t.Session, at)
+		total, machine, session, machine, session, at)
 	return err
+}
+
+// applyFedTokens writes another machine's row of tokens (seq: its own),
+// as that machine keeps it: its session's total at its time. A session
+// the hub does not hold takes none; a row at or before the session's
+// last taken (a resend, in the machine's order) moves nothing; a later
+// total in the same millisecond replaces the earlier, as on the machine.
+func (s *Store) applyFedTokens(ctx context.Context, tx dbtx, machine string, seq int64, t *TokenTotal) error {
+	var known int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sessions WHERE machine = ? AND id = ?`, machine, t.Session).Scan(&known); err != nil || known == 0 {
+		return err
+	}
+	var last int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(oseq), 0) FROM tokens WHERE machine = ? AND session = ?`, machine, t.Session).Scan(&last); err != nil {
+		return err
+	}
+	if seq <= last {
+		return nil // a replay: counted already
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO tokens (machine, session, at_ms, total, oseq) VALUES (?, ?, ?, ?, ?)`, machine, t.Session, t.At, t.Total, seq); err != nil {
+		return err
+	}
+	return s.keepTokens(ctx, tx, machine, t.Session, t.Total, t.At)
 }
 
 // touch marks the local day of ms as changed by the batch (the writer's
