@@ -48,8 +48,18 @@ type dayJSON struct {
 	Turns     int      `json:"turns"`
 	WorkingMs int64    `json:"workingMs"`
 	WaitingMs int64    `json:"waitingMs"`
-	Tokens    int64    `json:"tokens"`
+	Tokens    int64    `json:"tokens"` // context tokens at the turns' ends
 	CostUSD   *float64 `json:"costUsd"`
+	// Agents are the day's tokens used and cost reported per agent, as
+	// the page's two charts draw them (store.AgentDays): null where the
+	// agent told none, never 0.
+	Agents []agentUseJSON `json:"agents"`
+}
+
+type agentUseJSON struct {
+	Agent   string   `json:"agent"`
+	Tokens  *int64   `json:"tokens"`
+	CostUSD *float64 `json:"costUsd"`
 }
 
 type sessionJSON struct {
@@ -107,8 +117,20 @@ func historyJSON(v templates.HistoryView) historyReply {
 	for _, s := range v.Spans {
 		r.Timeline = append(r.Timeline, spanJSON{s.Machine, s.Session, s.Title, s.Status, s.FromMs, s.ToMs})
 	}
+	byDay := map[string][]agentUseJSON{}
+	for _, d := range v.ByAgent {
+		day := d.Day.Format("2006-01-02")
+		for _, u := range d.Agents {
+			byDay[day] = append(byDay[day], agentUseJSON{u.Agent, u.Tokens, u.CostUSD})
+		}
+	}
 	for _, d := range v.Bars {
-		r.Days = append(r.Days, dayJSON{d.Day.Format("2006-01-02"), d.Sessions, d.Turns, d.WorkingMs, d.WaitingMs, d.Tokens, d.CostUSD})
+		day := d.Day.Format("2006-01-02")
+		agents := byDay[day]
+		if agents == nil {
+			agents = []agentUseJSON{}
+		}
+		r.Days = append(r.Days, dayJSON{day, d.Sessions, d.Turns, d.WorkingMs, d.WaitingMs, d.Tokens, d.CostUSD, agents})
 	}
 	r.Total = v.Total
 	for _, hs := range v.Sessions {

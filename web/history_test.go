@@ -31,6 +31,7 @@ type fakeHistory struct {
 	answers  map[string][]store.Answer
 	spans    []store.Span
 	bars     []store.DayBar
+	byAgent  []store.AgentDay
 	headline store.Headline
 	problem  string
 	err      error
@@ -64,6 +65,11 @@ func (f *fakeHistory) Days(_ context.Context, last time.Time, n int) ([]store.Da
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.bars, nil
+}
+func (f *fakeHistory) AgentDays(_ context.Context, last time.Time, n int) ([]store.AgentDay, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.byAgent, nil
 }
 func (f *fakeHistory) Headline(_ context.Context, day time.Time) (store.Headline, error) {
 	f.mu.Lock()
@@ -114,6 +120,7 @@ func hat(h, m int) int64 {
 // bands, three days of bars and the headline.
 func newFakeHistory() *fakeHistory {
 	cost := 0.5
+	codexTokens := int64(48200)
 	return &fakeHistory{
 		sessions: []store.Session{
 			{Machine: store.Local, ID: "s-2", Agent: "claude-code", Project: "notch", Title: "Write <the> page", StartedMs: hat(10, 0), Turns: 1, WorkingMs: 1800000, WaitingMs: 120000, CostUSD: &cost},
@@ -133,6 +140,12 @@ func newFakeHistory() *fakeHistory {
 			{Day: hday.AddDate(0, 0, -2)},
 			{Day: hday.AddDate(0, 0, -1), Sessions: 3, Turns: 9, WorkingMs: 3600000, WaitingMs: 600000, Tokens: 300000},
 			{Day: hday, Sessions: 2, Turns: 1, WorkingMs: 5400000, WaitingMs: 120000, Tokens: 51000, CostUSD: &cost},
+		},
+		// Codex told tokens, no cost; Claude Code its cost alone.
+		byAgent: []store.AgentDay{
+			{Day: hday.AddDate(0, 0, -2)},
+			{Day: hday.AddDate(0, 0, -1), Agents: []store.AgentUse{{Agent: "codex", Tokens: &codexTokens}}},
+			{Day: hday, Agents: []store.AgentUse{{Agent: "claude-code", CostUSD: &cost}, {Agent: "codex", Tokens: &codexTokens}}},
 		},
 		headline: store.Headline{WaitingMs: 120000, Waits: 1, MedianWaitMs: 120000, LongestWaitMs: 120000, LongestMachine: store.Local, LongestSession: "s-2", LongestTitle: "Write <the> page"},
 		wake:     make(chan struct{}, 1),

@@ -368,6 +368,71 @@ func TestManyMachines(t *testing.T) {
 		}
 	})
 
+	t.Run("a machine's tokens reach the hub's History page (issue 52)", func(t *testing.T) {
+		// dayTokens is every agent's tokens on a History page's day as its
+		// JSON says them (the page's chart of tokens by agent).
+		dayTokens := func(c *child) (int64, bool) {
+			req, _ := http.NewRequest("GET", c.base+"/agents-notch/history", nil)
+			req.Header.Set("Accept", "application/json")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return 0, false
+			}
+			defer res.Body.Close()
+			var page struct {
+				Day  string
+				Days []struct {
+					Day    string
+					Agents []struct{ Tokens *int64 }
+				}
+			}
+			if json.NewDecoder(res.Body).Decode(&page) != nil {
+				return 0, false
+			}
+			var n int64
+			for _, d := range page.Days {
+				for _, a := range d.Agents {
+					if d.Day == page.Day && a.Tokens != nil {
+						n += *a.Tokens
+					}
+				}
+			}
+			return n, true
+		}
+		before, ok := dayTokens(hub)
+		if !ok {
+			t.Fatal("the hub's History page as JSON")
+		}
+		alpha.events(t, `{"type":"session.opened","session":"tok-id","cwd":"/src/argon"}`, `{"type":"turn.started","session":"tok-id"}`)
+		// Claude Code's OpenTelemetry on alpha (OTLP/JSON): two model calls
+		// of the session, 2,000 tokens in and 12 out each.
+		call := func(ns int64) string {
+			return `{"timeUnixNano":"` + strconv.FormatInt(ns, 10) + `","body":{"stringValue":"claude_code.api_request"},"attributes":[` +
+				`{"key":"event.name","value":{"stringValue":"api_request"}},{"key":"session.id","value":{"stringValue":"tok-id"}},` +
+				`{"key":"input_tokens","value":{"intValue":"2000"}},{"key":"output_tokens","value":{"intValue":"12"}}]}`
+		}
+		now := time.Now().UnixNano()
+		export := `{"resourceLogs":[{"scopeLogs":[{"logRecords":[` + call(now) + `,` + call(now+1e6) + `]}]}]}`
+		res, err := http.Post(alpha.base+"/agents-notch/otlp/v1/logs", "application/json", strings.NewReader(export))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Fatalf("alpha answered the export %d", res.StatusCode)
+		}
+		const mine = 2 * 2012
+		waitFor(t, 10*time.Second, "the session's tokens on alpha's own History page", func() bool {
+			n, ok := dayTokens(alpha)
+			return ok && n == mine
+		})
+		took := waitFor(t, 10*time.Second, "alpha's tokens on the hub's History page", func() bool {
+			n, ok := dayTokens(hub)
+			return ok && n == before+mine
+		})
+		t.Logf("alpha's tokens on the hub's History page %v after", took.Round(time.Millisecond))
+	})
+
 	t.Run("a held approval on a machine is answered from the hub's POST", func(t *testing.T) {
 		// Allowed from the hub: the machine's held hook gets the allow.
 		replied := alpha.holdApproval(t, "held", "call-1", "make")
