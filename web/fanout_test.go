@@ -295,42 +295,96 @@ func TestFanoutStalledTabDelaysNoOne(t *testing.T) {
 }
 
 // A heartbeat only fills silence: a stream that carries changes gets none,
-// an idle one gets one about every HeartbeatEvery.
+// an idle one gets one. On the owner's clock, as the host runs it (Clock:
+// the fan-out keeps no timer; state.json's beat calls Beat), so what is
+// beaten is what Beat finds silent at the time it is given, never what a
+// busy machine's timer happened to reach in a window.
 func TestFanoutHeartbeatFillsSilenceOnly(t *testing.T) {
 	e := newEnv(t, envOpts{})
-	e.hub.HeartbeatEvery = 150 * time.Millisecond
+	e.hub.Clock, e.hub.HeartbeatEvery = 100*time.Millisecond, time.Hour
 	fill(t, e, 2)
-	e.hub.Refresh(time.Now())
+	// One time for every change and render: the pages' ages stay as they
+	// are, so the pane has nothing to carry (a second passing would
+	// re-render its ages).
+	at := time.Now()
+	e.hub.Refresh(at)
 	board := openRaw(t, e.base, templates.PageBoard)
 	pane := openRaw(t, e.base, templates.PagePane) // a retitle does not change the pane
 	waitUntil(t, func() bool { return e.hub.Clients() == 2 })
-	count := func(rs *rawStream) (beats int) {
+	board.patch(t, 10*time.Second)
+	pane.patch(t, 10*time.Second)
+	// next is the stream's next heartbeat or patch (the kind and, for a
+	// patch, its markup), in the order the stream carries them.
+	next := func(rs *rawStream) (beat bool, patch string) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
 		for {
 			select {
-			case ev := <-rs.events:
-				if ev.Type == "datastar-patch-signals" && strings.Contains(ev.Data, `"_hb":true`) {
-					beats++
+			case ev, ok := <-rs.events:
+				if !ok {
+					t.Fatal("the stream ended")
 				}
-			default:
-				return beats
+				switch {
+				case ev.Type == "datastar-patch-signals" && strings.Contains(ev.Data, `"_hb":true`):
+					return true, ""
+				case ev.Type == "datastar-patch-elements":
+					return false, elementsPayload(ev.Data)
+				}
+			case <-deadline:
+				t.Fatal("nothing on the stream within 10 s")
 			}
 		}
 	}
-	count(board)
-	count(pane)
-	start := time.Now()
-	for i := 0; time.Since(start) < 1500*time.Millisecond; i++ {
-		e.board.Ingest([]state.Event{{Type: "session.titled", Session: "session-00", Title: fmt.Sprint("t", i)}}, time.Now())
-		e.hub.Refresh(time.Now())
-		time.Sleep(20 * time.Millisecond)
+	retitle := func(title string) {
+		t.Helper()
+		e.board.Ingest([]state.Event{{Type: "session.titled", Session: "session-00", Title: title}}, at)
+		e.hub.Refresh(at)
+		for {
+			beat, p := next(board)
+			if beat {
+				t.Fatalf("a heartbeat on the board, carrying changes, before %q", title)
+			}
+			if strings.Contains(p, title) {
+				return
+			}
+		}
 	}
-	time.Sleep(50 * time.Millisecond)
-	b, p := count(board), count(pane)
-	if p < 5 || p > 11 {
-		t.Errorf("an idle stream got %d heartbeats in 1.5 s at one per 150 ms", p)
+	// The board carries a change every round; the pane, open before the
+	// first, carries none.
+	var cut time.Time
+	for i := range 5 {
+		cut = time.Now() // before the board's last write, after the pane's
+		retitle(fmt.Sprint("round ", i))
 	}
-	if b > 1 {
-		t.Errorf("a stream carrying a change every 20 ms got %d heartbeats", b)
+	// A beat that finds silent every stream that wrote nothing since cut.
+	// The pane's own first write may not be done with yet (its handler
+	// can be a moment past the write it read, the stream still its own):
+	// the same beat again until the pane has its heartbeat. Once beaten it
+	// is not silent since cut, so it gets one, however many beats.
+	beat := cut.Add(e.hub.HeartbeatEvery - e.hub.Clock/2)
+	waitUntil(t, func() bool {
+		e.hub.Beat(beat)
+		select {
+		case ev := <-pane.events:
+			if ev.Type != "datastar-patch-signals" || !strings.Contains(ev.Data, `"_hb":true`) {
+				t.Fatalf("the idle pane got %s %q, want a heartbeat", ev.Type, ev.Data)
+			}
+			return true
+		default:
+			return false
+		}
+	})
+	// The board wrote after cut: no heartbeat came before its next change
+	// (retitle fails on one).
+	retitle("after the beat")
+	// Beaten once, the pane is not silent since cut: the same beat again
+	// sends it nothing, so the next thing it carries is the change a new
+	// session makes to it.
+	e.hub.Beat(beat)
+	e.board.Ingest([]state.Event{{Type: "session.opened", Session: "session-new", Cwd: "/src/new"}}, at)
+	e.hub.Refresh(at)
+	if beat, _ := next(pane); beat {
+		t.Fatal("the pane got a second heartbeat from the same beat")
 	}
 }
 

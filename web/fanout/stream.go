@@ -46,13 +46,14 @@ func (h *Fanout) open(s *stream, conn net.Conn, head, first []byte) {
 	}
 	// Whatever deadlines the server set for the request must not cut the
 	// stream; the first write gets one of its own.
-	_ = conn.SetDeadline(time.Now().Add(h.WriteTimeout))
+	start := time.Now()
+	_ = conn.SetDeadline(start.Add(h.WriteTimeout))
 	bufs := net.Buffers{head, first}
 	if _, err := bufs.WriteTo(conn); err != nil {
 		h.endStream(s, err)
 		return
 	}
-	s.wrote(time.Now())
+	s.wrote(start)
 	_ = conn.SetDeadline(time.Time{})
 	if s.release() {
 		h.pool.push(s)
@@ -82,11 +83,12 @@ func (h *Fanout) serveDedicated(w http.ResponseWriter, r *http.Request, s *strea
 	}
 	// The head at once (and the page as of now, when there is one), so
 	// the client sees the stream open.
+	start := time.Now()
 	if err := write(first); err != nil {
 		h.endStream(s, err)
 		return
 	}
-	s.wrote(time.Now())
+	s.wrote(start)
 	owned := s.release() // a frame came meanwhile: no kick will say so
 	for {
 		if !owned {
@@ -101,11 +103,12 @@ func (h *Fanout) serveDedicated(w http.ResponseWriter, r *http.Request, s *strea
 		}
 		owned = false
 		for f := s.take(); f != nil; f = s.take() {
+			start := time.Now()
 			if err := write(f); err != nil {
 				h.endStream(s, err)
 				return
 			}
-			s.wrote(time.Now())
+			s.wrote(start)
 		}
 	}
 }

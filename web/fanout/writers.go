@@ -52,8 +52,11 @@ type stream struct {
 	// early (ServeUntil), or is nil.
 	stopEnd func() bool
 
-	// last is when the last write completed, unix ns: the heartbeat reads
-	// it for every stream, when it wakes, without taking mu.
+	// last is when the last write that completed began, unix ns: the
+	// heartbeat reads it for every stream, when it wakes, without taking
+	// mu. The start, not the end: the reader may have the frame before the
+	// writer is back to stamp it, and no stamp is later than what a reader
+	// saw.
 	last atomic.Int64
 }
 
@@ -129,7 +132,7 @@ func (s *stream) release() bool {
 	return false
 }
 
-// wrote records a completed write.
+// wrote records a completed write that began at start.
 func (s *stream) wrote(now time.Time) { s.last.Store(now.UnixNano()) }
 
 // end marks s ended and returns its connection to close, or nil when it
@@ -266,10 +269,11 @@ func (h *Fanout) flushStream(w *rawWriter, s *stream) {
 		go h.slowLane(s, f)
 		return
 	}
+	start := time.Now()
 	n, err := w.tryWrite(s.raw, f)
 	switch {
 	case err == nil:
-		s.wrote(time.Now())
+		s.wrote(start)
 		if s.release() {
 			h.pool.push(s)
 		}
@@ -288,12 +292,13 @@ func (h *Fanout) slowLane(s *stream, rest []byte) {
 	h.slowLanes.Add(1)
 	defer h.slowLanes.Add(-1)
 	for rest != nil {
-		_ = s.conn.SetWriteDeadline(time.Now().Add(h.WriteTimeout))
+		start := time.Now()
+		_ = s.conn.SetWriteDeadline(start.Add(h.WriteTimeout))
 		if _, err := s.conn.Write(rest); err != nil {
 			h.endStream(s, err)
 			return
 		}
-		s.wrote(time.Now())
+		s.wrote(start)
 		// Clear the deadline before giving the stream back: a writer's
 		// next write must not meet it.
 		_ = s.conn.SetWriteDeadline(time.Time{})
