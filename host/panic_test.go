@@ -102,17 +102,41 @@ func TestAProcessEndsPanicIsTheFatalRecord(t *testing.T) {
 	e.send(t, e.hook("UserPromptSubmit", `,"prompt":"go"`))
 	waitStatus(t, e, "s1", state.StatusWorking)
 	agent.Process.Kill()
+	fatalRecord(t, codes, e.logText, "a defect writing: "+settled)
+}
+
+// A panic while an answered card's linger ends (on its timer's goroutine)
+// is the standard fatal ERROR record and exit 2. The defect here: the
+// registry's clock, read when the card's nonce is remembered.
+func TestALingersPanicIsTheFatalRecord(t *testing.T) {
+	var buf syncbuf.Buffer
+	codes := make(chan int, 1)
+	defer logx.SetExit(func(c int) { codes <- c })()
+	a := newApprovals(ApprovalConfig{Linger: time.Millisecond}, nil, logx.New(&buf, slog.LevelInfo))
+	a.now = func() time.Time { panic("a defect reading the clock") }
+	e := &entry{Card: Card{Key: "k1", Nonce: "n1", State: CardAnswered}}
+	a.mu.Lock()
+	a.cards[e.Key], a.byNonce[e.Nonce] = e, e
+	a.linger(e)
+	a.mu.Unlock()
+	fatalRecord(t, codes, buf.String, "a defect reading the clock")
+}
+
+// fatalRecord waits (at most a generous deadline, which fails the test)
+// for the stand-in exit's code and checks it and the fatal record in log().
+func fatalRecord(t *testing.T, codes <-chan int, log func() string, message string) {
+	t.Helper()
 	select {
 	case c := <-codes:
 		if c != 2 {
 			t.Fatalf("exit %d, want 2", c)
 		}
 	case <-time.After(30 * time.Second):
-		t.Fatalf("no exit within 30 s; the log: %s", e.logText())
+		t.Fatalf("no exit within 30 s; the log: %s", log())
 	}
-	for _, want := range []string{`"level":"ERROR"`, `"fatal":true`, `"name":"Panic"`, "a defect writing: " + settled} {
-		if !strings.Contains(e.logText(), want) {
-			t.Errorf("record lacks %s: %s", want, e.logText())
+	for _, want := range []string{`"level":"ERROR"`, `"fatal":true`, `"name":"Panic"`, message} {
+		if !strings.Contains(log(), want) {
+			t.Errorf("record lacks %s: %s", want, log())
 		}
 	}
 }
