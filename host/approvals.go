@@ -698,6 +698,7 @@ func (a *approvals) makeRoom() {
 func (a *approvals) linger(e *entry) {
 	key := e.Key
 	time.AfterFunc(a.cfg.Linger, func() {
+		defer logx.Guard(a.log)() // the timer's own goroutine
 		a.mu.Lock()
 		if x := a.cards[key]; x == e {
 			a.drop(e)

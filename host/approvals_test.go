@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -55,6 +56,12 @@ func (e *apEnv) records(t *testing.T) []map[string]any {
 
 func newApEnv(t *testing.T, cfg ApprovalConfig) *apEnv {
 	t.Helper()
+	return newApEnvLog(t, cfg, func(w io.Writer) slog.Handler { return slog.NewJSONHandler(w, nil) })
+}
+
+// newApEnvLog is newApEnv whose host logs through handler(the env's log).
+func newApEnvLog(t *testing.T, cfg ApprovalConfig, handler func(io.Writer) slog.Handler) *apEnv {
+	t.Helper()
 	e := &apEnv{home: t.TempDir()}
 	if cfg.Linger == 0 {
 		cfg.Linger = 300 * time.Millisecond
@@ -71,7 +78,7 @@ func newApEnv(t *testing.T, cfg ApprovalConfig) *apEnv {
 		StatePath:  filepath.Join(e.home, "state.json"),
 		ManualPath: filepath.Join(e.home, "manual.json"),
 		Approvals:  cfg,
-		Log:        slog.New(slog.NewJSONHandler(e, nil)),
+		Log:        slog.New(handler(e)),
 	}, svc)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

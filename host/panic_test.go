@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -60,6 +61,82 @@ func TestAMarkWaitersPanicIsTheFatalRecord(t *testing.T) {
 	for _, want := range []string{`"level":"ERROR"`, `"fatal":true`, `"name":"Panic"`, "a defect looking up box/s1"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("record lacks %s: %s", want, buf.String())
+		}
+	}
+}
+
+// panicsOn is a log handler that panics on the records whose message is
+// msg (a defect met while the host writes that record) and writes the rest.
+type panicsOn struct {
+	slog.Handler
+	msg string
+}
+
+func (p panicsOn) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == p.msg {
+		panic("a defect writing: " + r.Message)
+	}
+	return p.Handler.Handle(ctx, r)
+}
+
+func (p panicsOn) WithAttrs(as []slog.Attr) slog.Handler {
+	return panicsOn{p.Handler.WithAttrs(as), p.msg}
+}
+
+func (p panicsOn) WithGroup(name string) slog.Handler {
+	return panicsOn{p.Handler.WithGroup(name), p.msg}
+}
+
+// A panic while a row is settled after its agent's process ended (on the
+// exit grace's timer goroutine, started by the process watch) is the
+// standard fatal ERROR record and exit 2, never a raw trace.
+func TestAProcessEndsPanicIsTheFatalRecord(t *testing.T) {
+	codes := make(chan int, 1)
+	defer logx.SetExit(func(c int) { codes <- c })()
+	const settled = "the agent's process ended without a word; its row is settled"
+	e := newApEnvLog(t, ApprovalConfig{}, func(w io.Writer) slog.Handler {
+		return panicsOn{slog.NewJSONHandler(w, nil), settled}
+	})
+	agent, id := agentChild(t)
+	e.hookAs(t, id, e.hook("SessionStart", `,"source":"startup"`))
+	e.send(t, e.hook("UserPromptSubmit", `,"prompt":"go"`))
+	waitStatus(t, e, "s1", state.StatusWorking)
+	agent.Process.Kill()
+	fatalRecord(t, codes, e.logText, "a defect writing: "+settled)
+}
+
+// A panic while an answered card's linger ends (on its timer's goroutine)
+// is the standard fatal ERROR record and exit 2. The defect here: the
+// registry's clock, read when the card's nonce is remembered.
+func TestALingersPanicIsTheFatalRecord(t *testing.T) {
+	var buf syncbuf.Buffer
+	codes := make(chan int, 1)
+	defer logx.SetExit(func(c int) { codes <- c })()
+	a := newApprovals(ApprovalConfig{Linger: time.Millisecond}, nil, logx.New(&buf, slog.LevelInfo))
+	a.now = func() time.Time { panic("a defect reading the clock") }
+	e := &entry{Card: Card{Key: "k1", Nonce: "n1", State: CardAnswered}}
+	a.mu.Lock()
+	a.cards[e.Key], a.byNonce[e.Nonce] = e, e
+	a.linger(e)
+	a.mu.Unlock()
+	fatalRecord(t, codes, buf.String, "a defect reading the clock")
+}
+
+// fatalRecord waits (at most a generous deadline, which fails the test)
+// for the stand-in exit's code and checks it and the fatal record in log().
+func fatalRecord(t *testing.T, codes <-chan int, log func() string, message string) {
+	t.Helper()
+	select {
+	case c := <-codes:
+		if c != 2 {
+			t.Fatalf("exit %d, want 2", c)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no exit within 30 s; the log: %s", log())
+	}
+	for _, want := range []string{`"level":"ERROR"`, `"fatal":true`, `"name":"Panic"`, message} {
+		if !strings.Contains(log(), want) {
+			t.Errorf("record lacks %s: %s", want, log())
 		}
 	}
 }

@@ -63,7 +63,12 @@ func (h *Host) watchProc(row string, id proc.ID) {
 	if x == nil {
 		x = &watched{rows: map[string]bool{}}
 		w.byID[id] = x
-		stop, err := proc.Watch(id, func() { time.AfterFunc(exitGrace, func() { h.procEnded(id) }) })
+		stop, err := proc.Watch(id, h.log, func() {
+			time.AfterFunc(exitGrace, func() {
+				defer logx.Guard(h.log)() // the timer's own goroutine
+				h.procEnded(id)
+			})
+		})
 		if err != nil {
 			delete(w.byID, id)
 			w.mu.Unlock()

@@ -323,20 +323,26 @@ func (b boardWords) SubscribeLink() (<-chan struct{}, func()) {
 		lc, stopL = s.SubscribeLink()
 	}
 	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-hc:
-			case <-lc:
-			case <-done:
-				return
-			}
-			select {
-			case c <- struct{}{}:
-			default:
-			}
-		}
-	}()
+	go relayWakes(b.hooks.log, c, done, hc, lc)
 	var once sync.Once
 	return c, func() { once.Do(func() { close(done); stopH(); stopL() }) }
+}
+
+// relayWakes passes each wake-up of a or b on to out (one pending is
+// enough) until done closes. A panic on it is the standard fatal record
+// and exit 2 (logx.Guard), never a raw trace.
+func relayWakes(log *slog.Logger, out chan<- struct{}, done <-chan struct{}, a, b <-chan struct{}) {
+	defer logx.Guard(log)()
+	for {
+		select {
+		case <-a:
+		case <-b:
+		case <-done:
+			return
+		}
+		select {
+		case out <- struct{}{}:
+		default:
+		}
+	}
 }

@@ -16,10 +16,10 @@ func servePprof(ctx context.Context, addr string) error {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		<-ctx.Done()
-		_ = srv.Close()
-	}()
+	// Closed when ctx ends, by context.AfterFunc: no goroutine of ours
+	// waits the host's life out for it.
+	stop := context.AfterFunc(ctx, func() { _ = srv.Close() })
+	defer stop()
 	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

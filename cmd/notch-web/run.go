@@ -175,7 +175,7 @@ func serve(ctx context.Context, cfg *config, getenv func(string) string, log *sl
 	if tlsConfig != nil {
 		// https for a phone, plain http for the hooks and the command line
 		// on this machine, on the one port.
-		ln = tlsmux.New(ln, tlsConfig)
+		ln = tlsmux.New(ln, tlsConfig, log)
 	}
 
 	hcfg := host.Config{

@@ -260,7 +260,7 @@ func TestWatchReportsAnExit(t *testing.T) {
 		t.Fatal("the child is not alive")
 	}
 	got := make(chan struct{}, 2)
-	stop, err := Watch(id, func() { got <- struct{}{} })
+	stop, err := Watch(id, discard, func() { got <- struct{}{} })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestWatchStopped(t *testing.T) {
 	supported(t)
 	cmd, id := child(t)
 	got := make(chan struct{}, 1)
-	stop, err := Watch(id, func() { got <- struct{}{} })
+	stop, err := Watch(id, discard, func() { got <- struct{}{} })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +311,7 @@ func TestWatchAReusedPID(t *testing.T) {
 		t.Fatal("Alive with another start time")
 	}
 	got := make(chan struct{}, 1)
-	if _, err := Watch(other, func() { got <- struct{}{} }); err != nil {
+	if _, err := Watch(other, discard, func() { got <- struct{}{} }); err != nil {
 		t.Fatal(err)
 	}
 	exitedWithin(t, got, time.Second, "a reused PID")
@@ -324,7 +324,7 @@ func TestWatchAnotherBoot(t *testing.T) {
 	supported(t)
 	_, id := child(t)
 	id.Boot = "another-machine"
-	if _, err := Watch(id, func() {}); !errors.Is(err, ErrNotLocal) {
+	if _, err := Watch(id, discard, func() {}); !errors.Is(err, ErrNotLocal) {
 		t.Fatalf("Watch of another boot's process: %v, want ErrNotLocal", err)
 	}
 	if Alive(id) {
@@ -343,7 +343,7 @@ func TestWatchGone(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	got := make(chan struct{}, 1)
-	if _, err := Watch(id, func() { got <- struct{}{} }); err != nil {
+	if _, err := Watch(id, discard, func() { got <- struct{}{} }); err != nil {
 		t.Fatal(err)
 	}
 	exitedWithin(t, got, time.Second, "a process already gone")
@@ -393,7 +393,7 @@ func BenchmarkWatchIdle(b *testing.B) {
 	b.Run("unwatched", idle)
 	b.Run("watched", func(b *testing.B) {
 		for _, id := range ids {
-			stop, err := Watch(id, func() { b.Error("an exit while idle") })
+			stop, err := Watch(id, discard, func() { b.Error("an exit while idle") })
 			if err != nil {
 				b.Fatal(err)
 			}

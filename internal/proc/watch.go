@@ -2,9 +2,13 @@ package proc
 
 import (
 	"errors"
+	"log/slog"
 	"os"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/notch-web/notch-web/internal/logx"
 )
 
 // ErrNotLocal: the process is not of this machine's current boot (a hook
@@ -22,12 +26,14 @@ const SlowCheck = 2 * time.Second
 // to call more than once, and after exited). Where the kernel says when a
 // process ends (a pidfd on Linux, kqueue on macOS), the watch waits in
 // Go's poller: no thread, no wake-up while the process runs; elsewhere it
-// is a check every SlowCheck.
-func Watch(id ID, exited func()) (stop func(), err error) {
+// is a check every SlowCheck. A panic on the watch's goroutines (the wait,
+// the slow check, exited's own) is written to log as the standard fatal
+// record and ends the process with exit 2 (logx.Guard): never a raw trace.
+func Watch(id ID, log *slog.Logger, exited func()) (stop func(), err error) {
 	if !Local(id) {
 		return nil, ErrNotLocal
 	}
-	w := &watch{id: id, exited: exited}
+	w := &watch{id: id, log: log, exited: exited}
 	fd, err := exitFD(id.PID)
 	switch {
 	case errors.Is(err, ErrNoProcess):
@@ -53,23 +59,30 @@ func Watch(id ID, exited func()) (stop func(), err error) {
 	w.mu.Lock()
 	w.closer = f.Close
 	w.mu.Unlock()
-	go func() {
-		rerr := rc.Read(func(fd uintptr) bool { return ended(int(fd)) })
-		f.Close()
-		if rerr != nil { // not pollable here after all (or stopped)
-			if !w.isStopped() {
-				w.slow()
-			}
-			return
-		}
-		w.fire()
-	}()
+	go w.wait(rc, f)
 	return w.stop, nil
+}
+
+// wait waits in Go's poller for the process's end on rc, f's connection,
+// then closes f and fires; a wait the platform refuses goes to the slow
+// check.
+func (w *watch) wait(rc syscall.RawConn, f *os.File) {
+	defer logx.Guard(w.log)()
+	rerr := rc.Read(func(fd uintptr) bool { return ended(int(fd)) })
+	f.Close()
+	if rerr != nil { // not pollable here after all (or stopped)
+		if !w.isStopped() {
+			w.slow()
+		}
+		return
+	}
+	w.fire()
 }
 
 // watch is one Watch.
 type watch struct {
 	id     ID
+	log    *slog.Logger
 	exited func()
 
 	mu      sync.Mutex
@@ -97,7 +110,13 @@ func (w *watch) fire() {
 	if polling {
 		slowWatch.remove(w)
 	}
-	go w.exited()
+	go w.callExited()
+}
+
+// callExited runs exited on a goroutine of its own, guarded.
+func (w *watch) callExited() {
+	defer logx.Guard(w.log)()
+	w.exited()
 }
 
 func (w *watch) stop() {
@@ -130,7 +149,8 @@ func (w *watch) slow() {
 }
 
 // slowWatch checks its processes every SlowCheck; its goroutine runs only
-// while it has some.
+// while it has some. Its panic is written to the log of the watch that
+// started it: one host, one log.
 var slowWatch = &poller{set: map[*watch]bool{}}
 
 type poller struct {
@@ -145,7 +165,7 @@ func (p *poller) add(w *watch) {
 	p.set[w] = true
 	if !p.running {
 		p.running = true
-		go p.run()
+		go p.run(w.log)
 	}
 }
 
@@ -155,7 +175,8 @@ func (p *poller) remove(w *watch) {
 	p.mu.Unlock()
 }
 
-func (p *poller) run() {
+func (p *poller) run(log *slog.Logger) {
+	defer logx.Guard(log)()
 	t := time.NewTicker(SlowCheck)
 	defer t.Stop()
 	for range t.C {

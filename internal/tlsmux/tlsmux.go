@@ -9,9 +9,12 @@ import (
 	"bufio"
 	"crypto/tls"
 	"errors"
+	"log/slog"
 	"net"
 	"sync"
 	"time"
+
+	"github.com/notch-web/notch-web/internal/logx"
 )
 
 // handshake is the first byte of a TLS record carrying a handshake.
@@ -27,6 +30,7 @@ const sniffTimeout = 10 * time.Second
 type Listener struct {
 	net.Listener
 	config *tls.Config
+	log    *slog.Logger
 	conns  chan net.Conn
 	errs   chan error
 	done   chan struct{}
@@ -34,14 +38,17 @@ type Listener struct {
 }
 
 // New wraps ln. config is the TLS configuration of the connections that
-// open with a handshake.
-func New(ln net.Listener, config *tls.Config) *Listener {
-	l := &Listener{Listener: ln, config: config, conns: make(chan net.Conn), errs: make(chan error, 1), done: make(chan struct{})}
+// open with a handshake. log takes the fatal record of a panic on the
+// listener's own goroutines (the accept loop, a connection's sniff), which
+// then ends the process with exit 2 (logx.Guard): never a raw trace.
+func New(ln net.Listener, config *tls.Config, log *slog.Logger) *Listener {
+	l := &Listener{Listener: ln, config: config, log: log, conns: make(chan net.Conn), errs: make(chan error, 1), done: make(chan struct{})}
 	go l.loop()
 	return l
 }
 
 func (l *Listener) loop() {
+	defer logx.Guard(l.log)()
 	for {
 		c, err := l.Listener.Accept()
 		if err != nil {
@@ -60,6 +67,7 @@ func (l *Listener) loop() {
 }
 
 func (l *Listener) sniff(c net.Conn) {
+	defer logx.Guard(l.log)()
 	_ = c.SetReadDeadline(time.Now().Add(sniffTimeout))
 	first, out, err := peek(c)
 	_ = c.SetReadDeadline(time.Time{})

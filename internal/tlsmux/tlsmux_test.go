@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
@@ -30,7 +31,7 @@ func TestOnePortBothWays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln := New(raw, testConfig(t))
+	ln := New(raw, testConfig(t), slog.New(slog.DiscardHandler))
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.TLS != nil {
 			w.Write([]byte("tls"))
