@@ -26,7 +26,10 @@ func (r *run) ledgerWindows() ([]ledgerWin, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET /agents-notch/ledger: %s", resp.Status)
 	}
-	return out.Windows, json.NewDecoder(resp.Body).Decode(&out)
+	// Decoded first: "return out.Windows, Decode(&out)" would read
+	// out.Windows in an order Go leaves unspecified.
+	err = json.NewDecoder(resp.Body).Decode(&out)
+	return out.Windows, err
 }
 
 type ledgerWin struct {
