@@ -8,6 +8,9 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/notch-web/notch-web/conformance/standin"
+	"github.com/notch-web/notch-web/state"
 )
 
 // ledgerWindows reads the ledger's windows (GET /agents-notch/ledger as
@@ -26,7 +29,10 @@ func (r *run) ledgerWindows() ([]ledgerWin, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET /agents-notch/ledger: %s", resp.Status)
 	}
-	return out.Windows, json.NewDecoder(resp.Body).Decode(&out)
+	// Decoded first: "return out.Windows, Decode(&out)" would read
+	// out.Windows in an order Go leaves unspecified.
+	err = json.NewDecoder(resp.Body).Decode(&out)
+	return out.Windows, err
 }
 
 type ledgerWin struct {
@@ -49,6 +55,15 @@ func TestCodexLedger(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("codex exec exited %d:\n%s", code, out)
 	}
+	r.wantStandinWindows()
+	r.passed("ledger windows")
+}
+
+// wantStandinWindows waits for the ledger's two Codex windows and checks
+// them against the stand-in's rate-limit headers: use, length, reset,
+// fresh.
+func (r *run) wantStandinWindows() {
+	t := r.t
 	want := suite.standin.Limits()
 	deadline := time.Now().Add(15 * time.Second)
 	var got []ledgerWin
@@ -59,7 +74,7 @@ func TestCodexLedger(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the ledger's windows after codex exec: %+v, %v; want the stand-in's two", got, err)
+			t.Fatalf("the ledger's windows after the turn: %+v, %v; want the stand-in's two", got, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -75,6 +90,23 @@ func TestCodexLedger(t *testing.T) {
 			t.Errorf("window %d: %+v (usedPct %v), want %s at %v%% of %d min resetting %s, fresh", i, g, deref(g.UsedPct), w.name, w.pct, w.minutes, w.reset.UTC().Format(time.RFC3339))
 		}
 	}
+}
+
+// TestCodexLedgerTUI: the same through Codex's TUI, whose turns run in its
+// app-server daemon (the TUI is its client): the daemon writes the rollout's
+// rate_limits, and the ledger shows the stand-in's two windows with their
+// reset. (notch-web reads the rollout, not the app-server's own
+// rate-limit notification: docs/ledger.md.)
+func TestCodexLedgerTUI(t *testing.T) {
+	r := codexRun(t)
+	r.final = "ledger windows"
+	tm := r.tmux(codexEnv(), "codex")
+	tm.waitScreen("the hooks review", 120*time.Second, shows("Hooks need review", "Trust all and continue"))
+	tm.trustCodexHooks("hooks trusted")
+	tm.typeLine("scenario:plain Say hello.", "UserPromptSubmit")
+	tm.waitScreen("the plain turn's answer", 60*time.Second, tm.count(standin.FinalText, 1))
+	r.waitBoard("after the plain turn", 10*time.Second, oneMain(state.StatusDone))
+	r.wantStandinWindows()
 	r.passed("ledger windows")
 }
 

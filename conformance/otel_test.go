@@ -70,10 +70,11 @@ func TestOtel(t *testing.T) {
 		cli  string
 		args []string
 		cost bool
+		api  string // the stand-in's API the agent calls (standin.Request.API)
 	}{
-		{"claude-code", claudeRun, claudeEnv, "claude", []string{"-p", "scenario:plain Say hello."}, true},
-		{"codex", codexRun, codexEnv, "codex", []string{"exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", "scenario:plain Say hello."}, false},
-		{"gemini", geminiRun, geminiEnv, "gemini", []string{"-p", "scenario:plain Say hello."}, false},
+		{"claude-code", claudeRun, claudeEnv, "claude", []string{"-p", "scenario:plain Say hello."}, true, "anthropic"},
+		{"codex", codexRun, codexEnv, "codex", []string{"exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", "scenario:plain Say hello."}, false, "openai"},
+		{"gemini", geminiRun, geminiEnv, "gemini", []string{"-p", "scenario:plain Say hello."}, false, "gemini"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -84,9 +85,22 @@ func TestOtel(t *testing.T) {
 			if out, err := r.notch("hooks", "install", r.agent, "--url", r.proxy, "--otel"); err != nil {
 				t.Fatalf("hooks install %s --otel: %v\n%s", r.agent, err, out)
 			}
+			from := len(suite.standin.Requests())
 			out, code := r.exec(2*time.Minute, c.env(), c.cli, c.args...)
 			if code != 0 {
 				t.Fatalf("%s exited %d:\n%s", c.cli, code, out)
+			}
+			// The model calls the stand-in served this agent (the three
+			// run in parallel, each on its own API; a token count is no
+			// model call), each InputTokens(0) in and OutputTokens out.
+			var served int64
+			for _, q := range suite.standin.Requests()[from:] {
+				if q.API == c.api && q.Status == 200 && !strings.Contains(strings.ToLower(q.Path), "count") {
+					served++
+				}
+			}
+			if served == 0 {
+				t.Fatalf("the stand-in served %s no model call", c.cli)
 			}
 			d := r.waitBoard("after the turn", 10*time.Second, settled(1, state.StatusDone))
 			if len(d.Sessions) != 1 {
@@ -116,14 +130,21 @@ func TestOtel(t *testing.T) {
 						}
 						want.Calls++
 						want.InputTokens += u.InputTokens
+						want.CacheReadTokens += u.CacheReadTokens
 						want.OutputTokens += u.OutputTokens
 						want.CostUSD += u.CostUSD
 						want.HasCost = want.HasCost || u.HasCost
 					}
 				}
-				return want.Calls > 0
+				return want.Calls >= served
 			}
-			r.waitFor("the agent's OpenTelemetry export of its model calls", 30*time.Second, reported)
+			r.waitFor(fmt.Sprintf("the agent's OpenTelemetry export of the %d model calls the stand-in served", served), 30*time.Second, reported)
+			// Every call the stand-in served, counted once: the session's
+			// tokens are what the stand-in served, no more, no less.
+			if want.Calls != served || want.InputTokens+want.CacheReadTokens != served*int64(standin.InputTokens(0)) || want.OutputTokens != served*int64(standin.OutputTokens) {
+				t.Errorf("%s reported %d calls, %d in (+%d cached), %d out; the stand-in served %d calls, %d in, %d out", c.cli,
+					want.Calls, want.InputTokens, want.CacheReadTokens, want.OutputTokens, served, served*int64(standin.InputTokens(0)), served*int64(standin.OutputTokens))
+			}
 			if want.HasCost != c.cost {
 				t.Errorf("%s reported a cost: %v, want %v", c.cli, want.HasCost, c.cost)
 			}
@@ -134,7 +155,7 @@ func TestOtel(t *testing.T) {
 					t.Errorf("the row does not show the cost $%.2f:\n%s", want.CostUSD, section(page, `class="spent"`, "</span>"))
 				}
 			}
-			t.Logf("%d calls: %d in, %d out, $%g; %d exports", want.Calls, want.InputTokens, want.OutputTokens, want.CostUSD, len(r.exports()))
+			t.Logf("%d calls (the stand-in served %d): %d in, %d out, $%g; %d exports", want.Calls, served, want.InputTokens, want.OutputTokens, want.CostUSD, len(r.exports()))
 			if *record {
 				enc := "protobuf"
 				if ex := r.exports(); strings.Contains(ex[0].contentType, "json") {
