@@ -114,6 +114,9 @@ type Book struct {
 	fired map[Key]fired
 	// limited are the figures used up, until their reset's Ended event.
 	limited map[Key]time.Time
+	// stopped are the usage limits sessions stopped on (Stopped), per
+	// agent and machine (Window StoppedWindow), until their reset.
+	stopped map[Key]time.Time
 	// Cadence is how long an agent's reading stays fresh (nil: DefaultCadence).
 	Cadence func(agent string) time.Duration
 	// Levels are an agent's push levels in percent, ascending (nil:
@@ -128,7 +131,7 @@ type fired struct {
 
 // NewBook returns an empty book.
 func NewBook() *Book {
-	return &Book{figs: map[Key]Reading{}, fired: map[Key]fired{}, limited: map[Key]time.Time{}}
+	return &Book{figs: map[Key]Reading{}, fired: map[Key]fired{}, limited: map[Key]time.Time{}, stopped: map[Key]time.Time{}}
 }
 
 func (b *Book) cadence(agent string) time.Duration {
@@ -247,8 +250,55 @@ func (b *Book) figure(r Reading, now time.Time) Figure {
 	return f
 }
 
+// StoppedWindow is the Window of an Ended event for a usage limit a
+// session stopped on (Book.Stopped), not a plan window an agent told.
+const StoppedWindow = "stopped"
+
+// stoppedAhead bounds how far ahead a limit's reset is kept: no plan
+// window is longer than a week.
+const stoppedAhead = 8 * 24 * time.Hour
+
+// Stopped takes a usage limit a session of agent on machine stopped on,
+// resetting at resets (the agent's own words: Codex's "try again at
+// 5:46 PM", Claude Code's "resets 2pm"), heard at now: Step says the
+// agent can run again at resets, once per agent and machine. It keeps
+// none that is past, or further ahead than a week and a day, and none
+// that a used-up plan window of the agent says already (its reset within
+// a minute of this one). Of two limits of one agent and machine the later
+// reset holds: the agent cannot run before both have reset. It reports
+// whether the book took it.
+func (b *Book) Stopped(agent, machine string, resets, now time.Time) bool {
+	resets = resets.Round(0).Truncate(time.Second)
+	if agent == "" || !resets.After(now) || resets.Sub(now) > stoppedAhead || b.windowEnds(agent, machine, resets) {
+		return false
+	}
+	k := Key{Agent: agent, Machine: machine, Window: StoppedWindow}
+	if at, had := b.stopped[k]; had && !resets.After(at) {
+		return false
+	}
+	if _, had := b.stopped[k]; !had && len(b.stopped) >= maxFigures {
+		return false
+	}
+	b.stopped[k] = resets
+	return true
+}
+
+// windowEnds reports whether a used-up plan window of agent (this
+// machine's, or an account's) resets within a minute of at: its own
+// Ended event tells the agent can run again.
+func (b *Book) windowEnds(agent, machine string, at time.Time) bool {
+	for k, resets := range b.limited {
+		if k.Agent == agent && (k.Machine == machine || k.Account != "") && resets.Sub(at).Abs() <= time.Minute {
+			return true
+		}
+	}
+	return false
+}
+
 // Step tells what the clock alone did by now: each used-up window whose
-// reset has come (the agent can run again), once.
+// reset has come (the agent can run again), once; and each usage limit a
+// session stopped on whose reset has come, once, unless a window's end
+// in this step says it.
 func (b *Book) Step(now time.Time) []Event {
 	var evs []Event
 	for k, at := range b.limited {
@@ -258,6 +308,20 @@ func (b *Book) Step(now time.Time) []Event {
 		delete(b.limited, k)
 		if r, ok := b.figs[k]; ok {
 			evs = append(evs, Event{Kind: Ended, Figure: b.figure(r, now)})
+		}
+	}
+	for k, at := range b.stopped {
+		if now.Before(at) {
+			continue
+		}
+		delete(b.stopped, k)
+		told := slices.ContainsFunc(evs, func(e Event) bool {
+			r := e.Figure.Reading
+			return r.Agent == k.Agent && (r.Machine == k.Machine || r.Account != "") && r.ResetsAt.Sub(at).Abs() <= time.Minute
+		})
+		if !told {
+			r := Reading{Agent: k.Agent, Machine: k.Machine, Window: StoppedWindow, UsedPct: 100, ResetsAt: at, AsOf: at}
+			evs = append(evs, Event{Kind: Ended, Figure: Figure{Reading: r, State: Reset, Age: now.Sub(at)}})
 		}
 	}
 	slices.SortFunc(evs, func(x, y Event) int { return compareKeys(KeyOf(x.Figure.Reading), KeyOf(y.Figure.Reading)) })
@@ -295,6 +359,9 @@ func (b *Book) NextChange(now time.Time) time.Time {
 			take(r.ResetsAt)
 		}
 		take(r.AsOf.Add(b.cadence(r.Agent) + time.Nanosecond))
+	}
+	for _, at := range b.stopped {
+		take(at)
 	}
 	return next
 }
@@ -334,6 +401,11 @@ func (b *Book) Forget(machine string) bool {
 			delete(b.fired, k)
 			delete(b.limited, k)
 			changed = true
+		}
+	}
+	for k := range b.stopped {
+		if k.Machine == machine {
+			delete(b.stopped, k)
 		}
 	}
 	return changed

@@ -216,3 +216,69 @@ func TestBookBounded(t *testing.T) {
 		t.Errorf("%d figures kept, want %d", n, maxFigures)
 	}
 }
+
+// A usage limit a session stopped on ends at its reset, once per agent
+// and machine, with the later of two resets; one past, too far ahead, or
+// that a used-up window of the agent says already is not kept, and a
+// window's end in the same step tells it instead.
+func TestBookStoppedLimitEnds(t *testing.T) {
+	b := NewBook()
+	if b.Stopped("codex", "a", at(-1), at(0)) || b.Stopped("codex", "a", at(0), at(0)) {
+		t.Error("a reset already come was kept")
+	}
+	if b.Stopped("codex", "a", at(0).Add(9*24*time.Hour), at(0)) || b.Stopped("", "a", at(30), at(0)) {
+		t.Error("a reset past a week and a day, or of no agent, was kept")
+	}
+	if !b.Stopped("codex", "a", at(30), at(0)) || !b.Stopped("codex", "a", at(45), at(1)) {
+		t.Fatal("a limit, then a later one, not kept")
+	}
+	if b.Stopped("codex", "a", at(40), at(2)) {
+		t.Error("an earlier reset replaced the later")
+	}
+	if !b.Stopped("codex", "b", at(30), at(0)) || !b.Stopped("claude-code", "a", at(30), at(0)) {
+		t.Error("another machine's or agent's limit not kept")
+	}
+	if got := b.NextChange(at(0)); !got.Equal(at(30)) {
+		t.Errorf("NextChange = %v, want the first reset at %v", got, at(30))
+	}
+	if evs := b.Step(at(29)); len(evs) != 0 {
+		t.Fatalf("before the resets: %+v", evs)
+	}
+	evs := b.Step(at(30))
+	if len(evs) != 2 || evs[0].Figure.Agent != "claude-code" || evs[1].Figure.Machine != "b" {
+		t.Fatalf("at 30 min: %+v, want claude-code's and codex on b's ends", evs)
+	}
+	for _, e := range evs {
+		if e.Kind != Ended || e.Figure.Window != StoppedWindow || e.Figure.State != Reset || !e.Figure.ResetsAt.Equal(at(30)) {
+			t.Errorf("an end: %+v", e)
+		}
+	}
+	if evs := b.Step(at(44)); len(evs) != 0 {
+		t.Errorf("codex on a before its later reset: %+v", evs)
+	}
+	if evs := b.Step(at(45)); len(evs) != 1 || evs[0].Figure.Machine != "a" {
+		t.Errorf("codex on a at its later reset: %+v", evs)
+	}
+	if evs := b.Step(at(90)); len(evs) != 0 {
+		t.Errorf("an end told twice: %+v", evs)
+	}
+
+	// A used-up window resetting within a minute says it: one end.
+	b.Add(*rd("a", "", "primary", 100, at(100), at(130)), at(100))
+	if b.Stopped("codex", "a", at(130).Add(20*time.Second), at(101)) {
+		t.Error("a limit a used-up window already tells was kept")
+	}
+	// One heard before the window was used up: the window's end tells it.
+	c := NewBook()
+	c.Stopped("codex", "a", at(130), at(99))
+	c.Add(*rd("a", "", "primary", 100, at(100), at(130)), at(100))
+	if evs := c.Step(at(130)); len(evs) != 1 || evs[0].Figure.Window != "primary" {
+		t.Errorf("a window's and a session's end at one reset: %+v, want the window's alone", evs)
+	}
+	// Forgetting a machine forgets its limits.
+	c.Stopped("codex", "z", at(200), at(150))
+	c.Forget("z")
+	if evs := c.Step(at(300)); len(evs) != 0 {
+		t.Errorf("a forgotten machine's limit ended: %+v", evs)
+	}
+}

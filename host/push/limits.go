@@ -22,8 +22,11 @@ func limitMessage(ev ledger.Event, boardURL string, now time.Time) Message {
 		name += " (" + f.Account + ")"
 	}
 	m := Message{Tag: "limits:" + f.Agent + ":" + f.Account + ":" + f.Machine + ":" + f.Window, Kind: KindLimits, URL: boardURL, At: now}
-	switch ev.Kind {
-	case ledger.Ended:
+	switch {
+	case ev.Kind == ledger.Ended && f.Window == ledger.StoppedWindow:
+		m.Title = name + " can run again"
+		m.Body = "the usage limit it stopped on has reset"
+	case ev.Kind == ledger.Ended:
 		m.Title = name + " can run again"
 		m.Body = "its " + f.Label() + " usage limit has reset"
 	default:

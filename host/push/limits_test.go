@@ -32,7 +32,8 @@ func (r *limitRec) Withdraw(context.Context, string) error { return nil }
 
 // A plan window crossing a level pushes once, to the channels that send
 // limits (every channel by default), with the agent and window named; its
-// end, once used up, says the agent can run again.
+// end, once used up, says the agent can run again, as does the reset of
+// a usage limit a session stopped on.
 func TestLimitPushes(t *testing.T) {
 	home := t.TempDir()
 	h := host.New(host.Config{}, settings.NewService(settings.Options{PanePath: filepath.Join(home, "settings.json")}))
@@ -55,10 +56,19 @@ func TestLimitPushes(t *testing.T) {
 	<-rec.got
 	l.Step(now.Add(2 * time.Minute))
 	<-rec.got
+	// A session stopped on a usage limit that resets in 3 minutes.
+	if !l.Stopped("codex", now.Add(3*time.Minute), now.Add(2*time.Minute)) {
+		t.Fatal("the ledger did not take a session's limit")
+	}
+	l.Step(now.Add(4 * time.Minute))
+	<-rec.got
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	if len(rec.msgs) != 3 {
-		t.Fatalf("%d messages, want 3: %+v", len(rec.msgs), rec.msgs)
+	if len(rec.msgs) != 4 {
+		t.Fatalf("%d messages, want 4: %+v", len(rec.msgs), rec.msgs)
+	}
+	if m := rec.msgs[3]; m.Title != "Codex can run again" || m.Body != "the usage limit it stopped on has reset" || m.Tag != "limits:codex:::stopped" {
+		t.Errorf("a session's limit's end: %+v", m)
 	}
 	if m := rec.msgs[0]; m.Kind != KindLimits || m.Title != "Codex: 5-hour window at 55%" || !strings.Contains(m.Body, "50%") {
 		t.Errorf("the crossing's message: %+v", m)
