@@ -50,8 +50,11 @@ type capEntry struct {
 }
 
 type capGroup struct {
-	used     bool
-	answered bool // the card was answered (anywhere) or went
+	used bool
+	// settled is what the host's answer to a press would be once the card
+	// was answered (anywhere) or went: host.ErrAnswered (409), or
+	// host.ErrAgentGone / ErrRowClosed (410); nil while it waits.
+	settled error
 }
 
 // Caps is the registry of capabilities. The zero value is not ready: use
@@ -181,15 +184,21 @@ func (k *Caps) drop(t string, e *capEntry) {
 	}
 }
 
-// settled marks card (session, call) answered: its capabilities now say so
-// (409) until they are forgotten a while later.
-func (k *Caps) settled(session, call string) {
+// settled marks card (session, call) answered or gone, as err says (an
+// ErrAgentGone: gone, 410; anything else: answered, 409): its capabilities now say so until they are forgotten a
+// while later, after the host has forgotten the card.
+func (k *Caps) settled(session, call string, err error) {
+	if !errors.Is(err, host.ErrAgentGone) {
+		err = host.ErrAnswered // answered, or not known how: 409 as before
+	}
 	now := k.now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for _, t := range k.byCard[cardKey(session, call)] {
 		if e := k.byCap[t]; e != nil {
-			e.group.answered = true
+			if e.group.settled == nil {
+				e.group.settled = err // the first word on it holds
+			}
 			if end := now.Add(capKept); end.Before(e.expires) {
 				e.expires = end
 			}
@@ -201,26 +210,27 @@ func (k *Caps) settled(session, call string) {
 // cookie names, "" for none) — local is a request from this machine, inside
 // the trust boundary. may says whether a paired device may answer now:
 // neither the device the capability was minted for nor the one pressing
-// it may be one that may not (ErrCapRole, nothing spent). It returns the answer to give and whether the card
-// was seen answered already (the host says how: 409 or 410), or why not.
+// it may be one that may not (ErrCapRole, nothing spent). It returns the answer to give and how the card
+// was seen settled already (nil: not; the host says how when it still
+// knows the card: 409 or 410), or why not.
 // A press the host then refuses is given back (refused). While one press
 // is with the host, another of the pair is refused as used.
-func (k *Caps) use(t, device string, local bool, may func(string) bool) (req host.AnswerRequest, answered bool, err error) {
+func (k *Caps) use(t, device string, local bool, may func(string) bool) (req host.AnswerRequest, seen error, err error) {
 	now := k.now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	e, ok := k.byCap[t]
 	if !ok || now.After(e.expires) || e.group.used {
-		return host.AnswerRequest{}, false, ErrCapUnknown
+		return host.AnswerRequest{}, nil, ErrCapUnknown
 	}
 	if e.device != "" && !local && device != e.device {
-		return host.AnswerRequest{}, false, ErrCapDevice
+		return host.AnswerRequest{}, nil, ErrCapDevice
 	}
 	if e.device != "" && !may(e.device) || device != "" && !local && !may(device) {
-		return host.AnswerRequest{}, false, ErrCapRole
+		return host.AnswerRequest{}, nil, ErrCapRole
 	}
 	e.group.used = true
-	return e.req, e.group.answered, nil
+	return e.req, e.group.settled, nil
 }
 
 // refused gives back the pair of capability t, spent by a press the host

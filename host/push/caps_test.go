@@ -41,13 +41,15 @@ func TestCapabilities(t *testing.T) {
 	// The card is answered (here, by the deny; or in the terminal): the
 	// other device's buttons go to the host, which says how (409, 410),
 	// and a refused press spends nothing.
-	k.settled("s", "c")
-	if _, answered, err := k.use(other[0].Cap, "tablet", false, anyone); err != nil || !answered {
-		t.Errorf("a button after the card was answered: %v answered=%v", err, answered)
+	k.settled("s", "c", nil)
+	if _, seen, err := k.use(other[0].Cap, "tablet", false, anyone); err != nil || !errors.Is(seen, host.ErrAnswered) {
+		t.Errorf("a button after the card was answered: %v, seen %v", err, seen)
 	}
 	k.refused(other[0].Cap)
-	if _, answered, err := k.use(other[1].Cap, "tablet", false, anyone); err != nil || !answered {
-		t.Errorf("the pair's other button after a refused press: %v answered=%v", err, answered)
+	// A later word on the same card does not change the first.
+	k.settled("s", "c", host.ErrAgentGone)
+	if _, seen, err := k.use(other[1].Cap, "tablet", false, anyone); err != nil || !errors.Is(seen, host.ErrAnswered) || errors.Is(seen, host.ErrAgentGone) {
+		t.Errorf("the pair's other button after a refused press: %v, seen %v", err, seen)
 	}
 	k.refused(other[1].Cap)
 	now = now.Add(capKept + time.Second)
@@ -224,5 +226,34 @@ func TestNoActionsForADeviceThatMayNotAnswer(t *testing.T) {
 	}
 	if acts := m.Mint("ntfy:x", ""); len(acts) != 2 {
 		t.Errorf("an ntfy push (no device) carries %d actions, want 2", len(acts))
+	}
+}
+
+// How a card that stopped waiting settled, as a press on it is told once
+// the host has forgotten it: its agent ended or its row was closed out
+// 410, answered (anywhere) or not known 409; the capabilities keep it.
+func TestSettledAs(t *testing.T) {
+	card := func(by string) host.Card {
+		return host.Card{Session: "s", Call: "c", State: host.CardAnswered, By: by}
+	}
+	for _, c := range []struct {
+		name  string
+		cards []host.Card
+		want  error
+	}{
+		{"its agent ended", []host.Card{card(host.ByGone)}, host.ErrAgentGone},
+		{"its row closed out", []host.Card{card(host.ByClosed)}, host.ErrAgentGone},
+		{"answered in the terminal", []host.Card{card(host.ByTerminal)}, host.ErrAnswered},
+		{"answered on the board", []host.Card{card(host.ByBoard)}, host.ErrAnswered},
+		{"no longer in the set", nil, host.ErrAnswered},
+		{"another card's end", []host.Card{{Session: "s", Call: "other", State: host.CardAnswered, By: host.ByGone}}, host.ErrAnswered},
+	} {
+		k := newCaps(time.Now)
+		acts := k.mint(Offer{Session: "s", Call: "c", Nonce: "n"}, "r", "", "u")
+		k.settled("s", "c", settledAs(host.CardSet{Cards: c.cards}, [2]string{"s", "c"}))
+		_, seen, err := k.use(acts[0].Cap, "", true, func(string) bool { return true })
+		if err != nil || !errors.Is(seen, c.want) || (c.want == host.ErrAnswered && errors.Is(seen, host.ErrAgentGone)) {
+			t.Errorf("%s: seen %v, %v; want %v", c.name, seen, err, c.want)
+		}
 	}
 }

@@ -449,10 +449,29 @@ func (e *Engine) settleCards(cards host.CardSet, was map[[2]string]bool) map[[2]
 	}
 	for k := range was {
 		if !now[k] {
-			e.caps.settled(k[0], k[1])
+			e.caps.settled(k[0], k[1], settledAs(cards, k))
 		}
 	}
 	return now
+}
+
+// settledAs is how a card that stopped waiting settled, as the host
+// answers a press on it while it still knows the card: its agent ended
+// or its row was closed out (410), else answered (nil: 409). A card no
+// longer in the set is taken as answered.
+func settledAs(cards host.CardSet, k [2]string) error {
+	for _, c := range cards.Cards {
+		if c.Session != k[0] || c.Call != k[1] || c.State != host.CardAnswered {
+			continue
+		}
+		switch c.By {
+		case host.ByGone:
+			return host.ErrAgentGone
+		case host.ByClosed:
+			return host.ErrRowClosed
+		}
+	}
+	return nil
 }
 
 // message builds the message for row in its kind's state: a card's
@@ -555,7 +574,7 @@ type From struct {
 // "webhook NAME": the capability was minted for it, and its app posts
 // with no device), else nothing (Web Push on this computer's browser).
 func (e *Engine) Act(cap string, from From) (host.Card, error) {
-	req, answered, err := e.caps.use(cap, from.Device, from.Local, e.mayAnswer)
+	req, seen, err := e.caps.use(cap, from.Device, from.Local, e.mayAnswer)
 	if errors.Is(err, ErrCapRole) {
 		e.log.Warn("push button refused: the device's role does not allow answering", "log_type", logx.TypePush, slog.Group("data",
 			"device", from.Device, "local", from.Local))
@@ -573,11 +592,11 @@ func (e *Engine) Act(cap string, from From) (host.Card, error) {
 	c, err := e.host.Answer(req)
 	if err != nil {
 		e.caps.refused(cap)
-		if answered && errors.Is(err, host.ErrNonce) {
-			err = host.ErrAnswered // the host has forgotten the card; we saw it answered
+		if seen != nil && errors.Is(err, host.ErrNonce) {
+			err = seen // the host has forgotten the card; we saw how it settled
 		}
 		if final(err) {
-			e.caps.settled(req.Session, req.Call)
+			e.caps.settled(req.Session, req.Call, err)
 		}
 	}
 	result := "answered"
