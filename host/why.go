@@ -111,13 +111,7 @@ func (b *Board) setWhy(id string, w hookjson.Why, now time.Time) bool {
 	if r := b.hist[id]; r != nil && w.Kind != hookjson.WhyEnded { // (a silent end says so itself)
 		r.add(HistoryEntry{AtMs: now.UnixMilli(), What: historyWhat[WhyEvent], Outcome: state.Cut(w.Label()+whyWords(w), maxHistoryText)})
 	}
-	agent := b.facts[id].agent
 	b.mu.Unlock()
-	// A usage limit with its reset: the ledger tells when the agent can
-	// run again (a push), before the board's change is drawn.
-	if w.Kind == hookjson.WhyLimit && w.ResetsMs > 0 && agent != "" {
-		b.ledger.Stopped(agent, time.UnixMilli(w.ResetsMs), now)
-	}
 	b.changed()
 	return true
 }

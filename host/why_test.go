@@ -3,13 +3,10 @@ package host
 import (
 	"os"
 	"path/filepath"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/notch-web/notch-web/adapters/hookjson"
-	"github.com/notch-web/notch-web/host/ledger"
 	"github.com/notch-web/notch-web/internal/waitfor"
 	"github.com/notch-web/notch-web/state"
 )
@@ -81,45 +78,4 @@ func TestWhyOfAKill(t *testing.T) {
 	agent.Process.Kill()
 	waitStatus(t, e, "s1", state.StatusError)
 	waitfor.Until(t, "the row's why", func() bool { return e.h.Board().Whys()["s1"].Kind == hookjson.WhyEnded })
-}
-
-// TestAUsageLimitsEndIsTold: a row stopped on a usage limit with its
-// reset ("resets 2pm") has the ledger tell, at the reset and once, that
-// Claude Code can run again — the push's event; nothing before it.
-func TestAUsageLimitsEndIsTold(t *testing.T) {
-	e := newApEnv(t, ApprovalConfig{})
-	var mu sync.Mutex
-	var told []ledger.Event
-	e.h.Board().SetLedgerEvents(func(ev ledger.Event) {
-		mu.Lock()
-		told = append(told, ev)
-		mu.Unlock()
-	})
-	e.send(t, e.hook("SessionStart", `,"source":"startup"`))
-	e.send(t, e.hook("UserPromptSubmit", `,"prompt":"go"`))
-	now := time.Date(2026, 12, 7, 12, 30, 0, 0, time.Local)
-	stop := e.hook("StopFailure", `,"error":"rate_limit","last_assistant_message":"API Error: 429 You've hit your limit · resets 2pm"`)
-	if _, err := e.h.Hook("claude-code", stop, now); err != nil {
-		t.Fatal(err)
-	}
-	reset := time.Date(2026, 12, 7, 14, 0, 0, 0, time.Local)
-	l := e.h.Board().Ledger()
-	if got := l.NextChange(now); !got.Equal(reset) {
-		t.Errorf("the ledger next changes at %v, want the reset at %v", got, reset)
-	}
-	count := func() []ledger.Event {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(told)
-	}
-	l.Step(reset.Add(-time.Second))
-	if evs := count(); len(evs) != 0 {
-		t.Fatalf("before the reset: %+v", evs)
-	}
-	l.Step(reset)
-	l.Step(reset.Add(time.Minute))
-	evs := count()
-	if len(evs) != 1 || evs[0].Kind != ledger.Ended || evs[0].Figure.Agent != "claude-code" || evs[0].Figure.Window != ledger.StoppedWindow {
-		t.Fatalf("at the reset and after: %+v, want one end of claude-code's limit", evs)
-	}
 }

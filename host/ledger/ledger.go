@@ -200,13 +200,17 @@ func (l *Ledger) Step(now time.Time) {
 	l.after(false, evs)
 }
 
-// Stopped takes a usage limit a session of this machine's agent stopped
-// on, resetting at resets (see Book.Stopped): a Step at or after resets
-// tells the agent can run again. It reports whether the ledger took it.
-func (l *Ledger) Stopped(agent string, resets, now time.Time) bool {
+// Stopped takes a usage limit a session of agent on machine ("": this
+// one) stopped on, resetting at resets (see Book.Stopped): a Step at or
+// after resets tells the agent can run again. It reports whether the
+// ledger took it (a limit it holds already is not taken again).
+func (l *Ledger) Stopped(agent, machine string, resets, now time.Time) bool {
+	if machine == "" {
+		machine = l.machine
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.book.Stopped(agent, l.machine, resets, now)
+	return l.book.Stopped(agent, machine, resets, now)
 }
 
 // Forget drops the figures of a machine gone from the hub.

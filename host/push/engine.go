@@ -4,16 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/notch-web/notch-web/host/ledger"
 	"log/slog"
 	"net/url"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/notch-web/notch-web/adapters/hookjson"
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/host/ledger"
 	"github.com/notch-web/notch-web/internal/fsx"
 	"github.com/notch-web/notch-web/internal/logx"
 	"github.com/notch-web/notch-web/internal/notify"
@@ -387,6 +389,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			if !unknown {
 				cards := board.Cards()
 				waiting = e.settleCards(cards, waiting)
+				noteLimits(board, cards, now)
 				rows := rowsOf(doc, cards, e.opts.Machine, board.IsRemote)
 				var ops []op
 				ops, next = r.step(now, rows, e.someoneLooking(now))
@@ -453,6 +456,26 @@ func (e *Engine) settleCards(cards host.CardSet, was map[[2]string]bool) map[[2]
 		}
 	}
 	return now
+}
+
+// noteLimits gives the ledger every usage limit a row stopped on with its
+// reset (its why: Codex's "try again at 5:46 PM", Claude Code's "resets
+// 2pm"), this machine's rows and, on a hub, every machine's — the hub
+// pushes them all: at the reset the ledger tells the agent can run again
+// (sendLimit), once per agent and machine. A limit the ledger holds
+// already is not taken again.
+func noteLimits(board *host.Board, cards host.CardSet, now time.Time) {
+	for id, w := range cards.Whys {
+		agent := cards.Agents[id]
+		if w.Kind != hookjson.WhyLimit || w.ResetsMs <= 0 || agent == "" {
+			continue
+		}
+		machine := ""
+		if board.IsRemote(id) {
+			machine, _, _ = strings.Cut(id, "/") // a remote row is "machine/session"
+		}
+		board.Ledger().Stopped(agent, machine, time.UnixMilli(w.ResetsMs), now)
+	}
 }
 
 // settledAs is how a card that stopped waiting settled, as the host

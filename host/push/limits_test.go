@@ -10,6 +10,7 @@ import (
 
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/ledger"
+	"github.com/notch-web/notch-web/internal/waitfor"
 	"github.com/notch-web/notch-web/settings"
 )
 
@@ -57,7 +58,7 @@ func TestLimitPushes(t *testing.T) {
 	l.Step(now.Add(2 * time.Minute))
 	<-rec.got
 	// A session stopped on a usage limit that resets in 3 minutes.
-	if !l.Stopped("codex", now.Add(3*time.Minute), now.Add(2*time.Minute)) {
+	if !l.Stopped("codex", "", now.Add(3*time.Minute), now.Add(2*time.Minute)) {
 		t.Fatal("the ledger did not take a session's limit")
 	}
 	l.Step(now.Add(4 * time.Minute))
@@ -80,5 +81,52 @@ func TestLimitPushes(t *testing.T) {
 	case <-quiet.got:
 		t.Error("a channel that does not send limits got one")
 	default:
+	}
+}
+
+// A row that stopped on a usage limit with its reset (a real Claude Code
+// StopFailure's words, "resets 2pm") is pushed "Claude Code can run again"
+// at that reset, once, and nothing before it: the engine gives the
+// ledger the row's why, and the ledger's step at the reset tells it.
+func TestAUsageLimitsEndIsPushed(t *testing.T) {
+	home := t.TempDir()
+	h := host.New(host.Config{}, settings.NewService(settings.Options{PanePath: filepath.Join(home, "settings.json")}))
+	rec := &limitRec{got: make(chan struct{}, 8)}
+	e := New(h, Options{BoardURL: "https://b/", Extra: []Configured{{Channel: rec, Config: ChannelConfig{Send: []string{KindLimits}}}}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go e.Run(ctx)
+	tr := filepath.Join(home, "s.jsonl")
+	hook := func(event, extra string, at time.Time) {
+		t.Helper()
+		body := `{"session_id":"s1","transcript_path":"` + tr + `","cwd":"/src/neon","hook_event_name":"` + event + `"` + extra + `}`
+		if _, err := h.Hook("claude-code", []byte(body), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	hook("SessionStart", `,"source":"startup"`, now)
+	hook("UserPromptSubmit", `,"prompt":"go"`, now)
+	// The next 2pm after now, in this machine's zone, as the agent said it.
+	reset := time.Date(now.Year(), now.Month(), now.Day(), 14, 0, 0, 0, time.Local)
+	if !reset.After(now) {
+		reset = reset.AddDate(0, 0, 1)
+	}
+	hook("StopFailure", `,"error":"rate_limit","last_assistant_message":"API Error: 429 You've hit your limit · resets 2pm"`, now)
+	l := h.Board().Ledger()
+	waitfor.Until(t, "the ledger to hold the row's limit", func() bool { return l.NextChange(now).Equal(reset) })
+	l.Step(reset.Add(-time.Second))
+	l.Step(reset)
+	l.Step(reset.Add(time.Minute))
+	<-rec.got
+	// One more push after it, so anything a second end would have sent
+	// was sent before this arrives.
+	l.Add(ledger.Reading{Agent: "codex", Window: "primary", UsedPct: 99, AsOf: now, ResetsAt: now.Add(time.Hour)}, now)
+	<-rec.got
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.msgs) != 2 || rec.msgs[0].Title != "Claude Code can run again" || rec.msgs[0].Body != "the usage limit it stopped on has reset" ||
+		!strings.HasPrefix(rec.msgs[1].Title, "Codex:") {
+		t.Errorf("the pushes: %+v, want one end of Claude Code's limit, then Codex's level", rec.msgs)
 	}
 }
