@@ -137,8 +137,9 @@ func TestHubDrawsAFollowedHostGoingStale(t *testing.T) {
 	s, stop := openStream(t, e.base)
 	defer stop()
 	waitUntil(t, func() bool { return e.hub.Clients() == 1 })
-	// Stale 400 ms from now.
-	e.board.SetFollowed(state.Document{Schema: state.Schema, WallMs: time.Now().Add(400*time.Millisecond - state.StaleAfter).UnixMilli(),
+	// Written now: stale StaleAfter (4 s) from now — room for a busy
+	// machine to draw it known first; nothing else comes after it.
+	e.board.SetFollowed(state.Document{Schema: state.Schema, WallMs: time.Now().UnixMilli(),
 		Sessions: []state.Session{{ID: "far-1", Title: "far away", Status: state.StatusWorking, Identity: "teal"}}})
 	waitForPatch(t, s, "the followed row, known", func(p string) bool {
 		return strings.Contains(p, "far away") && !strings.Contains(p, "data-unknown")
@@ -159,13 +160,18 @@ func TestHubRetiresByTimerWithNoChange(t *testing.T) {
 	if _, err := e.board.Ingest([]state.Event{
 		{Type: "session.opened", Session: "stays", Title: "still working"},
 		{Type: "session.opened", Session: "leaves", Title: "done and leaving"},
-		{Type: "turn.ended", Session: "leaves", Outcome: "completed"},
 	}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	waitForPatch(t, s, "both rows", func(p string) bool {
 		return strings.Contains(p, "done and leaving") && strings.Contains(p, "still working")
 	})
+	// The one change: "leaves" is done. Nothing follows it; the row goes
+	// by the retire timer alone (whether or not a busy machine drew it
+	// done first).
+	if _, err := e.board.Ingest([]state.Event{{Type: "turn.ended", Session: "leaves", Outcome: "completed"}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	waitForPatch(t, s, "the board without the retired row", func(p string) bool {
 		return strings.Contains(p, "still working") && !strings.Contains(p, "done and leaving")
 	})
