@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/logx/fataltest"
 	"github.com/notch-web/notch-web/internal/syncbuf"
 	"github.com/notch-web/notch-web/internal/waitfor"
 	"github.com/notch-web/notch-web/settings"
@@ -102,7 +103,7 @@ func TestAProcessEndsPanicIsTheFatalRecord(t *testing.T) {
 	e.send(t, e.hook("UserPromptSubmit", `,"prompt":"go"`))
 	waitStatus(t, e, "s1", state.StatusWorking)
 	agent.Process.Kill()
-	fatalRecord(t, codes, e.logText, "a defect writing: "+settled)
+	fataltest.Wait(t, codes, e.logText, "a defect writing: "+settled)
 }
 
 // A panic while an answered card's linger ends (on its timer's goroutine)
@@ -119,24 +120,5 @@ func TestALingersPanicIsTheFatalRecord(t *testing.T) {
 	a.cards[e.Key], a.byNonce[e.Nonce] = e, e
 	a.linger(e)
 	a.mu.Unlock()
-	fatalRecord(t, codes, buf.String, "a defect reading the clock")
-}
-
-// fatalRecord waits (at most a generous deadline, which fails the test)
-// for the stand-in exit's code and checks it and the fatal record in log().
-func fatalRecord(t *testing.T, codes <-chan int, log func() string, message string) {
-	t.Helper()
-	select {
-	case c := <-codes:
-		if c != 2 {
-			t.Fatalf("exit %d, want 2", c)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("no exit within 30 s; the log: %s", log())
-	}
-	for _, want := range []string{`"level":"ERROR"`, `"fatal":true`, `"name":"Panic"`, message} {
-		if !strings.Contains(log(), want) {
-			t.Errorf("record lacks %s: %s", want, log())
-		}
-	}
+	fataltest.Wait(t, codes, buf.String, "a defect reading the clock")
 }

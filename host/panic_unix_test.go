@@ -11,6 +11,7 @@ import (
 
 	"github.com/notch-web/notch-web/host/changes"
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/logx/fataltest"
 )
 
 // A panic while a session's start point is recorded (on its own
@@ -34,5 +35,5 @@ func TestAStartPointsPanicIsTheFatalRecord(t *testing.T) {
 	dir := t.TempDir()
 	e.send(t, []byte(`{"session_id":"s1","transcript_path":`+jsonString(e.transcript)+
 		`,"cwd":`+jsonString(dir)+`,"hook_event_name":"SessionStart","source":"startup"}`))
-	fatalRecord(t, codes, e.logText, "a defect writing: "+noStart)
+	fataltest.Wait(t, codes, e.logText, "a defect writing: "+noStart)
 }

@@ -3,32 +3,13 @@ package main
 import (
 	"context"
 	"log/slog"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/logx/fataltest"
 	"github.com/notch-web/notch-web/internal/syncbuf"
 )
-
-// fatalRecord waits (at most a generous deadline, which fails the test)
-// for the stand-in exit's code and checks it and the fatal record.
-func fatalRecord(t *testing.T, codes <-chan int, buf *syncbuf.Buffer, message string) {
-	t.Helper()
-	select {
-	case c := <-codes:
-		if c != 2 {
-			t.Fatalf("exit %d, want 2", c)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("no exit within 30 s; the log: %s", buf.String())
-	}
-	for _, want := range []string{`"level":"ERROR"`, `"fatal":true`, `"name":"Panic"`, message} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("record lacks %s: %s", want, buf.String())
-		}
-	}
-}
 
 // A panic on the relay of the board's status-line wake-ups (the hooks'
 // word and the hub link's, started per open board) is the standard fatal
@@ -45,7 +26,7 @@ func TestTheHookWatchRelaysPanicIsTheFatalRecord(t *testing.T) {
 	done := make(chan struct{})
 	defer close(done)
 	go relayWakes(logx.New(&buf, slog.LevelInfo), out, done, in, nil)
-	fatalRecord(t, codes, &buf, "send on closed channel")
+	fataltest.Wait(t, codes, buf.String, "send on closed channel")
 }
 
 // The profiles' listener ends with its context, with no goroutine of its

@@ -2,12 +2,11 @@ package proc
 
 import (
 	"log/slog"
-	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/logx/fataltest"
 	"github.com/notch-web/notch-web/internal/syncbuf"
 )
 
@@ -18,25 +17,6 @@ var discard = slog.New(slog.DiscardHandler)
 type panicRawConn struct{ syscall.RawConn }
 
 func (panicRawConn) Read(func(uintptr) bool) error { panic("a defect in the exit wait") }
-
-// fatalRecord waits (at most a generous deadline, which fails the test)
-// for the stand-in exit's code and checks it and the fatal record.
-func fatalRecord(t *testing.T, codes <-chan int, buf *syncbuf.Buffer, message string) {
-	t.Helper()
-	select {
-	case c := <-codes:
-		if c != 2 {
-			t.Fatalf("exit %d, want 2", c)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("no exit within 30 s; the log: %s", buf.String())
-	}
-	for _, want := range []string{`"level":"ERROR"`, `"fatal":true`, `"name":"Panic"`, message} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("record lacks %s: %s", want, buf.String())
-		}
-	}
-}
 
 // A panic in exited (the watcher's code, on the goroutine Watch gives it)
 // is the standard fatal ERROR record and exit 2, never a raw trace.
@@ -52,7 +32,7 @@ func TestExitedsPanicIsTheFatalRecord(t *testing.T) {
 	}
 	defer stop()
 	cmd.Process.Kill()
-	fatalRecord(t, codes, &buf, "a defect in exited")
+	fataltest.Wait(t, codes, buf.String, "a defect in exited")
 }
 
 // A panic while waiting for a process's end in Go's poller (a goroutine
@@ -63,7 +43,7 @@ func TestTheWaitsPanicIsTheFatalRecord(t *testing.T) {
 	defer logx.SetExit(func(c int) { codes <- c })()
 	w := &watch{log: logx.New(&buf, slog.LevelInfo), exited: func() {}}
 	go w.wait(panicRawConn{}, nil)
-	fatalRecord(t, codes, &buf, "a defect in the exit wait")
+	fataltest.Wait(t, codes, buf.String, "a defect in the exit wait")
 }
 
 // A panic on the slow check's goroutine (here a nil watch in its set) is
@@ -75,5 +55,5 @@ func TestTheSlowChecksPanicIsTheFatalRecord(t *testing.T) {
 	defer logx.SetExit(func(c int) { codes <- c })()
 	p := &poller{set: map[*watch]bool{nil: true}, running: true}
 	go p.run(logx.New(&buf, slog.LevelInfo))
-	fatalRecord(t, codes, &buf, "nil pointer dereference")
+	fataltest.Wait(t, codes, buf.String, "nil pointer dereference")
 }

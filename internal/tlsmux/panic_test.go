@@ -3,11 +3,11 @@ package tlsmux
 import (
 	"log/slog"
 	"net"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/logx/fataltest"
 	"github.com/notch-web/notch-web/internal/syncbuf"
 )
 
@@ -40,25 +40,6 @@ type deadlinePanics struct{ net.Conn }
 
 func (deadlinePanics) SetReadDeadline(time.Time) error { panic("a defect in a connection's sniff") }
 
-// fatalRecord waits (at most a generous deadline, which fails the test)
-// for the stand-in exit's code and checks it and the fatal record.
-func fatalRecord(t *testing.T, codes <-chan int, buf *syncbuf.Buffer, message string) {
-	t.Helper()
-	select {
-	case c := <-codes:
-		if c != 2 {
-			t.Fatalf("exit %d, want 2", c)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("no exit within 30 s; the log: %s", buf.String())
-	}
-	for _, want := range []string{`"level":"ERROR"`, `"fatal":true`, `"name":"Panic"`, message} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("record lacks %s: %s", want, buf.String())
-		}
-	}
-}
-
 // A panic on the accept loop (the listener's own goroutine) is the standard
 // fatal ERROR record and exit 2, never a raw trace.
 func TestAcceptLoopsPanicIsTheFatalRecord(t *testing.T) {
@@ -67,7 +48,7 @@ func TestAcceptLoopsPanicIsTheFatalRecord(t *testing.T) {
 	defer logx.SetExit(func(c int) { codes <- c })()
 	l := New(panicListener{}, testConfig(t), logx.New(&buf, slog.LevelInfo))
 	defer l.once.Do(func() { close(l.done) })
-	fatalRecord(t, codes, &buf, "a defect in the accept loop")
+	fataltest.Wait(t, codes, buf.String, "a defect in the accept loop")
 }
 
 // A panic while a connection's first byte is sniffed (a goroutine per
@@ -83,5 +64,5 @@ func TestSniffsPanicIsTheFatalRecord(t *testing.T) {
 	ol.c <- deadlinePanics{a}
 	l := New(ol, testConfig(t), logx.New(&buf, slog.LevelInfo))
 	defer l.Close()
-	fatalRecord(t, codes, &buf, "a defect in a connection's sniff")
+	fataltest.Wait(t, codes, buf.String, "a defect in a connection's sniff")
 }

@@ -4,12 +4,12 @@ package fanout
 
 import (
 	"log/slog"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/logx/fataltest"
 	"github.com/notch-web/notch-web/internal/syncbuf"
 )
 
@@ -20,25 +20,6 @@ type panicRawConn struct{ syscall.RawConn }
 
 func (panicRawConn) Write(func(uintptr) bool) error { panic("a defect in a stream's descriptor") }
 
-// fatalRecord waits (at most a generous deadline, which fails the test)
-// for the stand-in exit's code and checks it and the fatal record.
-func fatalRecord(t *testing.T, codes <-chan int, buf *syncbuf.Buffer, message string) {
-	t.Helper()
-	select {
-	case c := <-codes:
-		if c != 2 {
-			t.Fatalf("exit %d, want 2", c)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("no exit within 30 s; the log: %s", buf.String())
-	}
-	for _, want := range []string{`"level":"ERROR"`, `"fatal":true`, `"name":"Panic"`, message} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("record lacks %s: %s", want, buf.String())
-		}
-	}
-}
-
 // A panic on one of the pool's writers (here while it writes a queued
 // stream's frame) is the standard fatal ERROR record and exit 2.
 func TestAWritersPanicIsTheFatalRecord(t *testing.T) {
@@ -48,7 +29,7 @@ func TestAWritersPanicIsTheFatalRecord(t *testing.T) {
 	h := New(logx.New(&buf, slog.LevelInfo), 0)
 	h.pool.push(&stream{page: "board", raw: panicRawConn{}, pending: []byte("data: x\n\n"), busy: true})
 	go h.writer()
-	fatalRecord(t, codes, &buf, "a defect in a stream's descriptor")
+	fataltest.Wait(t, codes, buf.String, "a defect in a stream's descriptor")
 }
 
 // A panic on the heartbeat (here while it beats a silent stream itself)
@@ -62,5 +43,5 @@ func TestTheHeartbeatsPanicIsTheFatalRecord(t *testing.T) {
 	h.clients[&stream{page: "board", raw: panicRawConn{}}] = struct{}{}
 	h.mu.Unlock()
 	go h.heartbeat(time.Millisecond)
-	fatalRecord(t, codes, &buf, "a defect in a stream's descriptor")
+	fataltest.Wait(t, codes, buf.String, "a defect in a stream's descriptor")
 }
