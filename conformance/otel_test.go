@@ -265,3 +265,26 @@ func TestOtelCopilotSpans(t *testing.T) {
 		})
 	}
 }
+
+// TestOtelCopilotTUI: Copilot CLI's TUI in tmux exports its chat spans
+// while it runs, not only at exit: after one plain turn the row shows the
+// call's tokens while the TUI still waits at its prompt; /exit adds none.
+func TestOtelCopilotTUI(t *testing.T) {
+	r := copilotRun(t)
+	r.noRecord = true
+	r.final = "settled 1 " + state.StatusDone
+	tm := r.tmux(append(copilotEnv(), "OTEL_EXPORTER_OTLP_ENDPOINT="+r.proxy+otlpPath[:len(otlpPath)-1]), "copilot")
+	tm.waitScreen("Copilot CLI starts", 90*time.Second, shows(copilotIdle))
+	tm.typeLine("scenario:plain Say hello.", "UserPromptSubmit")
+	tm.waitScreen("the plain turn's answer", 60*time.Second, tm.count(standin.FinalText, 1))
+	r.waitBoard("after the plain turn", 10*time.Second, oneMain(state.StatusDone))
+	title := fmt.Sprintf(`class="spent" title="%s in · %s out · `, commas(int64(standin.InputTokens(0))), commas(standin.OutputTokens))
+	start := time.Now()
+	r.waitFor("the chat span's tokens on the row while the TUI runs ("+title+")", 30*time.Second, func() bool { return strings.Contains(r.boardPage(), title) })
+	t.Logf("the tokens were on the row %v after the turn's answer was on screen; %d exports", time.Since(start).Round(100*time.Millisecond), len(r.exports()))
+	tm.exit("/exit", 30*time.Second)
+	r.waitBoard("after /exit", 10*time.Second, settled(1, state.StatusDone))
+	if page := r.boardPage(); !strings.Contains(page, title) {
+		t.Errorf("after /exit the row's spend is not one call's (%s):\n%s", title, section(page, `class="spent"`, "</span>"))
+	}
+}
