@@ -203,7 +203,8 @@ func commas(n int64) string {
 // (two model calls: each chat span is one Usage, the invoke_agent span's
 // sum is not counted again) and for a model call the stand-in fails
 // (HTTP 400: the chat span's error status is one ModelError, no Usage),
-// each tied to the row its hooks opened. With -record the exports are
+// each tied to the row its hooks opened (the row shows the calls' sum; the
+// host logs the failed call of a row's session). With -record the exports are
 // written to host/otlp/testdata/recorded/ (copilot-tool-*, copilot-error-*).
 func TestOtelCopilotSpans(t *testing.T) {
 	cases := []struct {
@@ -257,6 +258,28 @@ func TestOtelCopilotSpans(t *testing.T) {
 				if e.Session != d.Sessions[0].ID || e.Message == "" {
 					t.Errorf("model error %+v; want session %s and a message", e, d.Sessions[0].ID)
 				}
+			}
+			// The row: the calls' sum, or the failed call's words.
+			var in int64
+			for i := 0; i < c.calls; i++ {
+				in += int64(standin.InputTokens(i))
+			}
+			want := fmt.Sprintf(`class="spent" title="%s in · %s out · `, commas(in), commas(int64(c.calls*standin.OutputTokens)))
+			if c.errors == 0 {
+				r.waitFor("the row's spend on the board ("+want+")", 10*time.Second, func() bool { return strings.Contains(r.boardPage(), want) })
+			} else {
+				// A row with failed calls and none that answered draws no
+				// spend (the board's rule for every agent); the host logs a
+				// failed call only when its session is a row's.
+				r.waitFor("the host's log of the failed call of the row's session", 10*time.Second, func() bool {
+					b, _ := os.ReadFile(filepath.Join(r.root, "notch-web.log"))
+					for _, line := range strings.Split(string(b), "\n") {
+						if strings.Contains(line, "a model call failed") && strings.Contains(line, "copilot") {
+							return true
+						}
+					}
+					return false
+				})
 			}
 			t.Logf("%d usages, %d errors: %+v %+v", len(b.Usage), len(b.Errors), b.Usage, b.Errors)
 			if *record {
