@@ -445,9 +445,17 @@ func (o Options) otelPossible(install bool) error {
 			return otelRefusal(path, err)
 		}
 		return nil
+	case copilotAgent:
+		// Copilot CLI reads its exporter only from its environment (user
+		// settings hold a headers helper, never an endpoint): there is no
+		// file to write, so the user sets it, as this line says.
+		return usagef("--otel cannot be written for %s: it reads its OpenTelemetry only from the environment; start it with OTEL_EXPORTER_OTLP_ENDPOINT=%s (in your shell profile to keep it), and its tokens and failed model calls reach the board", o.Agent, strings.TrimRight(o.OtelURL, "/")+OtelPath)
 	}
 	return usagef("--otel is for %s, %s and %s: %s has no OpenTelemetry notch-web takes", ClaudeCode, Codex, Gemini, o.Agent)
 }
+
+// copilotAgent is GitHub Copilot CLI's install name.
+const copilotAgent = "copilot"
 
 // otelRefusal is a refused --otel as a FileError whose fix says --force.
 func otelRefusal(path string, err error) error {

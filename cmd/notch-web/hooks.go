@@ -215,7 +215,9 @@ OpenTelemetry logs at the host (URL/agents-notch/otlp): the board gets each
 session's tokens, cost where the agent reports it, and failed model calls.
 Claude Code's env block, Codex's [otel], Gemini CLI's telemetry. An exporter
 of yours the agent can have only one of is never replaced unless --force;
-uninstall takes out only notch-web's.
+uninstall takes out only notch-web's. GitHub Copilot CLI reads its
+OpenTelemetry only from its environment: --otel refuses it and says the
+variable to set (OTEL_EXPORTER_OTLP_ENDPOINT=URL/agents-notch/otlp).
 
 ` + agentHelp() + `
 Your own hooks and settings stay exactly as they are; a second install

@@ -294,6 +294,7 @@ func TestHooksRefuses(t *testing.T) {
 		{[]string{"hooks", "install", "gemini", "--exe", "/x/notch-web"}, "not valid JSON: line 1, column 15"},
 		{[]string{"hooks", "install", "claude-code", "extra"}, `unexpected arguments ["extra"]`},
 		{[]string{"hooks", "install", "gemini", "--approvals", "--exe", "/x/notch-web"}, "--approvals is for codex and qwen"},
+		{[]string{"hooks", "install", "copilot", "--otel", "--url", "http://127.0.0.1:7480", "--exe", "/x/notch-web"}, "reads its OpenTelemetry only from the environment; start it with OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:7480/agents-notch/otlp"},
 		{[]string{"hooks", "install", "qwen", "--approvals", "--wait", "11m", "--exe", "/x/notch-web"}, "--wait 11m0s: want a duration above 0 and at most 10m0s"},
 	} {
 		err := run(context.Background(), tc.args, env("HOME", home, "USERPROFILE", home), io.Discard, io.Discard)

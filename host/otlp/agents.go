@@ -11,6 +11,7 @@ import (
 
 	common "go.opentelemetry.io/proto/slim/otlp/common/v1"
 	logs "go.opentelemetry.io/proto/slim/otlp/logs/v1"
+	trace "go.opentelemetry.io/proto/slim/otlp/trace/v1"
 )
 
 // MaxMessage bounds a ModelError's message, in bytes.
@@ -325,8 +326,9 @@ func recordTime(lr *logs.LogRecord) time.Time {
 	return time.Time{}
 }
 
-// Map is what a decoded export holds that the board uses. Only log
-// records are mapped (logEvent says why); metrics and spans are counted.
+// Map is what a decoded export holds that the board uses: log records
+// (logEvent says which) and GitHub Copilot CLI's chat spans (copilotSpan);
+// metrics and every other span are counted.
 func Map(req Request) Batch {
 	var b Batch
 	switch {
@@ -356,10 +358,103 @@ func Map(req Request) Batch {
 		}
 	case req.Traces != nil:
 		for _, rs := range req.Traces.GetResourceSpans() {
+			res := rs.GetResource().GetAttributes()
 			for _, ss := range rs.GetScopeSpans() {
 				b.Records += int64(len(ss.GetSpans()))
+				if !copilotScope(ss.GetScope().GetName(), res) {
+					continue
+				}
+				for _, sp := range ss.GetSpans() {
+					copilotSpan(sp, res, &b)
+				}
 			}
 		}
 	}
 	return b
+}
+
+// GitHub Copilot CLI 1.0.102 exports no logs: its OpenTelemetry is spans
+// and metrics (GenAI semantic conventions), seen by running it against the
+// stand-in (testdata/recorded/copilot-*): an invoke_agent span per turn
+// (and per subagent), a "chat <model>" span per model call, an
+// execute_tool span per tool. Every span carries gen_ai.conversation.id,
+// the session id its hooks send (a subagent's spans carry its parent's).
+// Only the chat spans are mapped: invoke_agent's tokens are its chat
+// spans' sum, and the metrics (gen_ai.client.inference.usage.*) the same
+// calls again.
+
+// copilotSource and copilotService are Copilot CLI's instrumentation scope
+// and service name (COPILOT_OTEL_SOURCE_NAME and OTEL_SERVICE_NAME change
+// them; a span with neither is not taken as Copilot's).
+const (
+	copilotSource  = "github.copilot"
+	copilotService = "github-copilot"
+)
+
+func copilotScope(scope string, res []*common.KeyValue) bool {
+	if scope == copilotSource {
+		return true
+	}
+	for _, kv := range res {
+		if kv.GetKey() == "service.name" {
+			return kv.GetValue().GetStringValue() == copilotService
+		}
+	}
+	return false
+}
+
+// copilotSpan maps one chat span: its gen_ai.usage.* counts as a Usage
+// (input_tokens includes the cached input, as the GenAI conventions say,
+// so the cache's part is taken out), or, with an error status, a
+// ModelError. github.copilot.cost is not a dollar amount (Copilot's own
+// units; 0 on a provider of your own): no cost is taken.
+func copilotSpan(sp *trace.Span, res []*common.KeyValue, b *Batch) {
+	r := record{agent: "copilot", name: "gen_ai chat span", attrs: sp.GetAttributes(), resource: res, at: spanTime(sp)}
+	if r.str("gen_ai.operation.name") != "chat" {
+		return
+	}
+	model := r.str("gen_ai.response.model")
+	if model == "" {
+		model = r.str("gen_ai.request.model")
+	}
+	session := r.str("gen_ai.conversation.id")
+	if sp.GetStatus().GetCode() == trace.Status_STATUS_CODE_ERROR {
+		msg := sp.GetStatus().GetMessage()
+		if t := r.str("error.type"); t != "" {
+			msg = strings.TrimSpace(msg + " (" + t + ")")
+		}
+		status, _, _ := r.count("http.response.status_code")
+		for _, ev := range sp.GetEvents() {
+			if n, ok, err := (record{attrs: ev.GetAttributes()}).count("github.copilot.error_status_code"); ok && err == nil && status == 0 {
+				status = n
+			}
+		}
+		before := len(b.Errors)
+		addError(r, b, session, status, msg)
+		if len(b.Errors) > before {
+			b.Errors[before].Model = text(model, 255)
+		}
+		return
+	}
+	if r.value("gen_ai.usage.input_tokens") == nil && r.value("gen_ai.usage.output_tokens") == nil {
+		return
+	}
+	u, ok := r.usage(b, session)
+	if !ok || !r.counts(b, field{"gen_ai.usage.input_tokens", &u.InputTokens}, field{"gen_ai.usage.output_tokens", &u.OutputTokens},
+		field{"gen_ai.usage.cache_read.input_tokens", &u.CacheReadTokens}, field{"gen_ai.usage.cache_write.input_tokens", &u.CacheWriteTokens}) {
+		return
+	}
+	u.Model = text(model, 255)
+	u.InputTokens = max(0, u.InputTokens-u.CacheReadTokens-u.CacheWriteTokens)
+	b.Usage = append(b.Usage, u)
+}
+
+// spanTime is when a span ended (a model call's end), else when it began.
+func spanTime(sp *trace.Span) time.Time {
+	for _, t := range []uint64{sp.GetEndTimeUnixNano(), sp.GetStartTimeUnixNano()} {
+		if t > 0 && t < math.MaxInt64 {
+			return time.Unix(0, int64(t)).UTC()
+		}
+	}
+	return time.Time{}
 }

@@ -23,7 +23,7 @@ type Usage struct {
 	Machine string // the host.name resource attribute, "" when not sent
 	Model   string
 	// Source names the record it came from ("claude_code.api_request",
-	// "codex.sse_event", "gemini_cli.api_response", "gen_ai span").
+	// "codex.sse_event", "gemini_cli.api_response", "gen_ai chat span").
 	Source string
 	At     time.Time // when the call ended, by the agent's clock
 
@@ -35,7 +35,7 @@ type Usage struct {
 
 // ModelError is a model call that failed, as the agent's telemetry said
 // (Claude Code's api_error, Gemini CLI's api_error, Codex's api_request
-// with an error).
+// with an error, a Copilot CLI chat span with an error status).
 type ModelError struct {
 	Agent, Session, Machine, Model, Source string
 	At                                     time.Time

@@ -17,8 +17,10 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	collogs "go.opentelemetry.io/proto/slim/otlp/collector/logs/v1"
+	coltrace "go.opentelemetry.io/proto/slim/otlp/collector/trace/v1"
 	common "go.opentelemetry.io/proto/slim/otlp/common/v1"
 	logs "go.opentelemetry.io/proto/slim/otlp/logs/v1"
+	trace "go.opentelemetry.io/proto/slim/otlp/trace/v1"
 
 	"github.com/notch-web/notch-web/internal/golden"
 )
@@ -103,7 +105,8 @@ func TestRecordedTotals(t *testing.T) {
 	}{
 		"claude-code-protobuf": {1, true}, "claude-code-json": {1, true},
 		"codex-protobuf": {1, false}, "codex-json": {1, false},
-		"gemini-json": {2, false}, // the router's call and the main one
+		"gemini-json":      {2, false}, // the router's call and the main one
+		"copilot-protobuf": {1, false}, "copilot-json": {1, false},
 	}
 	got := map[string]*total{}
 	for _, name := range recordedNames(t) {
@@ -138,6 +141,117 @@ func TestRecordedTotals(t *testing.T) {
 		if g.calls != w.calls || g.in != 2000*w.calls || g.out != 12*w.calls || g.hasCost != w.hasCost || len(g.sessions) != 1 {
 			t.Errorf("%s: %d calls, %d in, %d out, cost %v (%v), sessions %v; want %d calls of 2000 in and 12 out, cost reported %v, one session",
 				run, g.calls, g.in, g.out, g.cost, g.hasCost, g.sessions, w.calls, w.hasCost)
+		}
+	}
+}
+
+// TestRecordedCopilot: GitHub Copilot CLI's spans (it sends no logs). A
+// turn with a tool: its two chat spans are two Usages (2,000 and 2,100 in,
+// the stand-in's growing prompt), its invoke_agent span, which carries
+// their sum, and its execute_tool span are not. A model call the stand-in
+// failed (HTTP 400): one ModelError from the chat span's error status, no
+// Usage. Every one is of the session the hooks named (gen_ai.conversation.id).
+func TestRecordedCopilot(t *testing.T) {
+	for _, tc := range []struct {
+		run           string
+		in, out       []int64
+		errors        int
+		spans, points bool
+	}{
+		{"copilot-tool-protobuf", []int64{2000, 2100}, []int64{12, 12}, 0, true, true},
+		{"copilot-error-protobuf", nil, nil, 1, true, true},
+	} {
+		var usage []Usage
+		var errs []ModelError
+		sessions := map[string]bool{}
+		for _, name := range recordedNames(t) {
+			if !strings.HasPrefix(name, tc.run+"-") {
+				continue
+			}
+			sig, enc, body := recorded(t, name)
+			req, err := Decode(sig, enc, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := Map(req)
+			if sig == Metrics && (len(b.Usage) != 0 || len(b.Errors) != 0) {
+				t.Errorf("%s: metrics mapped (each call would count twice)", name)
+			}
+			usage, errs = append(usage, b.Usage...), append(errs, b.Errors...)
+		}
+		if len(usage) != len(tc.in) || len(errs) != tc.errors {
+			t.Fatalf("%s: %d usages, %d errors; want %d and %d", tc.run, len(usage), len(errs), len(tc.in), tc.errors)
+		}
+		for i, u := range usage {
+			sessions[u.Session] = true
+			if u.Agent != "copilot" || u.InputTokens != tc.in[i] || u.OutputTokens != tc.out[i] || u.HasCost || u.Model != "claude-sonnet-4-5" || u.At.IsZero() {
+				t.Errorf("%s: call %d %+v; want %d in, %d out, no cost", tc.run, i, u, tc.in[i], tc.out[i])
+			}
+		}
+		for _, e := range errs {
+			sessions[e.Session] = true
+			if e.Agent != "copilot" || e.Message != "Model call failed (ModelCallError)" || e.Model == "" {
+				t.Errorf("%s: %+v", tc.run, e)
+			}
+		}
+		if len(sessions) != 1 || sessions[""] {
+			t.Errorf("%s: sessions %v, want one", tc.run, sessions)
+		}
+	}
+}
+
+// TestCopilotSpans: the chat span's figures, taken or refused, and spans
+// that are not Copilot's chat spans left alone.
+func TestCopilotSpans(t *testing.T) {
+	chat := func(scope string, attrs map[string]*common.AnyValue, code trace.Status_StatusCode) Request {
+		sp := &trace.Span{Name: "chat m", EndTimeUnixNano: 1_796_658_970_000_000_000, Status: &trace.Status{Code: code, Message: "failed\n\x1b[31mred"}}
+		for k, v := range attrs {
+			sp.Attributes = append(sp.Attributes, &common.KeyValue{Key: k, Value: v})
+		}
+		return Request{Traces: &coltrace.ExportTraceServiceRequest{ResourceSpans: []*trace.ResourceSpans{{
+			ScopeSpans: []*trace.ScopeSpans{{Scope: &common.InstrumentationScope{Name: scope}, Spans: []*trace.Span{sp}}}}}}}
+	}
+	base := func(extra ...any) map[string]*common.AnyValue {
+		m := map[string]*common.AnyValue{"gen_ai.operation.name": str("chat"), "gen_ai.conversation.id": str("s1"),
+			"gen_ai.request.model": str("m"), "gen_ai.usage.input_tokens": num(1000), "gen_ai.usage.output_tokens": num(7)}
+		for i := 0; i+1 < len(extra); i += 2 {
+			if extra[i+1] == nil {
+				delete(m, extra[i].(string))
+			} else {
+				m[extra[i].(string)] = extra[i+1].(*common.AnyValue)
+			}
+		}
+		return m
+	}
+	ok := trace.Status_STATUS_CODE_OK
+	for _, tc := range []struct {
+		name               string
+		req                Request
+		usages, errs, rejd int
+		in, cached         int64
+	}{
+		{"a chat span", chat("github.copilot", base(), ok), 1, 0, 0, 1000, 0},
+		{"cached input taken out", chat("github.copilot", base("gen_ai.usage.cache_read.input_tokens", num(600), "gen_ai.usage.cache_write.input_tokens", num(100)), ok), 1, 0, 0, 300, 600},
+		{"more cached than input", chat("github.copilot", base("gen_ai.usage.cache_read.input_tokens", num(5000)), ok), 1, 0, 0, 0, 5000},
+		{"another scope's chat span", chat("other.agent", base(), ok), 0, 0, 0, 0, 0},
+		{"an invoke_agent span", chat("github.copilot", base("gen_ai.operation.name", str("invoke_agent")), ok), 0, 0, 0, 0, 0},
+		{"no session", chat("github.copilot", base("gen_ai.conversation.id", nil), ok), 0, 0, 1, 0, 0},
+		{"a negative count", chat("github.copilot", base("gen_ai.usage.output_tokens", num(-1)), ok), 0, 0, 1, 0, 0},
+		{"a count that is not one", chat("github.copilot", base("gen_ai.usage.input_tokens", str("1e99")), ok), 0, 0, 1, 0, 0},
+		{"no counts", chat("github.copilot", base("gen_ai.usage.input_tokens", nil, "gen_ai.usage.output_tokens", nil), ok), 0, 0, 0, 0, 0},
+		{"an error status", chat("github.copilot", base("error.type", str("ModelCallError")), trace.Status_STATUS_CODE_ERROR), 0, 1, 0, 0, 0},
+		{"an error without a session", chat("github.copilot", base("gen_ai.conversation.id", nil), trace.Status_STATUS_CODE_ERROR), 0, 0, 1, 0, 0},
+	} {
+		b := Map(tc.req)
+		if len(b.Usage) != tc.usages || len(b.Errors) != tc.errs || int(b.Rejected) != tc.rejd || b.Records != 1 {
+			t.Errorf("%s: %d usages, %d errors, %d rejected (%s), %d records; want %d, %d, %d, 1", tc.name, len(b.Usage), len(b.Errors), b.Rejected, b.Reason, b.Records, tc.usages, tc.errs, tc.rejd)
+			continue
+		}
+		if tc.usages == 1 && (b.Usage[0].InputTokens != tc.in || b.Usage[0].CacheReadTokens != tc.cached || b.Usage[0].Session != "s1" || b.Usage[0].Agent != "copilot") {
+			t.Errorf("%s: %+v, want %d in, %d cached", tc.name, b.Usage[0], tc.in, tc.cached)
+		}
+		if tc.errs == 1 && b.Errors[0].Message != "failed [31mred (ModelCallError)" {
+			t.Errorf("%s: message %q", tc.name, b.Errors[0].Message)
 		}
 	}
 }
@@ -328,11 +442,13 @@ func TestDecodeHexIDs(t *testing.T) {
 // mapping, and every Usage handed on is in range.
 func FuzzDecodeMap(f *testing.F) {
 	// Seeds: the recorded exports (every real CLI's logs in both
-	// encodings), a record with a count of the wrong type, empty and
+	// encodings, Copilot CLI's spans), a record with a count of the wrong type, empty and
 	// nearly empty bodies.
 	for _, name := range recordedNames(f) {
 		// (The small ones: the fuzzer mutates a seed of 80 KB slowly.)
-		if _, enc, body := recorded(f, name); strings.Contains(name, "logs") && len(body) < 8<<10 {
+		// Copilot CLI's are spans: its traces are seeds too.
+		if _, enc, body := recorded(f, name); strings.Contains(name, "logs") && len(body) < 8<<10 ||
+			strings.HasPrefix(name, "copilot-") && strings.Contains(name, "traces") && len(body) < 32<<10 {
 			f.Add(body, enc == JSON)
 		}
 	}
