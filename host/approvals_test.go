@@ -397,8 +397,12 @@ func TestTerminalAnswersClearTheCard(t *testing.T) {
 				t.Fatalf("the held hook got %s; want an empty answer (the terminal decided)", r)
 			}
 			got := waitCards(t, e.h, nCards(1, CardAnswered))
-			if d := time.Since(start); d > time.Second {
-				t.Errorf("the card cleared after %v; want within a second", d)
+			// Asserted with the issue's own bound (issue 23: "the card
+			// clears within a second"), never tighter; the figure is logged.
+			d := time.Since(start)
+			t.Logf("the card cleared %v after the terminal's signal", d)
+			if d > time.Second {
+				t.Errorf("the card cleared after %v; want within a second (issue 23)", d)
 			}
 			if got[0].By != ByTerminal || got[0].Outcome != tc.outcome {
 				t.Fatalf("card %+v, want by terminal, %s", got[0], tc.outcome)

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -150,6 +151,19 @@ func rowIs(t *testing.T, h *Host, row, status string) state.Session {
 	return s
 }
 
+// reconciled waits for the record of a turn the restarted host ended from
+// the agent's own files (reconcile, Spec.Settled). That the end came from
+// there, read as the host came back, is what these tests prove; the
+// issue's "done within 5 s of the restart" (issue 28) is a real-time
+// figure, asserted with that bound by conformance's restartWhileTurnEnds
+// against the real CLIs, not here on a shared machine's clock.
+func reconciled(t *testing.T, logs *lockedWriter, n int) {
+	t.Helper()
+	waitfor.Until(t, fmt.Sprintf("the restart's records of %d turns that ended while the host was down", n), func() bool {
+		return strings.Count(logs.String(), "a turn that ended while the host was down is ended") == n
+	})
+}
+
 func codexHook(session, rollout, event, extra string) []byte {
 	return []byte(`{"session_id":"` + session + `","turn_id":"t1","transcript_path":` + jsonString(rollout) +
 		`,"cwd":"/src/p","hook_event_name":"` + event + `","model":"m","permission_mode":"default"` + extra + `}`)
@@ -187,7 +201,10 @@ func TestRestartKeepsWatching(t *testing.T) {
 	stop1()
 
 	h2, _, _ := liveHost(t, home)
-	time.Sleep(exitGrace + 300*time.Millisecond) // a live agent's row must stay as it is: wait it out
+	// What the restarted host decided, not what a wait saw: it watches the
+	// live agent's process for the row (only that process's end settles
+	// it), and the row is still working once it does.
+	watching(t, h2, id)
 	if s := rows(t, h2)["g1"]; s.Status != state.StatusWorking {
 		t.Fatalf("a live agent's restored row is %s", s.Status)
 	}
@@ -216,11 +233,10 @@ func TestRestartAfterTheTurnEnded(t *testing.T) {
 	f.Close()
 
 	restarted := time.Now()
-	h2, _, _ := liveHost(t, home)
+	h2, logs, _ := liveHost(t, home)
 	rowIs(t, h2, "s1", state.StatusDone)
-	if d := time.Since(restarted); d > 5*time.Second {
-		t.Errorf("done %v after the restart, want within 5 s", d)
-	}
+	t.Logf("done %v after the restart", time.Since(restarted))
+	reconciled(t, logs, 1)
 	if !proc.Alive(id) || agent.ProcessState != nil {
 		t.Fatal("the agent should still run")
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 // heldPost posts a hook and delivers its answer (status, body) on a channel.
@@ -35,18 +36,17 @@ func heldPost(t *testing.T, e *testEnv, path, body string) <-chan [2]string {
 
 func waitCard(t *testing.T, e *testEnv, state string) host.Card {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	var card host.Card
+	waitfor.Until(t, "a "+state+" card", func() bool {
 		for _, c := range e.board.Cards().Cards {
 			if c.State == state {
-				return c
+				card = c
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s card: %+v", state, e.board.Cards().Cards)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return false
+	})
+	return card
 }
 
 func answerBody(c host.Card, decision, message string) string {
@@ -98,7 +98,7 @@ func TestApproveRoute(t *testing.T) {
 		if r[0] != "200 OK" || r[1] != `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}` {
 			t.Fatalf("the held hook got %v", r)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitfor.Patience):
 		t.Fatal("the held hook never got the answer")
 	}
 	if st, body := postRaw(t, e, "/agents-notch/approve", answerBody(c, "allow", ""), same); st != 403 {
@@ -161,7 +161,10 @@ func TestOptInAgentsWaitOnlyWhenAsked(t *testing.T) {
 		{"qwen", "run_shell_command", `"permission_mode":"default",`, false},
 	} {
 		t.Run(tc.agent, func(t *testing.T) {
-			e := newEnv(t, envOpts{run: true})
+			// The hold is the longest there is, so a hook held by mistake
+			// outlasts waitfor's patience: returning at all is the proof,
+			// not how soon.
+			e := newEnv(t, envOpts{run: true, approvals: host.ApprovalConfig{Hold: host.MaxApprovalHold}})
 			p := func(event, extra string) string {
 				return `{"session_id":"c1",` + tc.base + `"cwd":"/src/x","hook_event_name":"` + event + `"` + extra + `}`
 			}
@@ -170,9 +173,8 @@ func TestOptInAgentsWaitOnlyWhenAsked(t *testing.T) {
 			if tc.announced {
 				postRaw(t, e, path, p("PreToolUse", call+`,"tool_use_id":"call_1"`), nil)
 			}
-			start := time.Now()
-			if st, body := postRaw(t, e, path, p("PermissionRequest", call), nil); st != 200 || body != "" || time.Since(start) > 2*time.Second {
-				t.Fatalf("without ?wait: %d %q", st, body)
+			if r := answeredBeforeTheHold(t, e, path, p("PermissionRequest", call)); r != [2]string{"200 OK", ""} {
+				t.Fatalf("without ?wait: %v", r)
 			}
 			want := ""
 			if tc.announced {
@@ -199,17 +201,13 @@ func TestOptInAgentsWaitOnlyWhenAsked(t *testing.T) {
 // may answer; the page offers OpenCode's "always" patterns, and the answer
 // has Claude Code's shape, which the plugin turns into OpenCode's reply.
 func TestOpenCodeAskHeldForTheBoard(t *testing.T) {
-	e := newEnv(t, envOpts{run: true})
+	e := newEnv(t, envOpts{run: true, approvals: host.ApprovalConfig{Hold: host.MaxApprovalHold}})
 	path := "/agents-notch/hooks/opencode"
 	props := `{"id":"per_1","permission":"bash","patterns":["ls -la"],"metadata":{"command":"ls -la"}`
-	start := time.Now()
 	for _, ev := range []string{"session.created", "permission.asked"} {
-		if st, body := postRaw(t, e, path, `{"hook_event_name":"`+ev+`","session_id":"ses_1","cwd":"/src/x","properties":`+props+`}}`, nil); st != 200 || body != "" {
-			t.Fatalf("%s: %d %q", ev, st, body)
+		if r := answeredBeforeTheHold(t, e, path, `{"hook_event_name":"`+ev+`","session_id":"ses_1","cwd":"/src/x","properties":`+props+`}}`); r != [2]string{"200 OK", ""} {
+			t.Fatalf("%s: %v", ev, r)
 		}
-	}
-	if time.Since(start) > 2*time.Second {
-		t.Fatalf("the queue's events were held %v", time.Since(start))
 	}
 	reply := heldPost(t, e, path, `{"hook_event_name":"notch-web.permission","session_id":"ses_1","cwd":"/src/x","properties":`+props+`,"always":["ls *"]}}`)
 	c := waitCard(t, e, host.CardWaiting)
@@ -225,6 +223,25 @@ func TestOpenCodeAskHeldForTheBoard(t *testing.T) {
 	if r := <-reply; r[1] != `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}` {
 		t.Fatalf("opencode got %v", r)
 	}
+}
+
+// answeredBeforeTheHold posts a hook that must not be held and returns
+// its status and body. The env's hold is MaxApprovalHold (10 minutes), far
+// past waitfor.Patience: a hook held by mistake fails the test here, on no
+// short clock of its own.
+func answeredBeforeTheHold(t *testing.T, e *testEnv, path, body string) [2]string {
+	t.Helper()
+	reply := heldPost(t, e, path, body)
+	var r [2]string
+	waitfor.Until(t, "an answer to a hook that is not held", func() bool {
+		select {
+		case r = <-reply:
+			return true
+		default:
+			return false
+		}
+	})
+	return r
 }
 
 func getPage(t *testing.T, e *testEnv, path string) (int, string) {

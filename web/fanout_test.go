@@ -18,6 +18,7 @@ import (
 
 	"github.com/notch-web/notch-web/internal/htmldiff"
 	"github.com/notch-web/notch-web/internal/sse"
+	"github.com/notch-web/notch-web/internal/waitfor"
 	"github.com/notch-web/notch-web/state"
 	"github.com/notch-web/notch-web/web/templates"
 )
@@ -235,12 +236,16 @@ func TestFanoutEveryTabEndsOnTheLastBoard(t *testing.T) {
 }
 
 // A tab whose reader stops holds up no writer: while its stream waits in
-// its slow lane for WriteTimeout, a healthy tab gets every change at once,
-// even with a single writer; then the stalled stream is dropped.
+// its slow lane for WriteTimeout, a healthy tab gets every change, even
+// with a single writer; then the stalled stream is dropped. "At once" is
+// told by order, not by a clock: each change reaches the healthy tab while
+// the stalled stream is still held (not yet dropped), which a writer
+// queued behind the stalled write could not do before WriteTimeout. The
+// time each took is logged.
 func TestFanoutStalledTabDelaysNoOne(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	e.hub.Writers = 1
-	e.hub.WriteTimeout = 3 * time.Second
+	e.hub.WriteTimeout = 10 * time.Second // generous: only the drop at the end waits it out
 	e.hub.Refresh(time.Now())
 
 	stalled, err := net.Dial("tcp", strings.TrimPrefix(e.base, "http://"))
@@ -265,7 +270,7 @@ func TestFanoutStalledTabDelaysNoOne(t *testing.T) {
 	}
 	seen := func(i int) {
 		t.Helper()
-		for !strings.Contains(healthy.patch(t, 5*time.Second), fmt.Sprintf("%s %d", title, i)) {
+		for !strings.Contains(healthy.patch(t, waitfor.Patience), fmt.Sprintf("%s %d", title, i)) {
 		}
 	}
 	i := 0
@@ -284,13 +289,12 @@ func TestFanoutStalledTabDelaysNoOne(t *testing.T) {
 		at := change(i)
 		seen(i)
 		worst = max(worst, time.Since(at))
+		if e.hub.Drops() != 0 || e.hub.SlowLanes() == 0 {
+			t.Fatalf("change %d reached the healthy tab only once the stalled one was dropped (drops %d, slow lanes %d, %v after the change)",
+				i, e.hub.Drops(), e.hub.SlowLanes(), time.Since(at))
+		}
 	}
-	if e.hub.Drops() != 0 {
-		t.Fatalf("the stalled tab was dropped before the test could time the others")
-	}
-	if worst > time.Second {
-		t.Errorf("with a stalled tab in its slow lane, a change took %v to reach a healthy tab", worst)
-	}
+	t.Logf("with a stalled tab in its slow lane, the slowest of 20 changes reached a healthy tab in %v", worst)
 	waitUntil(t, func() bool { return e.hub.Drops() == 1 && e.hub.Clients() == 1 })
 }
 
@@ -398,10 +402,8 @@ func TestFanoutTabThatLeavesIsForgotten(t *testing.T) {
 	waitUntil(t, func() bool { return e.hub.Clients() == 2 })
 	rs.conn.Close()
 	start := time.Now()
-	waitUntil(t, func() bool { return e.hub.Clients() == 1 })
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("a closed tab was forgotten after %v", d)
-	}
+	waitfor.Until(t, "the closed tab forgotten", func() bool { return e.hub.Clients() == 1 })
+	t.Logf("a closed tab was forgotten %v after it closed", time.Since(start))
 	if e.hub.Drops() != 0 {
 		t.Error("a tab that left counted as a stalled reader")
 	}
@@ -410,7 +412,7 @@ func TestFanoutTabThatLeavesIsForgotten(t *testing.T) {
 		if !ok {
 			t.Error("the other tab's stream ended")
 		}
-	case <-time.After(2 * time.Second):
+	case <-time.After(waitfor.Patience):
 		t.Error("the other tab got no heartbeat")
 	}
 }
@@ -429,7 +431,7 @@ func TestFanoutResponseHead(t *testing.T) {
 	if !h.Close || len(h.TransferEncoding) != 0 || h.ContentLength != -1 {
 		t.Errorf("body framing: close %v, transfer-encoding %v, length %d; want a body to the end of the connection", h.Close, h.TransferEncoding, h.ContentLength)
 	}
-	if p := rs.patch(t, 5*time.Second); !strings.HasPrefix(p, `<div id="board"`) {
+	if p := rs.patch(t, waitfor.Patience); !strings.HasPrefix(p, `<div id="board"`) {
 		t.Errorf("the first frame is not the board: %.80q", p)
 	}
 }
@@ -478,18 +480,18 @@ func TestFanoutHTTP2StreamIsServedByItsHandler(t *testing.T) {
 		}
 	}()
 	rs := &rawStream{events: events}
-	if p := rs.patch(t, 5*time.Second); !strings.HasPrefix(p, `<div id="board"`) {
+	if p := rs.patch(t, waitfor.Patience); !strings.HasPrefix(p, `<div id="board"`) {
 		t.Fatalf("the first frame is not the board: %.80q", p)
 	}
 	for i := range 5 {
 		e.board.Ingest([]state.Event{{Type: "session.titled", Session: "session-00", Title: fmt.Sprint("over h2 ", i)}}, time.Now())
 		e.hub.Refresh(time.Now())
-		if p := rs.patch(t, 5*time.Second); !strings.Contains(p, fmt.Sprint("over h2 ", i)) {
+		if p := rs.patch(t, waitfor.Patience); !strings.Contains(p, fmt.Sprint("over h2 ", i)) {
 			t.Fatalf("change %d: got %.120q", i, p)
 		}
 	}
 	beat := false
-	for deadline := time.After(2 * time.Second); !beat; {
+	for deadline := time.After(waitfor.Patience); !beat; {
 		select {
 		case ev := <-events:
 			beat = ev.Type == "datastar-patch-signals"
@@ -500,7 +502,7 @@ func TestFanoutHTTP2StreamIsServedByItsHandler(t *testing.T) {
 	e.hub.Close()
 	select {
 	case <-drainEvents(events):
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitfor.Patience):
 		t.Fatal("the HTTP/2 stream stayed open after the hub closed")
 	}
 	if _, err := io.Copy(io.Discard, res.Body); err != nil && !strings.Contains(err.Error(), "closed") {

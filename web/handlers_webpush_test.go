@@ -15,6 +15,7 @@ import (
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/push"
 	"github.com/notch-web/notch-web/internal/pushtest"
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 // The service worker is served from the scope's root, never cached, with a
@@ -199,7 +200,7 @@ func TestWebPushEndToEnd(t *testing.T) {
 		if r[0] != "200 OK" || !strings.Contains(r[1], `"behavior":"allow"`) {
 			t.Fatalf("the held hook got %v", r)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitfor.Patience):
 		t.Fatal("the held hook never got the notification's answer")
 	}
 	// This computer's browser subscribed and pressed it: no device.

@@ -195,7 +195,7 @@ func TestHubShutdownEndsOpenStreams(t *testing.T) {
 	for _, s := range streams {
 		select {
 		case <-drain(s):
-		case <-time.After(5 * time.Second):
+		case <-time.After(waitfor.Patience):
 			t.Fatal("a stream stayed open after the hub closed")
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/host/push"
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 // A question's push offers its first two options and Open on ntfy; the
@@ -62,7 +63,7 @@ func TestAQuestionsPushAnswersWithAnOption(t *testing.T) {
 			d.HookSpecificOutput.Decision.UpdatedInput.Answers["Colour?"] != "Coral" {
 			t.Fatalf("the held hook got %v", r)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitfor.Patience):
 		t.Fatal("the held hook never got the phone's answer")
 	}
 	for _, c := range []string{coral, teal} {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/notch-web/notch-web/host"
 	"github.com/notch-web/notch-web/host/push"
+	"github.com/notch-web/notch-web/internal/waitfor"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -152,7 +153,7 @@ func TestPushReachesNtfyAndItsButtonsAnswer(t *testing.T) {
 		if r[0] != "200 OK" || !strings.Contains(r[1], `"behavior":"deny"`) {
 			t.Fatalf("the held hook got %v", r)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitfor.Patience):
 		t.Fatal("the held hook never got the phone's answer")
 	}
 	// ntfy's app posts with no device: the history names the channel.

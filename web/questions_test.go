@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/notch-web/notch-web/host"
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 // A question card on the page: each question a radio group or checkboxes
@@ -78,7 +79,7 @@ func TestQuestionAndPlanCardsOnThePage(t *testing.T) {
 			d.HookSpecificOutput.Decision.UpdatedInput.Answers["Checks?"] != "Lint, Unit, fuzz" {
 			t.Fatalf("the held hook got %v", r)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitfor.Patience):
 		t.Fatal("the held hook never got the answers")
 	}
 

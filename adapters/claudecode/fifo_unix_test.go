@@ -7,10 +7,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 // TestContextTokensFIFO: a FIFO named as a transcript (by a hostile body)
-// is refused at once, not read forever.
+// is refused, not read forever: a FIFO no one writes blocks an open forever,
+// so returning within waitfor's patience is the proof.
 func TestContextTokensFIFO(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fifo.jsonl")
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
@@ -23,7 +26,7 @@ func TestContextTokensFIFO(t *testing.T) {
 		if ok {
 			t.Error("a FIFO answered")
 		}
-	case <-time.After(2 * time.Second):
+	case <-time.After(waitfor.Patience):
 		t.Fatal("ContextTokens blocked on a FIFO")
 	}
 }
@@ -42,7 +45,7 @@ func TestIdleFIFO(t *testing.T) {
 		if ok {
 			t.Error("a FIFO answered")
 		}
-	case <-time.After(2 * time.Second):
+	case <-time.After(waitfor.Patience):
 		t.Fatal("Idle blocked on a FIFO")
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/notch-web/notch-web/host/mesh"
+	"github.com/notch-web/notch-web/internal/waitfor"
 	"github.com/notch-web/notch-web/state"
 )
 
@@ -128,7 +129,10 @@ func rows(d state.Document) map[string]string {
 }
 
 // waitFor polls cond until it holds or limit passes, and says how long it
-// took.
+// took. limit is waitfor.Patience wherever the wait only bounds a failure;
+// a shorter one is an issue's own figure (issue 21: "unknown ≤ 10 s",
+// "everything back ≤ 2 s"), asserted with that bound and no tighter, with
+// the measured figure logged (docs/performance.md, "Real-time bounds").
 func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
 	start := time.Now()
@@ -206,7 +210,7 @@ func TestManyMachines(t *testing.T) {
 		open := `{"type":"session.opened","session":"same-id","cwd":"/src/argon"}`
 		alpha.events(t, open, `{"type":"turn.started","session":"same-id"}`)
 		beta.events(t, open, `{"type":"approval.requested","session":"same-id","tool":"Bash"}`)
-		took := waitFor(t, 5*time.Second, "both machines' rows on the hub", func() bool {
+		took := waitFor(t, waitfor.Patience, "both machines' rows on the hub", func() bool {
 			r := rows(hub.doc(t))
 			return r["alpha/same-id"] == "alpha · argon working" && r["beta/same-id"] == "beta · argon attention"
 		})
@@ -216,7 +220,7 @@ func TestManyMachines(t *testing.T) {
 			t.Errorf("summary %+v, want 1 working, 1 attention of 2", d.Summary)
 		}
 		// state.json on disk says the same.
-		waitFor(t, 2*time.Second, "the hub's state.json", func() bool {
+		waitFor(t, waitfor.Patience, "the hub's state.json", func() bool {
 			f, err := state.ReadFile(filepath.Join(hubHome, "state", "agents-notch", "state.json"))
 			return err == nil && rows(f)["beta/same-id"] == "beta · argon attention"
 		})
@@ -246,7 +250,7 @@ func TestManyMachines(t *testing.T) {
 			t.Fatal(err)
 		}
 		res.Body.Close()
-		waitFor(t, 5*time.Second, "alpha's window on the hub's ledger", func() bool {
+		waitFor(t, waitfor.Patience, "alpha's window on the hub's ledger", func() bool {
 			req, _ := http.NewRequest("GET", hub.base+"/agents-notch/ledger", nil)
 			req.Header.Set("Accept", "application/json")
 			res, err := http.DefaultClient.Do(req)
@@ -308,7 +312,7 @@ func TestManyMachines(t *testing.T) {
 		}
 		// Claude Code's statusline on alpha tells the session's running cost.
 		post(`{"session":"same-id","costUsd":0.42}`)
-		waitFor(t, 5*time.Second, "alpha's $0.42 on the hub's ledger", func() bool {
+		waitFor(t, waitfor.Patience, "alpha's $0.42 on the hub's ledger", func() bool {
 			c, ok := hubCost()
 			return ok && c > 0.4199 && c < 0.4201
 		})
@@ -316,7 +320,7 @@ func TestManyMachines(t *testing.T) {
 		// latest, $0.50 — not $0.92, nor $1.34.
 		post(`{"session":"same-id","costUsd":0.42}`)
 		post(`{"session":"same-id","costUsd":0.50}`)
-		waitFor(t, 5*time.Second, "alpha's $0.50 on the hub's ledger, counted once", func() bool {
+		waitFor(t, waitfor.Patience, "alpha's $0.50 on the hub's ledger, counted once", func() bool {
 			c, ok := hubCost()
 			return ok && c > 0.4999 && c < 0.5001
 		})
@@ -358,7 +362,7 @@ func TestManyMachines(t *testing.T) {
 			}
 			return out
 		}
-		took := waitFor(t, 10*time.Second, "alpha's and beta's same-id in the hub's history", func() bool {
+		took := waitFor(t, waitfor.Patience, "alpha's and beta's same-id in the hub's history", func() bool {
 			m := machines()
 			return m["alpha"] == 1 && m["beta"] == 1
 		})
@@ -422,11 +426,11 @@ func TestManyMachines(t *testing.T) {
 			t.Fatalf("alpha answered the export %d", res.StatusCode)
 		}
 		const mine = 2 * 2012
-		waitFor(t, 10*time.Second, "the session's tokens on alpha's own History page", func() bool {
+		waitFor(t, waitfor.Patience, "the session's tokens on alpha's own History page", func() bool {
 			n, ok := dayTokens(alpha)
 			return ok && n == mine
 		})
-		took := waitFor(t, 10*time.Second, "alpha's tokens on the hub's History page", func() bool {
+		took := waitFor(t, waitfor.Patience, "alpha's tokens on the hub's History page", func() bool {
 			n, ok := dayTokens(hub)
 			return ok && n == before+mine
 		})
@@ -508,7 +512,7 @@ func TestManyMachines(t *testing.T) {
 				if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") || !strings.Contains(err.Error(), subject) {
 					t.Errorf("publishing to %s as alpha: %v, want a permissions violation", subject, err)
 				}
-			case <-time.After(3 * time.Second):
+			case <-time.After(waitfor.Patience):
 				t.Errorf("publishing to %s as alpha was not refused", subject)
 			}
 		}
@@ -539,7 +543,7 @@ func TestManyMachines(t *testing.T) {
 		}
 		// The window is not shown a dead machine's work as current: its rows
 		// leave the hub's state.json (docs/contract.md §3, "On a hub").
-		waitFor(t, 2*time.Second, "alpha's rows gone from the hub's state.json", func() bool {
+		waitFor(t, waitfor.Patience, "alpha's rows gone from the hub's state.json", func() bool {
 			f, err := state.ReadFile(filepath.Join(hubHome, "state", "agents-notch", "state.json"))
 			if err != nil {
 				return false
@@ -552,7 +556,7 @@ func TestManyMachines(t *testing.T) {
 			return f.Summary.Total == len(f.Sessions)
 		})
 		alpha = startProc(top, "alpha2", aHome, "--join")
-		took = waitFor(t, 5*time.Second, "alpha back", func() bool {
+		took = waitFor(t, waitfor.Patience, "alpha back", func() bool {
 			return rows(hub.doc(t))["alpha/same-id"] == "alpha · argon working"
 		})
 		t.Logf("alpha back %v after its restart printed its URL", took.Round(time.Millisecond))
@@ -591,7 +595,7 @@ func TestManyMachines(t *testing.T) {
 			t.Fatalf("revoke: %v %v", res, err)
 		}
 		res.Body.Close()
-		waitFor(t, 2*time.Second, "beta's rows gone", func() bool {
+		waitFor(t, waitfor.Patience, "beta's rows gone", func() bool {
 			for id := range rows(hub.doc(t)) {
 				if strings.HasPrefix(id, "beta/") {
 					return false
@@ -602,7 +606,7 @@ func TestManyMachines(t *testing.T) {
 		// beta stops dialling and goes on serving its own board, which
 		// says why it is not on the hub; its log says so once — not a
 		// redial three times a second, not an exit.
-		waitFor(t, 5*time.Second, "beta's board saying it is revoked", func() bool {
+		waitFor(t, waitfor.Patience, "beta's board saying it is revoked", func() bool {
 			res, err := http.Get(beta.base + "/agents-notch/")
 			if err != nil {
 				return false
@@ -699,7 +703,7 @@ var hubCardRE = regexp.MustCompile(`data-state="waiting" data-session="([^"]+)" 
 func (p *child) waitCard(t *testing.T, id, call string) [3]string {
 	t.Helper()
 	var card [3]string
-	waitFor(t, 5*time.Second, "a waiting card of "+id+" on the board", func() bool {
+	waitFor(t, waitfor.Patience, "a waiting card of "+id+" on the board", func() bool {
 		res, err := http.Get(p.base + "/agents-notch/")
 		if err != nil {
 			return false

@@ -271,7 +271,7 @@ func TestApprovePermissions(t *testing.T) {
 			if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
 				t.Errorf("other machine: %v, want a permissions violation", err)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(waitfor.Patience):
 			t.Fatal("another machine's publish or subscribe to box's answers was not refused")
 		}
 	}
@@ -285,7 +285,7 @@ func TestApprovePermissions(t *testing.T) {
 			if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
 				t.Errorf("box to itself: %v, want a permissions violation", err)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(waitfor.Patience):
 			t.Fatal("a machine sending itself an answer or a reply was not refused")
 		}
 	}

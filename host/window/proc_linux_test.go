@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/notch-web/notch-web/internal/waitfor"
 )
 
 // A host that is kill -9ed leaves no window: the test binary, re-run as a
@@ -54,14 +56,22 @@ func TestWindowDiesWithAKilledHost(t *testing.T) {
 	}
 	host.Wait()
 	reaped = true
+	// The fake window never ends by itself: that it ends at all is the
+	// parent-death signal's doing, waited for with waitfor's patience.
 	for alive(run.PID) {
-		if time.Since(killed) > 2*time.Second {
+		if time.Since(killed) > waitfor.Patience {
 			syscall.Kill(run.PID, syscall.SIGKILL)
-			t.Fatalf("the window %d outlived its kill -9ed host by 2 s", run.PID)
+			t.Fatalf("the window %d outlived its kill -9ed host by %v", run.PID, waitfor.Patience)
 		}
 		time.Sleep(time.Millisecond)
 	}
-	t.Logf("the window was gone %v after its host was killed", time.Since(killed))
+	gone := time.Since(killed)
+	t.Logf("the window was gone %v after its host was killed", gone)
+	// How soon is issue 10's own figure ("gone within 2 s"), asserted with
+	// that bound and no tighter (docs/performance.md, "Real-time bounds").
+	if gone > 2*time.Second {
+		t.Errorf("the window was gone %v after its host's kill -9; issue 10 wants within 2 s", gone)
+	}
 }
 
 // The parent-death signal follows the thread that forked the window: when

@@ -250,12 +250,15 @@ func TestWatchInodesSleepsAfterAChange(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, seen, step, want)
-		time.Sleep(100 * time.Millisecond) // the debounce runs out
-		before := wakes.Load()
-		time.Sleep(300 * time.Millisecond)
-		if n := wakes.Load() - before; n != 0 {
-			t.Fatalf("%s: the watch woke %d times in a quiet 300 ms after its change", step, n)
-		}
+		// The debounce's own wake may come late on a loaded machine: what
+		// is checked is that the watch comes to rest at all — a quiet
+		// 300 ms with no wake — where a read deadline left in place wakes
+		// it without end, never quiet within waitfor's patience.
+		waitfor.Until(t, step+": the watch at rest (300 ms with no wake)", func() bool {
+			before := wakes.Load()
+			time.Sleep(300 * time.Millisecond)
+			return wakes.Load() == before
+		})
 	}
 }
 
