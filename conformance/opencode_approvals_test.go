@@ -23,9 +23,13 @@ import (
 // so, and a click after it is told 409.
 func TestOpenCodeApprovals(t *testing.T) { ocApprovals(t, openCode) }
 
-// ocApprovals is TestOpenCodeApprovals for an OpenCode.
+// ocApprovals is TestOpenCodeApprovals for an OpenCode. Not parallel: an
+// Allow is proved by the first tool result the stand-in is sent after the
+// click, which carries no id of the run (OpenCode's card names its own
+// permission id, not the model's call), so no other test may send one
+// meanwhile — a parallel Kilo run's rejection was once taken for it.
+// Serial tests run before the parallel ones resume.
 func ocApprovals(t *testing.T, a ocAgent) {
-	t.Parallel()
 	r := ocRun(t, a, "ask")
 	r.scenario = "tui_approvals"
 	tm := ocTUI(r, a)
