@@ -2,12 +2,12 @@ package mesh
 
 import (
 	"log/slog"
-	"strings"
 	"testing"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/logx/fataltest"
 	"github.com/notch-web/notch-web/internal/syncbuf"
 )
 
@@ -19,12 +19,5 @@ func TestGuardedHandlerPanicIsTheFatalRecord(t *testing.T) {
 	codes := make(chan int, 1)
 	defer logx.SetExit(func(c int) { codes <- c })()
 	guard(logx.New(&buf, slog.LevelInfo), func(*nats.Msg) { panic("a handler's defect") })(&nats.Msg{Subject: "x"})
-	if c := <-codes; c != 2 {
-		t.Fatalf("exit %d, want 2", c)
-	}
-	for _, want := range []string{`"fatal":true`, `"name":"Panic"`, "a handler's defect"} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("record lacks %s: %s", want, buf.String())
-		}
-	}
+	fataltest.Wait(t, codes, buf.String, "a handler's defect")
 }

@@ -3,10 +3,10 @@ package window
 import (
 	"context"
 	"log/slog"
-	"strings"
 	"testing"
 
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/logx/fataltest"
 	"github.com/notch-web/notch-web/internal/syncbuf"
 )
 
@@ -32,12 +32,5 @@ func TestOutputPanicIsTheFatalRecord(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); _, _ = w.Write([]byte("a line\n")) }()
 	<-done
-	if c := <-codes; c != 2 {
-		t.Fatalf("exit %d, want 2", c)
-	}
-	for _, want := range []string{`"level":"ERROR"`, `"fatal":true`, `"name":"Panic"`, "a defect on the window's output"} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("record lacks %s: %s", want, buf.String())
-		}
-	}
+	fataltest.Wait(t, codes, buf.String, "a defect on the window's output")
 }

@@ -3,11 +3,11 @@ package fanout
 import (
 	"log/slog"
 	"net"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/notch-web/notch-web/internal/logx"
+	"github.com/notch-web/notch-web/internal/logx/fataltest"
 	"github.com/notch-web/notch-web/internal/syncbuf"
 )
 
@@ -26,12 +26,5 @@ func TestASlowLanesPanicIsTheFatalRecord(t *testing.T) {
 	defer logx.SetExit(func(c int) { codes <- c })()
 	h := New(logx.New(&buf, slog.LevelInfo), 0)
 	go h.slowLane(&stream{page: "board", conn: panicConn{}}, []byte("data: x\n\n"))
-	if c := <-codes; c != 2 {
-		t.Fatalf("exit %d, want 2", c)
-	}
-	for _, want := range []string{`"level":"ERROR"`, `"fatal":true`, `"name":"Panic"`, "a defect in a stream's connection"} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("record lacks %s: %s", want, buf.String())
-		}
-	}
+	fataltest.Wait(t, codes, buf.String, "a defect in a stream's connection")
 }
