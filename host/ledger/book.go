@@ -273,10 +273,7 @@ func (b *Book) Stopped(agent, machine string, resets, now time.Time) bool {
 		return false
 	}
 	k := Key{Agent: agent, Machine: machine, Window: StoppedWindow}
-	if at, had := b.stopped[k]; had && !resets.After(at) {
-		return false
-	}
-	if _, had := b.stopped[k]; !had && len(b.stopped) >= maxFigures {
+	if at, had := b.stopped[k]; had && !resets.After(at) || !had && len(b.stopped) >= maxFigures {
 		return false
 	}
 	b.stopped[k] = resets
@@ -288,11 +285,18 @@ func (b *Book) Stopped(agent, machine string, resets, now time.Time) bool {
 // Ended event tells the agent can run again.
 func (b *Book) windowEnds(agent, machine string, at time.Time) bool {
 	for k, resets := range b.limited {
-		if k.Agent == agent && (k.Machine == machine || k.Account != "") && resets.Sub(at).Abs() <= time.Minute {
+		if sameEnd(k, resets, agent, machine, at) {
 			return true
 		}
 	}
 	return false
+}
+
+// sameEnd reports whether the window k, resetting at resets, ends the
+// limit of agent on machine that resets at at: this machine's window or an
+// account's, within a minute of it.
+func sameEnd(k Key, resets time.Time, agent, machine string, at time.Time) bool {
+	return k.Agent == agent && (k.Machine == machine || k.Account != "") && resets.Sub(at).Abs() <= time.Minute
 }
 
 // Step tells what the clock alone did by now: each used-up window whose
@@ -316,8 +320,7 @@ func (b *Book) Step(now time.Time) []Event {
 		}
 		delete(b.stopped, k)
 		told := slices.ContainsFunc(evs, func(e Event) bool {
-			r := e.Figure.Reading
-			return r.Agent == k.Agent && (r.Machine == k.Machine || r.Account != "") && r.ResetsAt.Sub(at).Abs() <= time.Minute
+			return sameEnd(KeyOf(e.Figure.Reading), e.Figure.ResetsAt, k.Agent, k.Machine, at)
 		})
 		if !told {
 			r := Reading{Agent: k.Agent, Machine: k.Machine, Window: StoppedWindow, UsedPct: 100, ResetsAt: at, AsOf: at}
